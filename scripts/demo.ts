@@ -1,0 +1,24 @@
+/**
+ * `npm run demo`: builds a demo database under .demo/ from bundled sample data through the real
+ * CLI, in the spec's order. For now (foundation) it initializes the database and prints its status;
+ * later issues add pourpoints, datasets, zones, ingest and the server.
+ */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
+const root = process.env.SNOWDB_DEMO_DIR ?? `${repo}.demo/db`;
+
+function step(title: string, args: string[]): void {
+  process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
+  const r = spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit', env: { ...process.env, SNOWDB_CONFIG: root } });
+  if (r.status !== 0) {
+    process.stderr.write(`demo step failed (exit ${r.status}): snowdb ${args.join(' ')}\n`);
+    process.exit(r.status ?? 1);
+  }
+}
+
+step('create (or reuse) the demo database', ['init', root]);
+step('what is in it', ['status']);
+process.stderr.write(`\ndemo database: ${root}\ntry: SNOWDB_CONFIG=${root} npx snowdb status --format json\n`);

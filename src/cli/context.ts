@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { Database } from '../db/database.js';
+import { configuredPath, locateDatabase } from '../db/locate.js';
+import { makeOutput, type Output, type Streams } from './output.js';
+
+/** What every command handler gets: its output and a way to open the configured database. */
+export interface CliContext {
+  readonly out: Output;
+  readonly env: NodeJS.ProcessEnv;
+  /** The `--config` value, if given anywhere on the command line. */
+  readonly configOption: string | undefined;
+  /** Open the database named by --config or SNOWDB_CONFIG. */
+  openDatabase(): Promise<Database>;
+}
+
+interface GlobalOptions {
+  config?: string;
+  quiet?: boolean;
+}
+
+/** Build the context for the command being run from its merged global options. */
+export function contextFor(cmd: Command, streams: Streams, env: NodeJS.ProcessEnv): CliContext {
+  const opts = cmd.optsWithGlobals<GlobalOptions>();
+  const out = makeOutput(streams, env, opts.quiet === true);
+  return {
+    out,
+    env,
+    configOption: opts.config,
+    openDatabase: async () => Database.open(await locateDatabase(configuredPath(opts.config, env))),
+  };
+}

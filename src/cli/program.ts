@@ -1,0 +1,61 @@
+import { Command, CommanderError } from 'commander';
+import { CONFIG_ENV } from '../db/locate.js';
+import { SnowdbError } from '../errors.js';
+import { VERSION } from '../version.js';
+import { registerInit } from './commands/init.js';
+import { registerStatus } from './commands/status.js';
+import { type CliContext, contextFor } from './context.js';
+import type { Streams } from './output.js';
+
+/** Runs one command handler with its context; domain errors propagate to `runCli`. */
+export type Runner = (cmd: Command, fn: (ctx: CliContext) => Promise<void>) => Promise<void>;
+
+/** The commander program with every command registered; nothing is parsed yet. */
+export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command {
+  const program = new Command('snowdb')
+    .description('snowdb: gridded daily snow datasets and basins, stratified statistics per basin')
+    .version(VERSION, '-V, --version', 'print the snowdb version')
+    .option('--config <path>', `database directory or its snowdb.json (default: $${CONFIG_ENV})`)
+    .option('-q, --quiet', 'no progress or status lines on stderr (data on stdout is unchanged)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => void streams.stdout.write(s),
+      writeErr: (s) => void streams.stderr.write(s),
+    });
+  const run: Runner = (cmd, fn) => fn(contextFor(cmd, streams, env));
+  registerInit(program, run);
+  registerStatus(program, run);
+  for (const cmd of program.commands) cmd.exitOverride();
+  return program;
+}
+
+/**
+ * Parse and run: exit 0 on success, 1 for a domain error (one `Error: …` line on stderr),
+ * 2 for a usage error. Anything else is a bug: its stack goes to stderr, exit 1.
+ */
+export async function runCli(
+  argv: readonly string[],
+  streams: Streams,
+  env: NodeJS.ProcessEnv,
+): Promise<number> {
+  const program = buildProgram(streams, env);
+  try {
+    await program.parseAsync(argv as string[], { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      const ok =
+        e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
+      return ok ? 0 : 2;
+    }
+    if (SnowdbError.is(e)) {
+      streams.stderr.write(`Error: ${e.message}\n`);
+      return e.kind.exit;
+    }
+    streams.stderr.write(
+      `Internal error (a bug in snowdb, please report it): ${(e as Error)?.stack ?? String(e)}\n`,
+    );
+    return 1;
+  }
+}

@@ -1,0 +1,67 @@
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { SnowdbError } from '../errors.js';
+import { type DbPaths, dbPaths, Layout } from './layout.js';
+import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from './root-config.js';
+
+/** An opened database directory: its paths and its validated root config. */
+export class Database {
+  readonly paths: DbPaths;
+  config: RootConfig;
+
+  private constructor(paths: DbPaths, config: RootConfig) {
+    this.paths = paths;
+    this.config = config;
+  }
+
+  get root(): string {
+    return this.paths.root;
+  }
+
+  /** Open the database at `root` (an existing directory holding `snowdb.json`). */
+  static async open(root: string): Promise<Database> {
+    const paths = dbPaths(root);
+    return new Database(paths, await readRootConfig(paths.rootConfig));
+  }
+
+  /** Persist the root config atomically. */
+  async saveConfig(config: RootConfig): Promise<void> {
+    await writeRootConfig(this.paths.rootConfig, config);
+    this.config = config;
+  }
+}
+
+/** What `init` did: created a new database, or found one already there. */
+export type InitOutcome =
+  | { readonly kind: 'created'; readonly root: string }
+  | { readonly kind: 'exists'; readonly root: string };
+
+/**
+ * Create a database at `root`: `pourpoints/`, `data/`, then the root config last (its presence
+ * marks a database). An existing database is left exactly as it is.
+ * @throws SnowdbError `directory-not-empty` for a non-empty directory that is not a database,
+ *   `invalid-config` when an existing `snowdb.json` does not validate.
+ */
+export async function initDatabase(root: string, now: Date = new Date()): Promise<InitOutcome> {
+  const paths = dbPaths(root);
+  const st = await stat(root).catch(() => null);
+  if (st !== null && !st.isDirectory()) {
+    throw new SnowdbError('directory-not-empty', `${root} exists and is not a directory`);
+  }
+  if (st !== null) {
+    const entries = await readdir(root);
+    if (entries.includes(Layout.rootConfig)) {
+      await readRootConfig(paths.rootConfig);
+      return { kind: 'exists', root };
+    }
+    if (entries.length > 0) {
+      throw new SnowdbError(
+        'directory-not-empty',
+        `${root} is not empty and is not a snowdb database (${entries.length} entr${entries.length === 1 ? 'y' : 'ies'}); choose an empty or new directory`,
+      );
+    }
+  }
+  await mkdir(paths.pourpoints, { recursive: true });
+  await mkdir(paths.data, { recursive: true });
+  await writeRootConfig(paths.rootConfig, newRootConfig(now));
+  return { kind: 'created', root };
+}

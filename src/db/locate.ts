@@ -1,0 +1,55 @@
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { SnowdbError } from '../errors.js';
+import { Layout } from './layout.js';
+
+/** Environment variable naming the database directory or its root config file. */
+export const CONFIG_ENV = 'SNOWDB_CONFIG';
+
+export interface ConfiguredPath {
+  /** Absolute path as configured: a database directory or its root config file. */
+  readonly path: string;
+  /** Where it came from, for messages. */
+  readonly origin: '--config' | typeof CONFIG_ENV;
+}
+
+/**
+ * The configured location, without touching the filesystem: `--config` wins over SNOWDB_CONFIG.
+ * @throws SnowdbError `config-not-set` when neither is given.
+ */
+export function configuredPath(option: string | undefined, env: NodeJS.ProcessEnv): ConfiguredPath {
+  if (option !== undefined && option !== '') return { path: resolve(option), origin: '--config' };
+  const fromEnv = env[CONFIG_ENV];
+  if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(fromEnv), origin: CONFIG_ENV };
+  throw new SnowdbError(
+    'config-not-set',
+    `no database configured: pass --config <dir|${Layout.rootConfig}> or set ${CONFIG_ENV}`,
+  );
+}
+
+/** The database directory a configured path stands for (a `snowdb.json` path stands for its folder). */
+export function rootOf(path: string): string {
+  return basename(path) === Layout.rootConfig ? dirname(path) : path;
+}
+
+/**
+ * Resolve the configured path to an existing database directory.
+ * @throws SnowdbError `database-not-found` or `not-a-database`.
+ */
+export async function locateDatabase(configured: ConfiguredPath): Promise<string> {
+  const { path, origin } = configured;
+  const st = await stat(path).catch(() => null);
+  if (st === null) throw new SnowdbError('database-not-found', `${path} (from ${origin}) does not exist`);
+  if (st.isFile() && basename(path) !== Layout.rootConfig) {
+    throw new SnowdbError('not-a-database', `${path} (from ${origin}) is not a ${Layout.rootConfig} file`);
+  }
+  const root = st.isDirectory() ? path : dirname(path);
+  const config = await stat(join(root, Layout.rootConfig)).catch(() => null);
+  if (config === null || !config.isFile()) {
+    throw new SnowdbError(
+      'not-a-database',
+      `${root} (from ${origin}) is not a snowdb database: it has no ${Layout.rootConfig} (create one with 'snowdb init ${root}')`,
+    );
+  }
+  return root;
+}

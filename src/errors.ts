@@ -1,0 +1,71 @@
+/**
+ * The one error catalog: every domain error has a stable machine key, an HTTP status and a
+ * title (for problem+json) and a CLI exit code. Shells map errors through this table only.
+ */
+
+/** Catalog entry: HTTP status, problem title, CLI exit code (1 = domain error, 2 = usage). */
+export interface ErrorKind {
+  readonly status: number;
+  readonly title: string;
+  readonly exit: 1 | 2;
+}
+
+export const ErrorCatalog = {
+  'config-not-set': { status: 500, title: 'Database location not configured', exit: 1 },
+  'database-not-found': { status: 500, title: 'Database not found', exit: 1 },
+  'not-a-database': { status: 500, title: 'Not a snowdb database', exit: 1 },
+  'invalid-config': { status: 500, title: 'Invalid configuration file', exit: 1 },
+  'directory-not-empty': { status: 409, title: 'Directory is not empty', exit: 1 },
+  'invalid-name': { status: 400, title: 'Invalid name', exit: 1 },
+  'usage-error': { status: 400, title: 'Invalid usage', exit: 2 },
+  'malformed-query-parameter': { status: 400, title: 'Malformed query parameter', exit: 1 },
+  'invalid-query-parameter': { status: 422, title: 'Invalid query parameter', exit: 1 },
+  'dataset-not-found': { status: 404, title: 'Dataset not found', exit: 1 },
+  'pourpoint-not-found': { status: 404, title: 'Pourpoint not found', exit: 1 },
+  'pourpoint-not-covered': { status: 409, title: 'Pourpoint not covered by dataset grid', exit: 1 },
+  'invalid-pourpoint': { status: 422, title: 'Invalid pourpoint record', exit: 1 },
+  'invalid-source': { status: 422, title: 'Invalid source file', exit: 1 },
+  'invalid-raster': { status: 500, title: 'Invalid or unsupported raster', exit: 1 },
+  'invalid-geometry': { status: 422, title: 'Invalid geometry', exit: 1 },
+  'unsupported-crs': { status: 422, title: 'Unsupported coordinate reference system', exit: 1 },
+} as const satisfies Record<string, ErrorKind>;
+
+/** A stable machine key of the catalog, e.g. `dataset-not-found`. */
+export type ErrorKey = keyof typeof ErrorCatalog;
+
+/** A domain error: message for people, key for machines, optional extension members. */
+export class SnowdbError extends Error {
+  /** Marker that survives duplicated module copies (see `SnowdbError.is`). */
+  readonly isSnowdbError = true;
+  readonly key: ErrorKey;
+  /** Extra problem+json members, e.g. `{ parameter: 'zone', allowed: [...] }`. */
+  readonly extra: Readonly<Record<string, unknown>>;
+
+  constructor(key: ErrorKey, message: string, extra: Record<string, unknown> = {}, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SnowdbError';
+    this.key = key;
+    this.extra = extra;
+  }
+
+  get kind(): ErrorKind {
+    return ErrorCatalog[this.key];
+  }
+
+  static is(e: unknown): e is SnowdbError {
+    return typeof e === 'object' && e !== null && (e as { isSnowdbError?: unknown }).isSnowdbError === true;
+  }
+}
+
+/** Raised for an invalid zone token, variable or query value (spec §7.1). */
+export class QueryParameterError extends SnowdbError {
+  constructor(message: string, extra: Record<string, unknown> = {}) {
+    super('invalid-query-parameter', message, extra);
+    this.name = 'QueryParameterError';
+  }
+}
+
+/** Exit code for any thrown value: the catalog's for domain errors, 1 for bugs. */
+export function exitCodeOf(e: unknown): number {
+  return SnowdbError.is(e) ? e.kind.exit : 1;
+}

@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { snowdb, tempDir } from '../helpers/cli.js';
+import { snapshotTree } from '../helpers/fs.js';
+
+const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
+  version: string;
+};
+
+describe('snowdb CLI foundation', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  before(async () => ({ dir, cleanup } = await tempDir()));
+  after(() => cleanup());
+
+  it('prints the package version and describes every command', async () => {
+    const v = await snowdb(['--version']);
+    assert.equal(v.code, 0);
+    assert.equal(v.stdout.trim(), pkg.version);
+    const help = await snowdb(['--help']);
+    assert.equal(help.code, 0);
+    for (const cmd of ['init', 'status']) assert.match(help.stdout, new RegExp(`^  ${cmd}\\b`, 'm'));
+    assert.match(help.stdout, /--config <path>/);
+    const initHelp = await snowdb(['init', '--help']);
+    assert.equal(initHelp.code, 0);
+    assert.match(initHelp.stdout, /Usage: snowdb init \[options\] \[dir\]/);
+  });
+
+  it('init creates snowdb.json, pourpoints/ and data/ and a second init changes nothing', async () => {
+    const root = join(dir, 'db1');
+    const r = await snowdb(['init', root]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `initialized snowdb database at ${root}`);
+    assert.deepEqual((await readdir(root)).sort(), ['data', 'pourpoints', 'snowdb.json']);
+    const config = JSON.parse(await readFile(join(root, 'snowdb.json'), 'utf8'));
+    assert.equal(config.resource, 'snowdb.database/v1');
+    assert.deepEqual(config.datasets, {});
+    assert.deepEqual(config.pourpoints, { records: 'pourpoints', index: 'pourpoints/index.geojson' });
+    assert.ok(Math.abs(Date.parse(config.created_at) - Date.now()) < 60_000, config.created_at);
+
+    const before = await snapshotTree(root);
+    const again = await snowdb(['init', root]);
+    assert.equal(again.code, 0);
+    assert.match(again.stdout, /already at .*nothing changed/);
+    assert.deepEqual(await snapshotTree(root), before);
+  });
+
+  it('refuses a non-empty directory that is not a database, and writes nothing there', async () => {
+    const root = join(dir, 'busy');
+    await mkdir(root);
+    await writeFile(join(root, 'notes.txt'), 'mine');
+    const r = await snowdb(['init', root]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^Error: .*busy is not empty and is not a snowdb database/);
+    assert.deepEqual(await readdir(root), ['notes.txt']);
+  });
+
+  it('refuses an existing snowdb.json that does not validate, naming the file', async () => {
+    const root = join(dir, 'broken');
+    await mkdir(root);
+    await writeFile(join(root, 'snowdb.json'), '{"resource": "something/else"}');
+    for (const args of [
+      ['init', root],
+      ['status', '--config', root],
+    ]) {
+      const r = await snowdb(args);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.stderr, /^Error: .*broken\/snowdb\.json is not a snowdb root config at resource/);
+    }
+  });
+
+  it('resolves the database from --config or SNOWDB_CONFIG, as a directory or its snowdb.json', async () => {
+    const root = join(dir, 'db2');
+    assert.equal((await snowdb(['init', '--config', root])).code, 0);
+    const forms: [string[], Record<string, string>][] = [
+      [['status', '--config', root], {}],
+      [['--config', join(root, 'snowdb.json'), 'status'], {}],
+      [['status'], { SNOWDB_CONFIG: root }],
+      [['status'], { SNOWDB_CONFIG: join(root, 'snowdb.json') }],
+      // --config wins over the environment
+      [['status', '--config', root], { SNOWDB_CONFIG: join(dir, 'nowhere') }],
+    ];
+    for (const [args, env] of forms) {
+      const r = await snowdb([...args, '--format', 'json'], { env });
+      assert.equal(r.code, 0, `${args.join(' ')} ${JSON.stringify(env)}: ${r.stderr}`);
+      assert.deepEqual(JSON.parse(r.stdout), { root, datasets: [], pourpoints: 0 });
+    }
+  });
+
+  it('status on an empty database says there are no datasets and no pourpoints yet', async () => {
+    const root = join(dir, 'db3');
+    await snowdb(['init', root]);
+    const r = await snowdb(['status'], { env: { SNOWDB_CONFIG: root } });
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^database: .*db3$/m);
+    assert.match(r.stdout, /^datasets: none yet/m);
+    assert.match(r.stdout, /^pourpoints: none yet/m);
+    assert.equal(r.stderr, '');
+  });
+
+  it('a command needing a database fails with exit 1 naming both ways to set it', async () => {
+    const r = await snowdb(['status']);
+    assert.equal(r.code, 1);
+    assert.equal(
+      r.stderr,
+      'Error: no database configured: pass --config <dir|snowdb.json> or set SNOWDB_CONFIG\n',
+    );
+    assert.equal(r.stdout, '');
+  });
+
+  it('names a missing database and a directory without snowdb.json', async () => {
+    const missing = await snowdb(['status', '--config', join(dir, 'absent')]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /^Error: .*absent \(from --config\) does not exist\n$/);
+    await mkdir(join(dir, 'plain'));
+    const plain = await snowdb(['status'], { env: { SNOWDB_CONFIG: join(dir, 'plain') } });
+    assert.equal(plain.code, 1);
+    assert.match(
+      plain.stderr,
+      /plain \(from SNOWDB_CONFIG\) is not a snowdb database: it has no snowdb\.json/,
+    );
+  });
+
+  it('usage errors exit 2', async () => {
+    for (const args of [
+      ['no-such-command'],
+      ['status', '--format', 'xml'],
+      ['status', '--bogus'],
+      ['init', 'a', 'b'],
+    ]) {
+      const r = await snowdb(args);
+      assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, /error: /);
+    }
+  });
+});
