@@ -12,7 +12,10 @@ const root = process.env.SNOWDB_DEMO_DIR ?? `${repo}.demo/db`;
 
 function step(title: string, args: string[]): void {
   process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
-  const r = spawnSync(process.execPath, [cli, ...args], { stdio: 'inherit', env: { ...process.env, SNOWDB_CONFIG: root } });
+  const r = spawnSync(process.execPath, [cli, ...args], {
+    stdio: 'inherit',
+    env: { ...process.env, SNOWDB_CONFIG: root },
+  });
   if (r.status !== 0) {
     process.stderr.write(`demo step failed (exit ${r.status}): snowdb ${args.join(' ')}\n`);
     process.exit(r.status ?? 1);
@@ -21,4 +24,6 @@ function step(title: string, args: string[]): void {
 
 step('create (or reuse) the demo database', ['init', root]);
 step('what is in it', ['status']);
-process.stderr.write(`\ndemo database: ${root}\ntry: SNOWDB_CONFIG=${root} npx snowdb status --format json\n`);
+process.stderr.write(
+  `\ndemo database: ${root}\ntry: SNOWDB_CONFIG=${root} npx snowdb status --format json\n`,
+);
