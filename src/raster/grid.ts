@@ -1,0 +1,133 @@
+import type { Crs } from './crs.js';
+
+/** A north-up raster grid: CRS, upper-left corner, positive cell sizes, size and internal tile size. */
+export interface Grid {
+  readonly crs: Crs;
+  /** West edge of column 0, CRS units. */
+  readonly originX: number;
+  /** North edge of row 0, CRS units. */
+  readonly originY: number;
+  /** Cell width, CRS units, > 0. */
+  readonly cellWidth: number;
+  /** Cell height, CRS units, > 0 (rows run south). */
+  readonly cellHeight: number;
+  /** Columns. */
+  readonly width: number;
+  /** Rows. */
+  readonly height: number;
+  /** Internal tile edge in pixels (square tiles; a multiple of 16). */
+  readonly tileSize: number;
+}
+
+/** A pixel window: column/row of its upper-left pixel and its size in pixels. */
+export interface Window {
+  readonly col: number;
+  readonly row: number;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** Bounds in CRS units: [minX, minY, maxX, maxY]. */
+export type Bounds = readonly [minX: number, minY: number, maxX: number, maxY: number];
+
+/** An inclusive range of tiles: columns tx0..tx1, rows ty0..ty1. */
+export interface TileRange {
+  readonly tx0: number;
+  readonly ty0: number;
+  readonly tx1: number;
+  readonly ty1: number;
+}
+
+/** GDAL-order geotransform: [originX, cellWidth, 0, originY, 0, -cellHeight]. */
+export function geoTransform(g: Grid): readonly number[] {
+  return [g.originX, g.cellWidth, 0, g.originY, 0, -g.cellHeight];
+}
+
+/** World coordinates of a pixel-space point (col, row may be fractional; 0,0 = UL corner). */
+export function pixelToWorld(g: Grid, col: number, row: number): [x: number, y: number] {
+  return [g.originX + col * g.cellWidth, g.originY - row * g.cellHeight];
+}
+
+/** Fractional pixel coordinates of a world point. */
+export function worldToPixel(g: Grid, x: number, y: number): [col: number, row: number] {
+  return [(x - g.originX) / g.cellWidth, (g.originY - y) / g.cellHeight];
+}
+
+export function gridBounds(g: Grid): Bounds {
+  return [g.originX, g.originY - g.height * g.cellHeight, g.originX + g.width * g.cellWidth, g.originY];
+}
+
+export function windowBounds(g: Grid, w: Window): Bounds {
+  const [x0, y1] = pixelToWorld(g, w.col, w.row);
+  const [x1, y0] = pixelToWorld(g, w.col + w.width, w.row + w.height);
+  return [x0, y0, x1, y1];
+}
+
+export function fullWindow(g: Grid): Window {
+  return { col: 0, row: 0, width: g.width, height: g.height };
+}
+
+/** The intersection of two windows, or null when they do not overlap. */
+export function intersectWindows(a: Window, b: Window): Window | null {
+  const col = Math.max(a.col, b.col);
+  const row = Math.max(a.row, b.row);
+  const width = Math.min(a.col + a.width, b.col + b.width) - col;
+  const height = Math.min(a.row + a.height, b.row + b.height) - row;
+  return width > 0 && height > 0 ? { col, row, width, height } : null;
+}
+
+/** The smallest window of whole pixels covering `bounds`, clipped to the grid; null when outside. */
+export function windowOfBounds(g: Grid, bounds: Bounds): Window | null {
+  const [c0, r0] = worldToPixel(g, bounds[0], bounds[3]);
+  const [c1, r1] = worldToPixel(g, bounds[2], bounds[1]);
+  const col = Math.floor(c0);
+  const row = Math.floor(r0);
+  const w = { col, row, width: Math.ceil(c1) - col, height: Math.ceil(r1) - row };
+  if (w.width <= 0 || w.height <= 0) return null;
+  return intersectWindows(w, fullWindow(g));
+}
+
+/** Number of tile columns and rows of a grid. */
+export function tileCounts(g: Grid): { readonly across: number; readonly down: number } {
+  return { across: Math.ceil(g.width / g.tileSize), down: Math.ceil(g.height / g.tileSize) };
+}
+
+/** The tiles a window touches (window assumed inside the grid). */
+export function tilesOfWindow(tileSize: number, w: Window): TileRange {
+  return {
+    tx0: Math.floor(w.col / tileSize),
+    ty0: Math.floor(w.row / tileSize),
+    tx1: Math.floor((w.col + w.width - 1) / tileSize),
+    ty1: Math.floor((w.row + w.height - 1) / tileSize),
+  };
+}
+
+/** The window of whole tiles covering `w`, clipped to the grid. */
+export function tileAlignedWindow(g: Grid, w: Window): Window {
+  const t = tilesOfWindow(g.tileSize, w);
+  const col = t.tx0 * g.tileSize;
+  const row = t.ty0 * g.tileSize;
+  return {
+    col,
+    row,
+    width: Math.min((t.tx1 + 1) * g.tileSize, g.width) - col,
+    height: Math.min((t.ty1 + 1) * g.tileSize, g.height) - row,
+  };
+}
+
+/** The grid of a window of `g`: same CRS, cell size and tile size, origin at the window's corner. */
+export function subGrid(g: Grid, w: Window): Grid {
+  const [originX, originY] = pixelToWorld(g, w.col, w.row);
+  return { ...g, originX, originY, width: w.width, height: w.height };
+}
+
+/** Offset of `inner`'s origin in `outer`'s pixels, when both share CRS, cell size and lattice. */
+export function alignedOffset(outer: Grid, inner: Grid, tolerance = 1e-6): [col: number, row: number] | null {
+  if (outer.crs.id !== inner.crs.id) return null;
+  if (Math.abs(outer.cellWidth - inner.cellWidth) > tolerance * outer.cellWidth) return null;
+  if (Math.abs(outer.cellHeight - inner.cellHeight) > tolerance * outer.cellHeight) return null;
+  const [c, r] = worldToPixel(outer, inner.originX, inner.originY);
+  const col = Math.round(c);
+  const row = Math.round(r);
+  return Math.abs(c - col) <= tolerance && Math.abs(r - row) <= tolerance ? [col, row] : null;
+}

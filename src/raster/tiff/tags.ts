@@ -1,0 +1,92 @@
+/** TIFF and GeoTIFF tag ids used by the COG writer and reader. */
+export const Tag = {
+  NewSubfileType: 254,
+  ImageWidth: 256,
+  ImageLength: 257,
+  BitsPerSample: 258,
+  Compression: 259,
+  Photometric: 262,
+  StripOffsets: 273,
+  SamplesPerPixel: 277,
+  RowsPerStrip: 278,
+  StripByteCounts: 279,
+  PlanarConfiguration: 284,
+  Predictor: 317,
+  TileWidth: 322,
+  TileLength: 323,
+  TileOffsets: 324,
+  TileByteCounts: 325,
+  SampleFormat: 339,
+  ModelPixelScale: 33550,
+  ModelTiepoint: 33922,
+  ModelTransformation: 34264,
+  GeoKeyDirectory: 34735,
+  GeoDoubleParams: 34736,
+  GeoAsciiParams: 34737,
+  GdalMetadata: 42112,
+  GdalNodata: 42113,
+} as const;
+
+/** TIFF field types: id → byte size. */
+export const FieldType = {
+  BYTE: 1,
+  ASCII: 2,
+  SHORT: 3,
+  LONG: 4,
+  RATIONAL: 5,
+  SBYTE: 6,
+  UNDEFINED: 7,
+  SSHORT: 8,
+  SLONG: 9,
+  SRATIONAL: 10,
+  FLOAT: 11,
+  DOUBLE: 12,
+  LONG8: 16,
+  SLONG8: 17,
+  IFD8: 18,
+} as const;
+
+export const FieldSize: Readonly<Record<number, number>> = {
+  1: 1,
+  2: 1,
+  3: 2,
+  4: 4,
+  5: 8,
+  6: 1,
+  7: 1,
+  8: 2,
+  9: 4,
+  10: 8,
+  11: 4,
+  12: 8,
+  16: 8,
+  17: 8,
+  18: 8,
+};
+
+/** GeoKey ids (GeoTIFF 1.1). */
+export const GeoKey = {
+  GTModelType: 1024,
+  GTRasterType: 1025,
+  GTCitation: 1026,
+  GeographicType: 2048,
+  GeogCitation: 2049,
+  GeogGeodeticDatum: 2050,
+  GeogPrimeMeridian: 2051,
+  GeogAngularUnits: 2054,
+  GeogEllipsoid: 2056,
+  GeogSemiMajorAxis: 2057,
+  GeogSemiMinorAxis: 2058,
+  GeogInvFlattening: 2059,
+  ProjectedCSType: 3072,
+  PCSCitation: 3073,
+  Projection: 3074,
+  ProjCoordTrans: 3075,
+  ProjLinearUnits: 3076,
+  ProjFalseEasting: 3082,
+  ProjFalseNorthing: 3083,
+  ProjCenterLong: 3088,
+} as const;
+
+/** GeoTIFF code for "user-defined". */
+export const USER_DEFINED = 32767;
