@@ -182,9 +182,9 @@ export function encodeCog(grid: Grid, data: TypedArray, options: CogWriteOptions
   head.write('II', 0, 'latin1');
   head.writeUInt16LE(42, 2);
   head.writeUInt32LE(8, 4);
-  images.forEach((_, i) =>
-    writeIfd(head, ifdOffsets[i]!, ifdEntries(i, dataOffsets[i]!), ifdOffsets[i + 1] ?? 0),
-  );
+  for (let i = 0; i < images.length; i++) {
+    writeIfd(head, ifdOffsets[i]!, ifdEntries(i, dataOffsets[i]!), ifdOffsets[i + 1] ?? 0);
+  }
   const chunks: Uint8Array[] = [head];
   for (let i = images.length - 1; i >= 0; i--) chunks.push(...tiles[i]!);
   return chunks;

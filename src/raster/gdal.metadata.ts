@@ -4,7 +4,7 @@ export interface GdalMetadata {
   readonly description: string | undefined;
 }
 
-const unescape = (s: string) =>
+const unescapeXml = (s: string) =>
   s
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -18,10 +18,10 @@ export function parseGdalMetadata(xml: string | undefined): GdalMetadata {
   if (xml === undefined) return { items, description };
   for (const m of xml.matchAll(/<Item\s+([^>]*?)>([\s\S]*?)<\/Item>/g)) {
     const attrs = Object.fromEntries(
-      [...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((a) => [a[1], unescape(a[2] ?? '')]),
+      [...(m[1] ?? '').matchAll(/(\w+)="([^"]*)"/g)].map((a) => [a[1], unescapeXml(a[2] ?? '')]),
     );
     // GDAL escapes values twice (names once): undo both.
-    const value = unescape(unescape(m[2] ?? ''));
+    const value = unescapeXml(unescapeXml(m[2] ?? ''));
     if (attrs.name === undefined) continue;
     if (attrs.sample === undefined) items[attrs.name] = value;
     else if (attrs.sample === '0' && attrs.role === 'description') description = value;
