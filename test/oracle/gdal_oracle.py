@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Independent oracle for snowdb's raster tests, run with Debian's python3 + python3-gdal.
+
+Commands (JSON on stdout):
+  info FILE...                    per file: COG validation, size, geotransform, proj4, nodata,
+                                  metadata, band description, overview count, sha256 of band 1
+                                  as little-endian bytes
+  window FILE COL ROW W H OUT     write band 1's window as raw little-endian bytes to OUT
+  cells GRID_JSON GEOJSON         per-cell intersection areas of a basin with each cell polygon,
+                                  computed by OGR in the grid CRS (geographic grids: in the
+                                  equal-area cylindrical projection on the grid's ellipsoid)
+  makevalid-area GEOJSON ELLIPS   area of OGR MakeValid(basin) in +proj=cea on that ellipsoid, m²
+"""
+import hashlib
+import json
+import math
+import sys
+
+import numpy as np
+from osgeo import gdal, ogr, osr
+from osgeo_utils.samples import validate_cloud_optimized_geotiff as vcog
+
+gdal.UseExceptions()
+ogr.UseExceptions()
+
+
+def info(paths):
+    out = []
+    for p in paths:
+        try:
+            warnings, errors, _ = vcog.validate(p, full_check=True)
+        except vcog.ValidateCloudOptimizedGeoTIFFException as e:
+            warnings, errors = [], [str(e)]
+        ds = gdal.Open(p)
+        band = ds.GetRasterBand(1)
+        arr = band.ReadAsArray()
+        srs = ds.GetSpatialRef()
+        out.append({
+            'path': p,
+            'cog_errors': errors,
+            'cog_warnings': warnings,
+            'size': [ds.RasterXSize, ds.RasterYSize],
+            'geotransform': list(ds.GetGeoTransform()),
+            'proj4': srs.ExportToProj4().strip() if srs else None,
+            'epsg': srs.GetAuthorityCode(None) if srs else None,
+            'nodata': (lambda v: 'nan' if v is not None and math.isnan(v) else v)(band.GetNoDataValue()),
+            'metadata': ds.GetMetadata(),
+            'description': band.GetDescription(),
+            'overviews': band.GetOverviewCount(),
+            'block': band.GetBlockSize(),
+            'dtype': str(arr.dtype),
+            'sha256': hashlib.sha256(np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder('<')).tobytes()).hexdigest(),
+        })
+    print(json.dumps(out))
+
+
+def window(path, col, row, w, h, out):
+    ds = gdal.Open(path)
+    arr = ds.GetRasterBand(1).ReadAsArray(int(col), int(row), int(w), int(h))
+    with open(out, 'wb') as f:
+        f.write(np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder('<')).tobytes())
+    print(json.dumps({'dtype': str(arr.dtype), 'shape': list(arr.shape)}))
+
+
+def cea(a, invf):
+    s = osr.SpatialReference()
+    s.ImportFromProj4(f'+proj=cea +lon_0=0 +lat_ts=0 +a={a} +rf={invf} +units=m +no_defs' if invf else
+                      f'+proj=cea +lon_0=0 +lat_ts=0 +R={a} +units=m +no_defs')
+    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    return s
+
+
+def lonlat():
+    s = osr.SpatialReference()
+    s.ImportFromEPSG(4326)
+    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    return s
+
+
+def cells(grid_path, geojson_path):
+    g = json.load(open(grid_path))
+    rec = json.load(open(geojson_path))
+    geom = rec if rec.get('type') in ('Polygon', 'MultiPolygon') else \
+        next(x for x in rec['geometries'] if x['type'] in ('Polygon', 'MultiPolygon'))
+    basin = ogr.CreateGeometryFromJson(json.dumps(geom))
+    if g['geographic']:
+        target = cea(g['a'], g['invf'])
+        basin.Transform(osr.CoordinateTransformation(lonlat(), target))
+        to_target = osr.CoordinateTransformation(lonlat(), target)
+    else:
+        target = osr.SpatialReference()
+        target.ImportFromProj4(g['proj4'])
+        target.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+        basin.Transform(osr.CoordinateTransformation(lonlat(), target))
+        to_target = None
+    w = g['window']
+    out = []
+    for k in range(w['height']):
+        for c in range(w['width']):
+            x0 = g['originX'] + (w['col'] + c) * g['cellWidth']
+            x1 = x0 + g['cellWidth']
+            y1 = g['originY'] - (w['row'] + k) * g['cellHeight']
+            y0 = y1 - g['cellHeight']
+            ring = ogr.Geometry(ogr.wkbLinearRing)
+            for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)):
+                ring.AddPoint_2D(x, y)
+            cell = ogr.Geometry(ogr.wkbPolygon)
+            cell.AddGeometry(ring)
+            if to_target is not None:
+                cell.Transform(to_target)
+            inter = cell.Intersection(basin)
+            out.append([inter.GetArea() if inter is not None else 0.0, cell.GetArea()])
+    print(json.dumps(out))
+
+
+def makevalid_area(geojson_path, a, invf):
+    rec = json.load(open(geojson_path))
+    geom = next(x for x in rec['geometries'] if x['type'] in ('Polygon', 'MultiPolygon'))
+    basin = ogr.CreateGeometryFromJson(json.dumps(geom))
+    valid_before = basin.IsValid()
+    basin.Transform(osr.CoordinateTransformation(lonlat(), cea(float(a), float(invf))))
+    print(json.dumps({'valid': valid_before, 'area': basin.MakeValid().GetArea()}))
+
+
+if __name__ == '__main__':
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
+     'makevalid-area': lambda: makevalid_area(*args)}[cmd]()
