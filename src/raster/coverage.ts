@@ -61,7 +61,7 @@ export function polygonCoverage(
   const rowOf = (y: number) => Math.floor((grid.originY - y) / grid.cellHeight) - window.row;
 
   const acc = new Float64Array(H * (W + 1));
-  polygons.forEach((poly) =>
+  for (const poly of polygons) {
     poly.forEach((ring, i) => {
       const n = ring.length;
       const work: WorkRing = { x: new Float64Array(n), y: new Float64Array(n) };
@@ -74,8 +74,8 @@ export function polygonCoverage(
       }
       const orientation = Math.sign(signedArea(work)) || 1;
       accumulateRing(acc, W, H, rowY, work, rows, i === 0 ? orientation : -orientation);
-    }),
-  );
+    });
+  }
 
   const fractions = new Float64Array(W * H);
   for (let k = 0; k < H; k++) {

@@ -45,7 +45,7 @@ export async function basinOf(triplet: string): Promise<AreaGeometry> {
 /** The SNODAS masked grid (post-2013): 6935 × 3351 at 30″ on EPSG:4326. */
 export const SNODAS_GRID: Grid = {
   crs: crsFromEpsg(4326)!,
-  originX: -124.733333333333333,
+  originX: -124.73333333333333,
   originY: 52.875,
   cellWidth: 0.008333333333333,
   cellHeight: 0.008333333333333,

@@ -47,7 +47,7 @@ const cases: Case[] = [
     tileSize: 256,
     width: 700,
     height: 530,
-    originX: -124.733333333333333,
+    originX: -124.73333333333333,
     originY: 52.875,
     cell: 1 / 120,
     nodata: -9999,
