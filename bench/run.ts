@@ -1,0 +1,12 @@
+/** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
+import { cpus } from 'node:os';
+import { rasterBench } from './raster.bench.js';
+
+const rows = await rasterBench();
+console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
+const cols = ['scenario', 'median_ms', 'target'];
+const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));
+const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+console.log(line(cols));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const r of rows) console.log(line(cols.map((c) => r[c] ?? '')));
