@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { SnowdbError } from '../errors.js';
-import { writeJsonAtomic } from './atomic.js';
+import { writeJsonAtomic } from '../io/atomic.js';
 import { Layout } from './layout.js';
 
 /** Resource type tag of the root config; bump the version on an incompatible change. */

@@ -1,5 +1,4 @@
-import { open, rename, rm } from 'node:fs/promises';
-import { tempPathFor } from '../db/atomic.js';
+import { writeFileAtomic } from '../io/atomic.js';
 import { allocate, DTYPES, type DType, dtypeOf, isFloat, type TypedArray } from './dtype.js';
 import type { Grid } from './grid.js';
 import { type Compression, CompressionCode, encodeTile } from './tiff/codecs.js';
@@ -191,31 +190,11 @@ export function encodeCog(grid: Grid, data: TypedArray, options: CogWriteOptions
 }
 
 /** Write a COG atomically (temp file beside `path`, fsync, rename). Returns the file size in bytes. */
-export async function writeCog(
+export function writeCog(
   path: string,
   grid: Grid,
   data: TypedArray,
   options: CogWriteOptions = {},
 ): Promise<number> {
-  const chunks = encodeCog(grid, data, options);
-  const tmp = tempPathFor(path);
-  let size = 0;
-  try {
-    const fh = await open(tmp, 'wx');
-    try {
-      for (let i = 0; i < chunks.length; i += 512) {
-        const batch = chunks.slice(i, i + 512);
-        const { bytesWritten } = await fh.writev(batch);
-        size += bytesWritten;
-      }
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, path);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
-  return size;
+  return writeFileAtomic(path, encodeCog(grid, data, options));
 }

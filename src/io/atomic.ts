@@ -10,13 +10,21 @@ export function tempPathFor(target: string): string {
 /**
  * Write a whole file atomically: write a temp file beside it, fsync, rename over the target.
  * A reader sees the old bytes or the new ones, never a mix; on failure the temp file is removed.
+ * @returns bytes written.
  */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array | readonly Uint8Array[],
+): Promise<number> {
+  const chunks = typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
   const tmp = tempPathFor(target);
+  let size = 0;
   try {
     const fh = await open(tmp, 'wx');
     try {
-      await fh.writeFile(data);
+      // writev takes at most IOV_MAX (1024) buffers per call.
+      for (let i = 0; i < chunks.length; i += 512)
+        size += (await fh.writev(chunks.slice(i, i + 512))).bytesWritten;
       await fh.sync();
     } finally {
       await fh.close();
@@ -26,6 +34,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
     await rm(tmp, { force: true });
     throw e;
   }
+  return size;
 }
 
 /** Atomic write of pretty JSON (indent 2, trailing newline). */
