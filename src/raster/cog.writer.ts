@@ -190,7 +190,7 @@ export function encodeCog(grid: Grid, data: TypedArray, options: CogWriteOptions
 }
 
 /** Write a COG atomically (temp file beside `path`, fsync, rename). Returns the file size in bytes. */
-export function writeCog(
+export async function writeCog(
   path: string,
   grid: Grid,
   data: TypedArray,
