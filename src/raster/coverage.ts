@@ -1,7 +1,7 @@
 import proj4 from 'proj4';
 import { authalicQ, rowAreas } from './cell-area.js';
 import { eccentricitySquared } from './crs.js';
-import { type AreaGeometry, type PolygonCoords, polygonsOf } from './geometry.js';
+import { type AreaGeometry, polygonsBounds, polygonsOf } from './geometry.js';
 import { type Grid, type Window, windowOfBounds } from './grid.js';
 
 /** Exact coverage of a polygon over a grid window: the covered fraction of each cell's area. */
@@ -47,7 +47,7 @@ export function polygonCoverage(
   const polygons = polygonsOf(geometry).map((poly) =>
     poly.map((ring) => (project ? ring.map((p) => project.forward([p[0]!, p[1]!])) : ring)),
   );
-  const window = windowOfBounds(grid, boundsOf(polygons));
+  const window = windowOfBounds(grid, polygonsBounds(polygons));
   if (window === null) return null;
   const { width: W, height: H } = window;
 
@@ -98,18 +98,6 @@ export function coverageWeights(grid: Grid, cov: Coverage): Float64Array {
     for (let c = 0; c < width; c++) out[k * width + c] = cov.fractions[k * width + c]! * a;
   }
   return out;
-}
-
-function boundsOf(polygons: readonly PolygonCoords[]): [number, number, number, number] {
-  let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const poly of polygons)
-    for (const p of poly[0] ?? []) {
-      x0 = Math.min(x0, p[0]!);
-      x1 = Math.max(x1, p[0]!);
-      y0 = Math.min(y0, p[1]!);
-      y1 = Math.max(y1, p[1]!);
-    }
-  return [x0, y0, x1, y1];
 }
 
 /** Σ −(Y1 − Y0)(x0 + x1)/2: the sign the accumulation gives a ring; positive = adds area. */

@@ -12,19 +12,17 @@ export function polygonsOf(g: AreaGeometry): readonly PolygonCoords[] {
   return g.type === 'Polygon' ? [g.coordinates] : g.coordinates;
 }
 
-/** [minX, minY, maxX, maxY] over every vertex. */
-export function geometryBounds(g: AreaGeometry): [number, number, number, number] {
+/** [minX, minY, maxX, maxY] over the shells of some polygons (holes lie inside their shells). */
+export function polygonsBounds(polygons: readonly PolygonCoords[]): [number, number, number, number] {
   let [x0, y0, x1, y1] = [Infinity, Infinity, -Infinity, -Infinity];
-  for (const poly of polygonsOf(g)) {
-    for (const ring of poly) {
-      for (const p of ring) {
-        const x = p[0]!;
-        const y = p[1]!;
-        if (x < x0) x0 = x;
-        if (x > x1) x1 = x;
-        if (y < y0) y0 = y;
-        if (y > y1) y1 = y;
-      }
+  for (const poly of polygons) {
+    for (const p of poly[0] ?? []) {
+      const x = p[0]!;
+      const y = p[1]!;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      if (y > y1) y1 = y;
     }
   }
   return [x0, y0, x1, y1];
