@@ -18,6 +18,9 @@ interface GlobalOptions {
   quiet?: boolean;
 }
 
+/** Runs one command handler with its context; domain errors propagate to `runCli`. */
+export type Runner = (cmd: Command, fn: (ctx: CliContext) => Promise<void>) => Promise<void>;
+
 /** Build the context for the command being run from its merged global options. */
 export function contextFor(cmd: Command, streams: Streams, env: NodeJS.ProcessEnv): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOptions>();

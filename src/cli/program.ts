@@ -4,11 +4,8 @@ import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerInit } from './commands/init.js';
 import { registerStatus } from './commands/status.js';
-import { type CliContext, contextFor } from './context.js';
+import { contextFor, type Runner } from './context.js';
 import type { Streams } from './output.js';
-
-/** Runs one command handler with its context; domain errors propagate to `runCli`. */
-export type Runner = (cmd: Command, fn: (ctx: CliContext) => Promise<void>) => Promise<void>;
 
 /** The commander program with every command registered; nothing is parsed yet. */
 export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command {

@@ -139,6 +139,7 @@ export class Cog {
     const out: (Promise<TypedArray> | undefined)[] = indices.map((i) =>
       this.cache.peek(this.key(levelIndex, i)),
     );
+    const position = new Map(indices.map((i, k) => [i, k]));
     const missing = indices.filter((_, k) => out[k] === undefined);
     // Plan: group missing tiles into runs of contiguous bytes, then fetch each run once.
     const runs: number[][] = [];
@@ -164,7 +165,7 @@ export class Cog {
         const rel = (lvl.offsets[i] ?? 0) - start;
         const p = bytes.then((b) => this.decode(lvl, b.subarray(rel, rel + (lvl.counts[i] ?? 0))));
         this.tilesFetched++;
-        out[indices.indexOf(i)] = this.cache.put(this.key(levelIndex, i), p, tileBytes);
+        out[position.get(i)!] = this.cache.put(this.key(levelIndex, i), p, tileBytes);
       }
     }
     return Promise.all(out as Promise<TypedArray>[]);

@@ -91,7 +91,7 @@ export function polygonCoverage(
 /** AOI weights of a coverage: covered fraction × cell area, m², row-major over its window. */
 export function coverageWeights(grid: Grid, cov: Coverage): Float64Array {
   const areas = rowAreas(grid);
-  const { col: _c, row, width, height } = cov.window;
+  const { row, width, height } = cov.window;
   const out = new Float64Array(width * height);
   for (let k = 0; k < height; k++) {
     const a = areas[row + k]!;

@@ -38,11 +38,6 @@ export interface TileRange {
   readonly ty1: number;
 }
 
-/** GDAL-order geotransform: [originX, cellWidth, 0, originY, 0, -cellHeight]. */
-export function geoTransform(g: Grid): readonly number[] {
-  return [g.originX, g.cellWidth, 0, g.originY, 0, -g.cellHeight];
-}
-
 /** World coordinates of a pixel-space point (col, row may be fractional; 0,0 = UL corner). */
 export function pixelToWorld(g: Grid, col: number, row: number): [x: number, y: number] {
   return [g.originX + col * g.cellWidth, g.originY - row * g.cellHeight];
@@ -55,12 +50,6 @@ export function worldToPixel(g: Grid, x: number, y: number): [col: number, row: 
 
 export function gridBounds(g: Grid): Bounds {
   return [g.originX, g.originY - g.height * g.cellHeight, g.originX + g.width * g.cellWidth, g.originY];
-}
-
-export function windowBounds(g: Grid, w: Window): Bounds {
-  const [x0, y1] = pixelToWorld(g, w.col, w.row);
-  const [x1, y0] = pixelToWorld(g, w.col + w.width, w.row + w.height);
-  return [x0, y0, x1, y1];
 }
 
 export function fullWindow(g: Grid): Window {

@@ -1,12 +1,9 @@
 import type { Command } from 'commander';
 import { initDatabase } from '../../db/database.js';
 import { configuredPath, rootOf } from '../../db/locate.js';
-import type { CliContext } from '../context.js';
+import type { Runner } from '../context.js';
 
-export function registerInit(
-  program: Command,
-  run: (cmd: Command, fn: (ctx: CliContext) => Promise<void>) => Promise<void>,
-): void {
+export function registerInit(program: Command, run: Runner): void {
   program
     .command('init')
     .description(

@@ -1,13 +1,10 @@
 import { type Command, Option } from 'commander';
 import { readStatus } from '../../db/status.js';
-import type { CliContext } from '../context.js';
+import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 import { renderTable } from '../output.js';
 
-export function registerStatus(
-  program: Command,
-  run: (cmd: Command, fn: (ctx: CliContext) => Promise<void>) => Promise<void>,
-): void {
+export function registerStatus(program: Command, run: Runner): void {
   program
     .command('status')
     .description('per-dataset artifacts, date span and health of the database')
