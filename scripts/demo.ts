@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: builds a demo database under .demo/ from bundled sample data through the real
- * CLI, in the spec's order. For now (foundation) it initializes the database and prints its status;
- * later issues add pourpoints, datasets, zones, ingest and the server.
+ * CLI, in the spec's order: init, pourpoints (the BAGIS records bundled under test/fixtures), then
+ * status. Later issues add datasets, zones, ingest and the server.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
 const root = process.env.SNOWDB_DEMO_DIR ?? `${repo}.demo/db`;
+const records = `${repo}test/fixtures/pourpoints`;
 
 function step(title: string, args: string[]): void {
   process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
@@ -23,6 +24,9 @@ function step(title: string, args: string[]): void {
 }
 
 step('create (or reuse) the demo database', ['init', root]);
+step('mirror the bundled basin records (point-only ones are skipped)', ['pourpoint', 'sync', records]);
+step('the indexed basins', ['pourpoint', 'list']);
+step('one basin whose outflow point lies far from its polygon', ['pourpoint', 'show', '09021000:CO:USGS']);
 step('what is in it', ['status']);
 process.stderr.write(
   `\ndemo database: ${root}\ntry: SNOWDB_CONFIG=${root} npx snowdb status --format json\n`,

@@ -3,6 +3,7 @@ import { CONFIG_ENV } from '../db/locate.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerInit } from './commands/init.js';
+import { registerPourpoint } from './commands/pourpoint.js';
 import { registerStatus } from './commands/status.js';
 import { contextFor, type Runner } from './context.js';
 import type { Streams } from './output.js';
@@ -23,7 +24,9 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command 
   const run: Runner = (cmd, fn) => fn(contextFor(cmd, streams, env));
   registerInit(program, run);
   registerStatus(program, run);
-  for (const cmd of program.commands) cmd.exitOverride();
+  registerPourpoint(program, run);
+  const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
+  for (const cmd of all(program)) cmd.exitOverride();
   return program;
 }
 

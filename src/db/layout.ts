@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** File and folder names of a database directory (spec §2.7). */
 export const Layout = {
@@ -31,4 +31,12 @@ export function dbPaths(root: string): DbPaths {
     pourpointIndex: join(root, Layout.pourpointIndex),
     data: join(root, Layout.data),
   };
+}
+
+/** Folder of per-basin AOI rasters inside a dataset folder. */
+export const AOI_DIR = 'aoi';
+
+/** A dataset's folder: the folder holding its config (`data/<name>/` for created datasets). */
+export function datasetDir(root: string, configPath: string): string {
+  return dirname(resolve(root, configPath));
 }

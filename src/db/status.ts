@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { byString } from '../util/compare.js';
 import type { Database } from './database.js';
 
 /** One registered dataset as `status` reports it (later issues add artifacts and health). */
@@ -19,7 +20,7 @@ export interface DbStatus {
 /** Inventory of a database: registered datasets (sorted by name) and indexed pourpoints. */
 export async function readStatus(db: Database): Promise<DbStatus> {
   const datasets = Object.entries(db.config.datasets)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .sort(([a], [b]) => byString(a, b))
     .map(([name, link]) => ({ name, active: link.active, config: link.path }));
   return { root: db.root, datasets, pourpoints: await countIndexed(db.paths.pourpointIndex) };
 }

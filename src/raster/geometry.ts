@@ -27,3 +27,20 @@ export function polygonsBounds(polygons: readonly PolygonCoords[]): [number, num
   }
   return [x0, y0, x1, y1];
 }
+
+/** Even-odd point-in-polygon over every ring of every part (planar, in the coordinates given). */
+export function containsPoint(polygons: readonly PolygonCoords[], x: number, y: number): boolean {
+  let inside = false;
+  for (const poly of polygons) {
+    for (const ring of poly) {
+      for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+        const xi = ring[i]![0]!;
+        const yi = ring[i]![1]!;
+        const xj = ring[j]![0]!;
+        const yj = ring[j]![1]!;
+        if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) inside = !inside;
+      }
+    }
+  }
+  return inside;
+}

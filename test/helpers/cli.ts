@@ -1,7 +1,8 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 /** Absolute path of the compiled CLI entry (dist/test/helpers → dist/src/cli/main.js). */
@@ -13,20 +14,28 @@ export interface CliResult {
   readonly stderr: string;
 }
 
-/** Run the real `snowdb` CLI as a child process; SNOWDB_CONFIG is unset unless `env` sets it. */
-export function snowdb(
+export interface CliOptions {
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** Start the real `snowdb` CLI; SNOWDB_CONFIG and GITHUB_TOKEN are unset unless `env` sets them. */
+export function spawnSnowdb(
   args: readonly string[],
-  opts: { env?: Record<string, string>; cwd?: string } = {},
-): Promise<CliResult> {
+  opts: CliOptions = {},
+): ChildProcessByStdio<null, Readable, Readable> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== 'SNOWDB_CONFIG') env[k] = v;
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && k !== 'SNOWDB_CONFIG' && k !== 'GITHUB_TOKEN') env[k] = v;
+  }
   Object.assign(env, opts.env ?? {});
+  return spawn(process.execPath, [CLI, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Run the real `snowdb` CLI as a child process to its end. */
+export function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      env,
-      cwd: opts.cwd,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawnSnowdb(args, opts);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -10,6 +10,11 @@ Commands (JSON on stdout):
                                   computed by OGR in the grid CRS (geographic grids: in the
                                   equal-area cylindrical projection on the grid's ellipsoid)
   makevalid-area GEOJSON ELLIPS   area of OGR MakeValid(basin) in +proj=cea on that ellipsoid, m²
+  record GEOJSON                  a pourpoint record's basin: sha256 of OGR's little-endian WKB,
+                                  area in a WGS84 Lambert azimuthal equal-area projection centred
+                                  on the basin (m²), and the distance from the outflow point to the
+                                  basin in an azimuthal equidistant projection centred on the
+                                  point (exact geodesic distance from the centre; 0 inside)
 """
 import hashlib
 import json
@@ -122,7 +127,35 @@ def makevalid_area(geojson_path, a, invf):
     print(json.dumps({'valid': valid_before, 'area': basin.MakeValid().GetArea()}))
 
 
+def proj(p4):
+    s = osr.SpatialReference()
+    s.ImportFromProj4(p4)
+    s.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    return s
+
+
+def record(geojson_path):
+    rec = json.load(open(geojson_path))
+    geom = next(x for x in rec['geometries'] if x['type'] in ('Polygon', 'MultiPolygon'))
+    lon, lat = next(x for x in rec['geometries'] if x['type'] == 'Point')['coordinates'][:2]
+    basin = ogr.CreateGeometryFromJson(json.dumps(geom))
+    wkb = bytes(basin.ExportToWkb(ogr.wkbNDR))
+    minx, maxx, miny, maxy = basin.GetEnvelope()
+    laea = basin.Clone()
+    laea.Transform(osr.CoordinateTransformation(lonlat(), proj(
+        f'+proj=laea +lat_0={(miny + maxy) / 2} +lon_0={(minx + maxx) / 2} +ellps=WGS84 +units=m +no_defs')))
+    aeqd = proj(f'+proj=aeqd +lat_0={lat} +lon_0={lon} +ellps=WGS84 +units=m +no_defs')
+    to_aeqd = osr.CoordinateTransformation(lonlat(), aeqd)
+    near = basin.Clone()
+    near.Transform(to_aeqd)
+    pt = ogr.Geometry(ogr.wkbPoint)
+    pt.AddPoint_2D(lon, lat)
+    pt.Transform(to_aeqd)
+    print(json.dumps({'wkb_sha256': hashlib.sha256(wkb).hexdigest(), 'area': laea.GetArea(),
+                      'point_distance': pt.Distance(near)}))
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
-     'makevalid-area': lambda: makevalid_area(*args)}[cmd]()
+     'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args)}[cmd]()

@@ -1,0 +1,106 @@
+import { readFile } from 'node:fs/promises';
+import { datasetCoverage } from '../datasets/coverage.js';
+import type { Database } from '../db/database.js';
+import { SnowdbError } from '../errors.js';
+import { distanceOutside } from '../raster/geodesic.js';
+import { polygonsOf } from '../raster/geometry.js';
+import { byString } from '../util/compare.js';
+import { mapPool } from '../util/pool.js';
+import { type Coverage, entryOf, type IndexEntry, readIndex, writeIndex } from './index-file.js';
+import { parseRecord } from './record.js';
+import { recordPath, storedTriplets } from './store.js';
+import { checkTriplet } from './triplet.js';
+
+/** Indexed (basin-bearing) pourpoints, sorted by triplet. */
+export async function listPourpoints(db: Database): Promise<IndexEntry[]> {
+  return [...(await readIndex(db.paths.pourpointIndex)).values()].sort((a, b) =>
+    byString(a.triplet, b.triplet),
+  );
+}
+
+/** One pourpoint in full: index facts plus what only the record holds. */
+export interface PourpointDetail {
+  readonly triplet: string;
+  readonly name: string;
+  readonly awdb_id: string | null;
+  readonly usgs_id: string | null;
+  readonly area_meters: number;
+  readonly point: readonly [number, number];
+  /** Geodesic distance from the outflow point to the basin, m (0 = inside). */
+  readonly point_outside_m: number;
+  readonly parts: number;
+  readonly vertices: number;
+  readonly basin_bbox: readonly number[];
+  readonly geometry_hash: string;
+  readonly coverage: Readonly<Record<string, Coverage>>;
+  readonly record: string;
+  readonly properties: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The detail of one indexed pourpoint, read from its record.
+ * @throws SnowdbError `invalid-name` for a malformed triplet, `pourpoint-not-found` when not indexed.
+ */
+export async function showPourpoint(db: Database, triplet: string): Promise<PourpointDetail> {
+  checkTriplet(triplet);
+  const entry = (await readIndex(db.paths.pourpointIndex)).get(triplet);
+  if (entry === undefined) {
+    throw new SnowdbError(
+      'pourpoint-not-found',
+      `no pourpoint ${triplet} in the index (see 'snowdb pourpoint list')`,
+    );
+  }
+  const file = recordPath(db, triplet);
+  const rec = parseRecord(await readFile(file), file);
+  if (rec.kind !== 'basin')
+    throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
+  const polys = polygonsOf(rec.basin);
+  return {
+    triplet,
+    name: rec.name,
+    awdb_id: rec.awdbId,
+    usgs_id: rec.usgsId,
+    area_meters: entry.areaMeters,
+    point: rec.point,
+    point_outside_m: distanceOutside(rec.basin, rec.point[0], rec.point[1]),
+    parts: polys.length,
+    vertices: polys.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0),
+    basin_bbox: entry.basinBbox,
+    geometry_hash: entry.geometryHash,
+    coverage: entry.coverage,
+    record: file,
+    properties: rec.properties,
+  };
+}
+
+export interface ReindexReport {
+  readonly indexed: number;
+  readonly index: string;
+  /** Stored files that are not basin records (left in place, not indexed). */
+  readonly invalid: readonly { readonly label: string; readonly message: string }[];
+}
+
+/** Rebuild `index.geojson` from the stored records, coverage against every registered dataset. */
+export async function reindexPourpoints(db: Database): Promise<ReindexReport> {
+  const coverageOf = await datasetCoverage(db);
+  const triplets = [...(await storedTriplets(db))].sort(byString);
+  const invalid: { label: string; message: string }[] = [];
+  const entries = await mapPool(triplets, 4, async (t) => {
+    const file = recordPath(db, t);
+    try {
+      const rec = parseRecord(await readFile(file), file);
+      if (rec.kind === 'basin' && rec.triplet === t) return entryOf(rec, coverageOf);
+      invalid.push({
+        label: file,
+        message: `${file}: ${rec.kind === 'basin' ? `holds ${rec.triplet}` : 'holds no basin'}`,
+      });
+    } catch (e) {
+      if (!SnowdbError.is(e)) throw e;
+      invalid.push({ label: file, message: e.message });
+    }
+    return null;
+  });
+  const kept = entries.filter((e): e is IndexEntry => e !== null);
+  await writeIndex(db.paths.pourpointIndex, kept);
+  return { indexed: kept.length, index: db.paths.pourpointIndex, invalid };
+}

@@ -1,0 +1,132 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { SnowdbError } from '../errors.js';
+import { writeJsonAtomic } from '../io/atomic.js';
+import { geodesicArea } from '../raster/geodesic.js';
+import type { AreaGeometry } from '../raster/geometry.js';
+import { polygonsBounds, polygonsOf } from '../raster/geometry.js';
+import { wkbOf } from '../raster/wkb.js';
+import { byString } from '../util/compare.js';
+import type { BasinRecord, LonLat } from './record.js';
+
+/** How much of a basin a dataset's domain holds. */
+export type Coverage = 'full' | 'partial' | 'none';
+export const COVERAGES = ['full', 'partial', 'none'] as const;
+
+/** Coverage of one basin against every registered dataset (name → coverage). */
+export type CoverageOf = (basin: AreaGeometry) => Record<string, Coverage>;
+
+/** One basin-bearing pourpoint as the index holds it. */
+export interface IndexEntry {
+  readonly triplet: string;
+  readonly name: string;
+  readonly point: LonLat;
+  /** Geodesic area of the basin on WGS84, m². */
+  readonly areaMeters: number;
+  /** sha256 hex of the basin's little-endian WKB. */
+  readonly geometryHash: string;
+  /** [west, south, east, north] of the basin, degrees. */
+  readonly basinBbox: readonly [number, number, number, number];
+  readonly coverage: Readonly<Record<string, Coverage>>;
+}
+
+const FeatureSchema = z.object({
+  type: z.literal('Feature'),
+  id: z.string(),
+  geometry: z.object({ type: z.literal('Point'), coordinates: z.tuple([z.number(), z.number()]) }),
+  properties: z.object({
+    name: z.string(),
+    area_meters: z.number().nonnegative(),
+    geometry_hash: z.string().regex(/^[0-9a-f]{64}$/),
+    basin_bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]),
+    coverage: z.record(z.string(), z.enum(COVERAGES)),
+  }),
+});
+
+const IndexSchema = z.object({ type: z.literal('FeatureCollection'), features: z.array(FeatureSchema) });
+
+/** sha256 hex of a basin's little-endian WKB. */
+export function geometryHash(basin: AreaGeometry): string {
+  return createHash('sha256').update(wkbOf(basin)).digest('hex');
+}
+
+/** The index entry of a record: area, hash and bbox of its basin, coverage from `coverageOf`. */
+export function entryOf(rec: BasinRecord, coverageOf: CoverageOf): IndexEntry {
+  return {
+    triplet: rec.triplet,
+    name: rec.name,
+    point: rec.point,
+    areaMeters: geodesicArea(rec.basin),
+    geometryHash: geometryHash(rec.basin),
+    basinBbox: polygonsBounds(polygonsOf(rec.basin)),
+    coverage: coverageOf(rec.basin),
+  };
+}
+
+/**
+ * Read `index.geojson` into a map by triplet; a missing file is an empty index.
+ * @throws SnowdbError `invalid-config` naming the file and the first problem.
+ */
+export async function readIndex(file: string): Promise<Map<string, IndexEntry>> {
+  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+  const out = new Map<string, IndexEntry>();
+  if (text === null) return out;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new SnowdbError(
+      'invalid-config',
+      `${file} is not valid JSON (${(e as Error).message}); run 'snowdb pourpoint reindex'`,
+    );
+  }
+  const parsed = IndexSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new SnowdbError(
+      'invalid-config',
+      `${file} is not a pourpoint index at ${issue?.path.join('.')}: ${issue?.message}; run 'snowdb pourpoint reindex'`,
+    );
+  }
+  for (const f of parsed.data.features) {
+    const p = f.properties;
+    out.set(f.id, {
+      triplet: f.id,
+      name: p.name,
+      point: f.geometry.coordinates,
+      areaMeters: p.area_meters,
+      geometryHash: p.geometry_hash,
+      basinBbox: p.basin_bbox,
+      coverage: p.coverage,
+    });
+  }
+  return out;
+}
+
+/** The index as GeoJSON: a FeatureCollection sorted by triplet, outflow points as geometries. */
+export function indexGeoJson(entries: Iterable<IndexEntry>) {
+  const features = [...entries]
+    .sort((a, b) => byString(a.triplet, b.triplet))
+    .map((e) => ({
+      type: 'Feature' as const,
+      id: e.triplet,
+      geometry: { type: 'Point' as const, coordinates: e.point },
+      properties: {
+        name: e.name,
+        area_meters: e.areaMeters,
+        geometry_hash: e.geometryHash,
+        basin_bbox: e.basinBbox,
+        coverage: Object.fromEntries(Object.entries(e.coverage).sort(([a], [b]) => byString(a, b))),
+      },
+    }));
+  return { type: 'FeatureCollection' as const, features };
+}
+
+/** Write the index atomically (readers see the old index or the new one, never a mix). */
+export async function writeIndex(file: string, entries: Iterable<IndexEntry>): Promise<void> {
+  await writeJsonAtomic(file, indexGeoJson(entries));
+}

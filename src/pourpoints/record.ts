@@ -1,0 +1,158 @@
+import { SnowdbError } from '../errors.js';
+import type { AreaGeometry, PolygonCoords, Ring } from '../raster/geometry.js';
+import { isTriplet } from './triplet.js';
+
+/** Lon/lat WGS84 position of an outflow point. */
+export type LonLat = readonly [number, number];
+
+/** What every record carries: triplet, display name, ids, the outflow point, all properties. */
+interface RecordBase {
+  readonly triplet: string;
+  /** `nwccname`, else `name`. */
+  readonly name: string;
+  readonly awdbId: string | null;
+  readonly usgsId: string | null;
+  readonly point: LonLat;
+  readonly properties: Readonly<Record<string, unknown>>;
+}
+
+/** A record with a basin polygon: it is stored, indexed and queried. */
+export interface BasinRecord extends RecordBase {
+  readonly kind: 'basin';
+  readonly basin: AreaGeometry;
+}
+
+/** A point-only `Feature`: it names a station but has no basin, so it is skipped. */
+export interface PointOnlyRecord extends RecordBase {
+  readonly kind: 'point-only';
+}
+
+export type PourpointRecord = BasinRecord | PointOnlyRecord;
+
+/** Thrown inside the parser; `parseRecord` turns it into an `invalid-pourpoint` naming the source. */
+class Invalid extends Error {}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function position(v: unknown, where: string): LonLat {
+  if (!Array.isArray(v) || v.length < 2 || !v.every((c) => typeof c === 'number' && Number.isFinite(c))) {
+    throw new Invalid(`${where} is not a position [lon, lat]`);
+  }
+  const lon = v[0] as number;
+  const lat = v[1] as number;
+  if (lon < -180 || lon > 180 || lat < -90 || lat > 90) {
+    throw new Invalid(`${where} [${lon}, ${lat}] is not a WGS84 lon/lat position`);
+  }
+  return [lon, lat];
+}
+
+function ring(v: unknown, where: string): Ring {
+  if (!Array.isArray(v) || v.length < 4) throw new Invalid(`${where} is not a ring of at least 4 positions`);
+  const pts = v.map((p, i) => position(p, `${where}[${i}]`));
+  const a = pts[0]!;
+  const b = pts[pts.length - 1]!;
+  if (a[0] !== b[0] || a[1] !== b[1])
+    throw new Invalid(`${where} is not closed (first and last positions differ)`);
+  return pts;
+}
+
+function polygon(v: unknown, where: string): PolygonCoords {
+  if (!Array.isArray(v) || v.length === 0) throw new Invalid(`${where} has no rings`);
+  return v.map((r, i) => ring(r, `${where}[${i}]`));
+}
+
+function basinGeometry(g: Json, where: string): AreaGeometry {
+  if (g.type === 'Polygon')
+    return { type: 'Polygon', coordinates: polygon(g.coordinates, `${where} Polygon`) };
+  if (!Array.isArray(g.coordinates) || g.coordinates.length === 0) {
+    throw new Invalid(`${where} MultiPolygon has no polygons`);
+  }
+  const coordinates = g.coordinates.map((p, i) => polygon(p, `${where} MultiPolygon[${i}]`));
+  return { type: 'MultiPolygon', coordinates };
+}
+
+function pointGeometry(g: unknown, where: string): LonLat {
+  if (!isObject(g) || g.type !== 'Point') throw new Invalid(`${where} is not a Point`);
+  return position(g.coordinates, `${where} Point`);
+}
+
+function optionalId(v: unknown): string | null {
+  if (typeof v === 'string' && v.length > 0) return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+function base(doc: Json, point: LonLat): RecordBase {
+  const triplet = doc.id;
+  if (typeof triplet !== 'string') throw new Invalid('no "id" member holding the station triplet');
+  if (!isTriplet(triplet))
+    throw new Invalid(`id '${triplet}' is not a station triplet <station>:<state>:<network>`);
+  if (!isObject(doc.properties)) throw new Invalid('no "properties" object');
+  const props = doc.properties;
+  const name = [props.nwccname, props.name].find(
+    (n): n is string => typeof n === 'string' && n.trim() !== '',
+  );
+  if (name === undefined) throw new Invalid('properties have neither "nwccname" nor "name"');
+  return {
+    triplet,
+    name,
+    awdbId: optionalId(props.awdb_id),
+    usgsId: optionalId(props.usgs_id),
+    point,
+    properties: props,
+  };
+}
+
+function classify(doc: unknown): PourpointRecord {
+  if (!isObject(doc)) throw new Invalid('not a JSON object');
+  if (doc.type === 'Feature') {
+    if (isObject(doc.geometry) && doc.geometry.type !== 'Point') {
+      throw new Invalid(`a Feature record must hold a Point, not a ${String(doc.geometry.type)}`);
+    }
+    return { kind: 'point-only', ...base(doc, pointGeometry(doc.geometry, 'geometry')) };
+  }
+  if (doc.type !== 'GeometryCollection') {
+    throw new Invalid(`type is ${JSON.stringify(doc.type)}; expected "Feature" or "GeometryCollection"`);
+  }
+  const gs = doc.geometries;
+  if (!Array.isArray(gs) || gs.length !== 2 || !gs.every(isObject)) {
+    throw new Invalid(
+      'a GeometryCollection record must hold exactly two geometries: a Point and a (Multi)Polygon',
+    );
+  }
+  const pointAt = gs.findIndex((g) => g.type === 'Point');
+  const basinAt = gs.findIndex((g) => g.type === 'Polygon' || g.type === 'MultiPolygon');
+  if (pointAt < 0 || basinAt < 0) {
+    const types = gs.map((g) => String(g.type)).join(', ');
+    throw new Invalid(`geometries are ${types}; expected one Point and one Polygon or MultiPolygon`);
+  }
+  const point = pointGeometry(gs[pointAt], `geometries[${pointAt}]`);
+  const basin = basinGeometry(gs[basinAt]!, `geometries[${basinAt}]`);
+  return { kind: 'basin', ...base(doc, point), basin };
+}
+
+/**
+ * Read a pourpoint record from its bytes: a point-only `Feature`, or a `GeometryCollection` with
+ * foreign members `id` and `properties` holding one Point and one Polygon/MultiPolygon in either
+ * order. Coordinates are WGS84 lon/lat; self-intersecting rings are accepted (coverage copes).
+ * @param label names the source in errors (a path or URL).
+ * @throws SnowdbError `invalid-pourpoint`: `<label>: <reason>`.
+ */
+export function parseRecord(bytes: Uint8Array, label: string): PourpointRecord {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (e) {
+    throw new SnowdbError('invalid-pourpoint', `${label}: not valid UTF-8 JSON (${(e as Error).message})`);
+  }
+  try {
+    return classify(doc);
+  } catch (e) {
+    if (e instanceof Invalid) throw new SnowdbError('invalid-pourpoint', `${label}: ${e.message}`);
+    throw e;
+  }
+}

@@ -1,0 +1,37 @@
+import { readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Database } from '../db/database.js';
+import { AOI_DIR, datasetDir } from '../db/layout.js';
+import { recordFileName, stemOf, tripletOfFileName } from './triplet.js';
+
+/** Where a triplet's record lives: `pourpoints/<stem>.geojson`. */
+export function recordPath(db: Database, triplet: string): string {
+  return join(db.paths.pourpoints, recordFileName(triplet));
+}
+
+/** Triplets of every record file in `pourpoints/` (the index and stray files are not records). */
+export async function storedTriplets(db: Database): Promise<Set<string>> {
+  const names = await readdir(db.paths.pourpoints).catch(() => [] as string[]);
+  return new Set(names.map(tripletOfFileName).filter((t): t is string => t !== null));
+}
+
+/** A stored record's bytes, or null when there is none. */
+export async function readStoredRecord(db: Database, triplet: string): Promise<Uint8Array | null> {
+  return readFile(recordPath(db, triplet)).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+}
+
+/** Every per-dataset raster of a basin: its AOI raster in each registered dataset. */
+export function basinRasterPaths(db: Database, triplet: string): string[] {
+  return Object.values(db.config.datasets).map((link) =>
+    join(datasetDir(db.root, link.path), AOI_DIR, `${stemOf(triplet)}.tif`),
+  );
+}
+
+/** Delete a basin's record and its per-dataset rasters (absent files are fine). */
+export async function deleteBasin(db: Database, triplet: string): Promise<void> {
+  for (const p of basinRasterPaths(db, triplet)) await rm(p, { force: true });
+  await rm(recordPath(db, triplet), { force: true });
+}

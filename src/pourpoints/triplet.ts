@@ -1,0 +1,38 @@
+import { SnowdbError } from '../errors.js';
+
+/** Station triplet `<station>:<state>:<network>`, e.g. `06287000:MT:USGS`, `WHEATFLD:AZ:USGS`. */
+export const TRIPLET_PATTERN = /^[a-zA-Z0-9-]+:[a-zA-Z]{2}:[a-zA-Z]+$/;
+
+export function isTriplet(s: string): boolean {
+  return TRIPLET_PATTERN.test(s);
+}
+
+/**
+ * The triplet itself, or an `invalid-name` error. The pattern admits no `/`, `\`, `.` or `_`,
+ * so a valid triplet can never name a path outside the records folder.
+ */
+export function checkTriplet(s: string): string {
+  if (!isTriplet(s)) {
+    throw new SnowdbError(
+      'invalid-name',
+      `'${s}' is not a station triplet: expected <station>:<state>:<network>, e.g. 06287000:MT:USGS`,
+    );
+  }
+  return s;
+}
+
+/** File stem of a record: the triplet with `:` → `_` (`06287000_MT_USGS`). */
+export function stemOf(triplet: string): string {
+  return triplet.replaceAll(':', '_');
+}
+
+/** Record file name: `<stem>.geojson`. */
+export function recordFileName(triplet: string): string {
+  return `${stemOf(triplet)}.geojson`;
+}
+
+/** The triplet a record file name stands for, or null (`06287000_MT_USGS.geojson` → `06287000:MT:USGS`). */
+export function tripletOfFileName(name: string): string | null {
+  const m = /^([a-zA-Z0-9-]+)_([a-zA-Z]{2})_([a-zA-Z]+)\.geojson$/.exec(name);
+  return m ? `${m[1]}:${m[2]}:${m[3]}` : null;
+}
