@@ -1,8 +1,13 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
 import { cpus } from 'node:os';
+import { datasetsBench } from './datasets.bench.js';
 import { rasterBench } from './raster.bench.js';
 
-const rows = await rasterBench();
+const only = process.argv[2];
+const rows = [
+  ...(only === undefined || only === 'raster' ? await rasterBench() : []),
+  ...(only === undefined || only === 'datasets' ? await datasetsBench() : []),
+];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
 const cols = ['scenario', 'median_ms', 'target'];
 const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));

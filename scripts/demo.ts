@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: builds a demo database under .demo/ from bundled sample data through the real
- * CLI, in the spec's order: init, pourpoints (the BAGIS records bundled under test/fixtures), then
- * status. Later issues add datasets, zones, ingest and the server.
+ * CLI, in the spec's order: init, pourpoints (the BAGIS records bundled under test/fixtures), the
+ * three datasets, then status. Later issues add zones, ingest and the server.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -25,8 +25,22 @@ function step(title: string, args: string[]): void {
 
 step('create (or reuse) the demo database', ['init', root]);
 step('mirror the bundled basin records (point-only ones are skipped)', ['pourpoint', 'sync', records]);
-step('the indexed basins', ['pourpoint', 'list']);
 step('one basin whose outflow point lies far from its polygon', ['pourpoint', 'show', '09021000:CO:USGS']);
+for (const [name, template] of [
+  ['snodas', 'snodas'],
+  ['swann', 'swann-800m'],
+  ['instarr', 'instarr'],
+]) {
+  step(`stage the ${template} dataset: area raster, AOI rasters, coverage`, [
+    'dataset',
+    'create',
+    name!,
+    '--template',
+    template!,
+  ]);
+}
+step('what the SNODAS dataset holds', ['dataset', 'info', 'snodas']);
+step('coverage of every basin per dataset', ['pourpoint', 'list']);
 step('what is in it', ['status']);
 process.stderr.write(
   `\ndemo database: ${root}\ntry: SNOWDB_CONFIG=${root} npx snowdb status --format json\n`,

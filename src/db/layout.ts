@@ -40,3 +40,9 @@ export const AOI_DIR = 'aoi';
 export function datasetDir(root: string, configPath: string): string {
   return dirname(resolve(root, configPath));
 }
+
+/** Folder of per-date COG folders (`<YYYYMMDD>/`) inside a dataset folder. */
+export const DATES_DIR = 'cogs';
+
+/** Folder of zone layers inside a dataset folder. */
+export const ZONES_DIR = 'zones';

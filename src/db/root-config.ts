@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
+import { parseJsonAs } from './json-file.js';
 import { Layout } from './layout.js';
 
 /** Resource type tag of the root config; bump the version on an incompatible change. */
@@ -41,20 +41,7 @@ export function newRootConfig(now: Date): RootConfig {
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
 export async function readRootConfig(file: string): Promise<RootConfig> {
-  const text = await readFile(file, 'utf8');
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new SnowdbError('invalid-config', `${file} is not valid JSON: ${(e as Error).message}`);
-  }
-  const parsed = RootConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
-    throw new SnowdbError('invalid-config', `${file} is not a snowdb root config${where}: ${issue?.message}`);
-  }
-  return parsed.data;
+  return parseJsonAs(await readFile(file, 'utf8'), file, RootConfigSchema, 'a snowdb root config');
 }
 
 export async function writeRootConfig(file: string, config: RootConfig): Promise<void> {

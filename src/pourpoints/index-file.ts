@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
-import { SnowdbError } from '../errors.js';
+import { parseJsonAs } from '../db/json-file.js';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { geodesicArea } from '../raster/geodesic.js';
 import type { AreaGeometry } from '../raster/geometry.js';
@@ -75,24 +75,14 @@ export async function readIndex(file: string): Promise<Map<string, IndexEntry>> 
   });
   const out = new Map<string, IndexEntry>();
   if (text === null) return out;
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (e) {
-    throw new SnowdbError(
-      'invalid-config',
-      `${file} is not valid JSON (${(e as Error).message}); run 'snowdb pourpoint reindex'`,
-    );
-  }
-  const parsed = IndexSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new SnowdbError(
-      'invalid-config',
-      `${file} is not a pourpoint index at ${issue?.path.join('.')}: ${issue?.message}; run 'snowdb pourpoint reindex'`,
-    );
-  }
-  for (const f of parsed.data.features) {
+  const parsed = parseJsonAs(
+    text,
+    file,
+    IndexSchema,
+    'a pourpoint index',
+    "; run 'snowdb pourpoint reindex'",
+  );
+  for (const f of parsed.features) {
     const p = f.properties;
     out.set(f.id, {
       triplet: f.id,

@@ -2,6 +2,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { datasetCoverage } from '../datasets/coverage.js';
+import { rasterizeBasins } from '../datasets/rasterize.js';
+import { openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
@@ -28,6 +30,8 @@ export interface SyncOptions {
   /** Downloads/reads in flight (default 8). */
   readonly concurrency?: number | undefined;
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
+  /** Progress of building AOI rasters for imported basins in registered datasets. */
+  readonly onRasterProgress?: ((done: number, total: number) => void) | undefined;
 }
 
 export interface SyncReport {
@@ -43,6 +47,8 @@ export interface SyncReport {
   readonly invalid: readonly { readonly label: string; readonly message: string }[];
   readonly pruned: readonly string[];
   readonly prunedTo: string | null;
+  /** AOI rasters built for imported basins in the registered datasets. */
+  readonly aoiBuilt: number;
   readonly warnings: readonly string[];
 }
 
@@ -152,7 +158,8 @@ function dropDuplicates(outcomes: readonly Outcome[]): Outcome[] {
  * before anything is written, so a failed download, a refused prune or a dry run leave the
  * database as it was. Then: records are written (each atomically), pruned records archived, the
  * index rewritten once (atomically), and only then pruned records and rasters deleted; at every
- * step each index entry has its record on disk.
+ * step each index entry has its record on disk. Last, imported basins get their AOI rasters in
+ * every registered dataset.
  */
 export async function syncPourpoints(
   db: Database,
@@ -185,8 +192,17 @@ export async function syncPourpoints(
       );
     }
     const prunedTo = pruned.length > 0 && opts.pruneTo !== undefined ? resolve(opts.pruneTo) : null;
-    if (!dryRun) await commit(db, index, outcomes, pruned, prunedTo);
-    return report(listing.description, dryRun, outcomes, pruned, prunedTo);
+    let aoiBuilt = 0;
+    if (!dryRun) {
+      await commit(db, index, outcomes, pruned, prunedTo);
+      const changed = outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.entry] : []));
+      const datasets = changed.length > 0 ? await openDatasets(db) : [];
+      if (datasets.length > 0) {
+        const { rows } = await rasterizeBasins(db, changed, datasets, { onProgress: opts.onRasterProgress });
+        aoiBuilt = rows.filter((r) => r.action === 'built').length;
+      }
+    }
+    return { ...report(listing.description, dryRun, outcomes, pruned, prunedTo), aoiBuilt };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -242,7 +258,7 @@ function report(
   outcomes: readonly Outcome[],
   pruned: readonly string[],
   prunedTo: string | null,
-): SyncReport {
+): Omit<SyncReport, 'aoiBuilt'> {
   const of = (k: Outcome['kind']) =>
     outcomes.filter((o) => o.kind === k).map((o) => (o as { triplet: string }).triplet);
   return {

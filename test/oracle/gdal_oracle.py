@@ -15,6 +15,11 @@ Commands (JSON on stdout):
                                   on the basin (m²), and the distance from the outflow point to the
                                   basin in an azimuthal equidistant projection centred on the
                                   point (exact geodesic distance from the centre; 0 inside)
+  raster-sum FILE                 float64 sum of band 1 (nodata excluded), size, geotransform, metadata
+  basin-area GEOJSON PROJ4 [MINX MINY MAXX MAXY]
+                                  OGR area of the record's basin (MakeValid) projected to PROJ4,
+                                  optionally clipped to a lon/lat box first (clipped in PROJ4)
+  box-area MINX MINY MAXX MAXY PROJ4  OGR area of a lon/lat box projected to PROJ4 (edges densified)
 """
 import hashlib
 import json
@@ -155,7 +160,50 @@ def record(geojson_path):
                       'point_distance': pt.Distance(near)}))
 
 
+def raster_sum(path):
+    ds = gdal.Open(path)
+    band = ds.GetRasterBand(1)
+    arr = band.ReadAsArray().astype(np.float64)
+    nd = band.GetNoDataValue()
+    total = float(arr[arr != nd].sum()) if nd is not None else float(arr.sum())
+    print(json.dumps({'sum': total, 'size': [ds.RasterXSize, ds.RasterYSize],
+                      'geotransform': list(ds.GetGeoTransform()), 'metadata': ds.GetMetadata()}))
+
+
+def box_polygon(x0, y0, x1, y1, n=200):
+    ring = ogr.Geometry(ogr.wkbLinearRing)
+    pts = ([(x0 + (x1 - x0) * i / n, y0) for i in range(n)] + [(x1, y0 + (y1 - y0) * i / n) for i in range(n)] +
+           [(x1 - (x1 - x0) * i / n, y1) for i in range(n)] + [(x0, y1 - (y1 - y0) * i / n) for i in range(n)])
+    for x, y in pts + [pts[0]]:
+        ring.AddPoint_2D(x, y)
+    poly = ogr.Geometry(ogr.wkbPolygon)
+    poly.AddGeometry(ring)
+    return poly
+
+
+def box_area(x0, y0, x1, y1, p4):
+    poly = box_polygon(float(x0), float(y0), float(x1), float(y1))
+    poly.Transform(osr.CoordinateTransformation(lonlat(), proj(p4)))
+    print(json.dumps({'area': poly.GetArea()}))
+
+
+def basin_area(geojson_path, p4, *box):
+    rec = json.load(open(geojson_path))
+    geom = next(x for x in rec['geometries'] if x['type'] in ('Polygon', 'MultiPolygon'))
+    basin = ogr.CreateGeometryFromJson(json.dumps(geom)).MakeValid()
+    target = proj(p4)
+    to_target = osr.CoordinateTransformation(lonlat(), target)
+    basin.Transform(to_target)
+    if box:
+        clip = box_polygon(*map(float, box))
+        clip.Transform(to_target)
+        basin = basin.Intersection(clip)
+    print(json.dumps({'area': basin.GetArea()}))
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
-     'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args)}[cmd]()
+     'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args),
+     'raster-sum': lambda: raster_sum(*args), 'basin-area': lambda: basin_area(*args),
+     'box-area': lambda: box_area(*args)}[cmd]()

@@ -1,4 +1,5 @@
 import { type Command, Option } from 'commander';
+import { rasterizeIndexed } from '../../datasets/rasterize.js';
 import { SnowdbError } from '../../errors.js';
 import { gitHubSettingsFrom } from '../../io/github.js';
 import { listPourpoints, reindexPourpoints, showPourpoint } from '../../pourpoints/catalog.js';
@@ -37,6 +38,8 @@ function printReport(ctx: CliContext, r: SyncReport, format: Format): void {
     ctx.out.info(`skipped point-only record ${s.triplet} (no basin polygon): ${s.label}`);
   for (const w of r.warnings) ctx.out.warn(ctx.out.style.yellow(`warning: ${w}`));
   for (const i of r.invalid) ctx.out.warn(ctx.out.style.red(`invalid: ${i.message}`));
+  if (r.aoiBuilt > 0)
+    ctx.out.info(`built ${r.aoiBuilt} AOI raster(s) of imported basins in the registered datasets`);
   if (r.pruned.length > 0) ctx.out.info(`${r.dryRun ? 'would prune' : 'pruned'}: ${r.pruned.join(', ')}`);
   ctx.out.data(format === 'json' ? renderJson(r, ctx.out.stdoutIsTty) : summaryLine(r));
   if (r.invalid.length === 1) throw new SnowdbError('invalid-pourpoint', r.invalid[0]!.message);
@@ -85,6 +88,7 @@ export function registerPourpoint(program: Command, run: Runner): void {
           pruneTo: opts.pruneTo,
           dryRun: opts.dryRun,
           onProgress: progressBar(ctx.out, 'reading records'),
+          onRasterProgress: progressBar(ctx.out, 'AOI rasters'),
         });
         printReport(ctx, report, opts.format);
       }),
@@ -150,6 +154,44 @@ export function registerPourpoint(program: Command, run: Runner): void {
         ];
         ctx.out.data(renderTable(['field', 'value'], rows));
       }),
+    );
+
+  group
+    .command('rasterize')
+    .description('build missing or stale AOI rasters of one basin (or --all) in every (or the given) dataset')
+    .argument('[triplet]', 'station triplet (or --all)')
+    .option('--all', 'every indexed basin')
+    .option('--rebuild', 'rebuild even current rasters')
+    .option('-d, --dataset <name...>', 'only these datasets (default: every registered dataset)')
+    .addOption(formatOption())
+    .action(
+      (
+        triplet: string | undefined,
+        opts: { all?: boolean; rebuild?: boolean; dataset?: string[]; format: Format },
+        cmd: Command,
+      ) =>
+        run(cmd, async (ctx) => {
+          if ((triplet === undefined) === (opts.all !== true)) {
+            throw new SnowdbError('usage-error', 'name exactly one basin: a triplet or --all');
+          }
+          const rows = await rasterizeIndexed(await ctx.openDatabase(), {
+            triplet,
+            datasets: opts.dataset,
+            rebuild: opts.rebuild,
+            onProgress: progressBar(ctx.out, 'rasterizing basins'),
+          });
+          if (opts.format === 'json') return ctx.out.data(renderJson(rows, ctx.out.stdoutIsTty));
+          ctx.out.data(
+            renderTable(
+              ['triplet', 'dataset', 'coverage', 'action'],
+              rows.map((r) => [r.triplet, r.dataset, r.coverage, r.action]),
+            ),
+          );
+          const built = rows.filter((r) => r.action === 'built').length;
+          ctx.out.info(
+            `built ${built}, current ${rows.filter((r) => r.action === 'current').length}, no raster (not covered) ${rows.length - built - rows.filter((r) => r.action === 'current').length}`,
+          );
+        }),
     );
 
   group

@@ -1,0 +1,56 @@
+/**
+ * Dataset scenarios (issue 5): `dataset create` on the SNODAS grid with the 45 BAGIS sample basins
+ * (41 basin-bearing; ../shared/data when present, else the committed fixtures), cold and converged.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median } from './stats.js';
+
+const repo = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(repo, 'dist/src/cli/main.js');
+
+function snowdb(root: string, args: string[]): number {
+  const t = performance.now();
+  const r = spawnSync(process.execPath, [cli, '-q', ...args], {
+    env: { ...process.env, SNOWDB_CONFIG: root },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`snowdb ${args.join(' ')} failed: ${r.stderr}`);
+  return performance.now() - t;
+}
+
+export async function datasetsBench(): Promise<Record<string, string>[]> {
+  const shared = join(repo, '../shared/data/pourpoints/reference');
+  const records = existsSync(shared) ? shared : join(repo, 'test/fixtures/pourpoints');
+  const cold: number[] = [];
+  const warm: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const dir = await mkdtemp(join(tmpdir(), 'snowdb-bench-'));
+    try {
+      const root = join(dir, 'db');
+      snowdb(root, ['init', root]);
+      snowdb(root, ['pourpoint', 'sync', records]);
+      cold.push(snowdb(root, ['dataset', 'create', 'snodas', '--template', 'snodas']));
+      warm.push(snowdb(root, ['dataset', 'create', 'snodas', '--template', 'snodas']));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const what = records === shared ? '45 sample records (41 basins)' : 'fixture records';
+  return [
+    {
+      scenario: `dataset create snodas, ${what}, whole CLI process`,
+      median_ms: median(cold).toFixed(0),
+      target: '< 10000',
+    },
+    {
+      scenario: 'the same again (converged: nothing rebuilt)',
+      median_ms: median(warm).toFixed(0),
+      target: '',
+    },
+  ];
+}

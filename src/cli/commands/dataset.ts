@@ -1,0 +1,136 @@
+import { type Command, Option } from 'commander';
+import { datasetInfo, listDatasets } from '../../datasets/inventory.js';
+import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
+import { TEMPLATE_NAMES } from '../../datasets/templates.js';
+import type { Runner } from '../context.js';
+import { renderJson } from '../json.js';
+import { renderTable } from '../output.js';
+import { progressBar } from '../progress.js';
+
+type Format = 'table' | 'json';
+const formatOption = () =>
+  new Option('--format <format>', 'output format').choices(['table', 'json']).default('table');
+
+export function registerDatasetCommands(program: Command, run: Runner): void {
+  const group = program
+    .command('dataset')
+    .description('gridded datasets: create, register, activate, list, info');
+
+  group
+    .command('create')
+    .description(
+      'stage data/<name>/ from a template: config, area raster, AOI rasters of every indexed basin; registers it inactive',
+    )
+    .argument('<name>', 'dataset name (letters, digits, - and _)')
+    .addOption(
+      new Option('--template <template>', 'built-in template').choices(TEMPLATE_NAMES).makeOptionMandatory(),
+    )
+    .action((name: string, opts: { template: string }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const db = await ctx.openDatabase();
+        const r = await createDataset(db, name, opts.template, progressBar(ctx.out, `${name}: basins`));
+        ctx.out.data(
+          `${r.configWritten ? 'created' : 'dataset already created:'} ${r.name} (${r.template}) at ${r.dir}; ` +
+            `area raster ${r.areaRaster}; AOI rasters: ${r.aoi.built} built, ${r.aoi.current} current, ${r.aoi.removed} removed; ` +
+            `coverage: ${r.coverage.full} full, ${r.coverage.partial} partial, ${r.coverage.none} none`,
+        );
+        if (r.registered) {
+          ctx.out.info(
+            `registered ${r.name} (inactive; generate zones with 'snowdb dataset generate-zones ${r.name}', activate with 'snowdb dataset activate ${r.name}')`,
+          );
+        }
+      }),
+    );
+
+  group
+    .command('register')
+    .description(
+      'register an external dataset config, inactive, without staging (coverage reads none until pourpoint reindex)',
+    )
+    .argument('<name>', 'dataset name')
+    .argument('<config>', 'path of a dataset.json')
+    .action((name: string, config: string, _opts: unknown, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const path = await registerDataset(await ctx.openDatabase(), name, config);
+        ctx.out.data(
+          `registered ${name} -> ${path} (inactive; run 'snowdb pourpoint reindex' to compute coverage, then 'snowdb dataset activate ${name}')`,
+        );
+      }),
+    );
+
+  for (const active of [true, false]) {
+    const verb = active ? 'activate' : 'deactivate';
+    group
+      .command(verb)
+      .description(active ? 'make a dataset visible to readers (stats, API)' : 'hide a dataset from readers')
+      .argument('<name>', 'dataset name')
+      .action((name: string, _opts: unknown, cmd: Command) =>
+        run(cmd, async (ctx) => {
+          const changed = await setDatasetActive(await ctx.openDatabase(), name, active);
+          ctx.out.data(changed ? `${verb}d ${name}` : `${name} is already ${active ? 'active' : 'inactive'}`);
+        }),
+      );
+  }
+
+  group
+    .command('list')
+    .description('registered datasets: active flag, template, dates')
+    .addOption(formatOption())
+    .action((opts: { format: Format }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const rows = await listDatasets(await ctx.openDatabase());
+        if (opts.format === 'json') return ctx.out.data(renderJson(rows, ctx.out.stdoutIsTty));
+        if (rows.length === 0)
+          return ctx.out.data(
+            "no datasets yet (create one with 'snowdb dataset create <name> --template <t>')",
+          );
+        ctx.out.data(
+          renderTable(
+            ['dataset', 'active', 'template', 'dates', 'first', 'last'],
+            rows.map((r) => [
+              r.name,
+              r.active ? 'yes' : 'no',
+              r.template ?? '',
+              String(r.dates),
+              r.first_date ?? '',
+              r.last_date ?? '',
+            ]),
+          ),
+        );
+      }),
+    );
+
+  group
+    .command('info')
+    .description('one dataset: grid, variables and stat names, zone layers, dates')
+    .argument('<name>', 'dataset name')
+    .addOption(formatOption())
+    .action((name: string, opts: { format: Format }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const i = await datasetInfo(await ctx.openDatabase(), name);
+        if (opts.format === 'json') return ctx.out.data(renderJson(i, ctx.out.stdoutIsTty));
+        const g = i.grid;
+        const lines = [
+          `dataset   ${i.name} (${i.active ? 'active' : 'inactive'}), template ${i.template ?? '-'}, ingester ${i.ingester}`,
+          `          ${i.description}`,
+          `grid      ${g.crs} ${g.width} x ${g.height}, cell ${g.cell_width} x ${g.cell_height}, tile ${g.tile_size}, bounds ${g.bounds.join(', ')}${i.footprint ? ' (footprint declared)' : ''}`,
+          `artifacts area raster ${i.area_raster ? 'present' : 'missing'}, ${i.aoi_rasters} AOI raster(s), zone layers: ${i.zone_layers.length ? i.zone_layers.join(', ') : 'none'}`,
+          `dates     ${i.dates}${i.dates ? ` (${i.first_date} .. ${i.last_date})` : ''}`,
+          '',
+          renderTable(
+            ['variable', 'stat', 'unit', 'dtype', 'nodata', 'scale', 'description'],
+            i.variables.map((v) => [
+              v.variable,
+              v.stat,
+              v.unit,
+              v.dtype,
+              String(v.nodata),
+              String(v.scale_factor),
+              v.description,
+            ]),
+          ),
+        ];
+        ctx.out.data(lines.join('\n'));
+      }),
+    );
+}

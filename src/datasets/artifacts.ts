@@ -1,0 +1,117 @@
+import { createHash } from 'node:crypto';
+import { access, mkdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { AOI_DIR } from '../db/layout.js';
+import { stemOf } from '../pourpoints/triplet.js';
+import { rowAreas } from '../raster/cell-area.js';
+import { Cog } from '../raster/cog.reader.js';
+import { writeCog } from '../raster/cog.writer.js';
+import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
+import type { AreaGeometry } from '../raster/geometry.js';
+import { subGrid, tileAlignedWindow } from '../raster/grid.js';
+import { FileSource } from '../raster/source.js';
+import type { Dataset } from './registry.js';
+
+/** Bump when the bytes an AOI or area raster holds for the same inputs change. */
+const FORMAT = 'v1';
+
+/** File names inside a dataset folder. */
+export const AREA_RASTER = 'area.tif';
+
+/** sha256 prefix of a dataset's grid definition: artifacts built on another grid are stale. */
+export function gridHash(d: Dataset): string {
+  return createHash('sha256').update(JSON.stringify(d.config.grid)).digest('hex').slice(0, 16);
+}
+
+export function aoiPath(d: Dataset, triplet: string): string {
+  return join(d.dir, AOI_DIR, `${stemOf(triplet)}.tif`);
+}
+
+/** A provenance tag stored in a raster's GDAL metadata, or null when the file is absent or unreadable. */
+export async function readTag(path: string, tag: string): Promise<string | null> {
+  const src = new FileSource(path);
+  try {
+    return (await Cog.open(src)).metadata.items[tag] ?? null;
+  } catch {
+    return null;
+  } finally {
+    await src.close();
+  }
+}
+
+/** What building one artifact did. */
+export type BuildAction = 'built' | 'current' | 'removed' | 'outside';
+
+/**
+ * The dataset's area raster: each cell's area in m² (float32, ellipsoidal on geographic grids).
+ * Rebuilt only when missing or built for another grid (tag SNOWDB_GRID_HASH).
+ */
+export async function buildAreaRaster(d: Dataset, rebuild = false): Promise<BuildAction> {
+  const path = join(d.dir, AREA_RASTER);
+  const hash = `${FORMAT}:${gridHash(d)}`;
+  if (!rebuild && (await readTag(path, 'SNOWDB_GRID_HASH')) === hash) return 'current';
+  const { width, height } = d.grid;
+  const areas = rowAreas(d.grid);
+  const data = new Float32Array(width * height);
+  for (let r = 0; r < height; r++) data.fill(areas[r]!, r * width, (r + 1) * width);
+  await writeCog(path, d.grid, data, {
+    predictor: 3,
+    description: 'cell area (m2)',
+    metadata: { SNOWDB_DATASET: d.name, SNOWDB_GRID_HASH: hash, UNITS: 'm2' },
+  });
+  return 'built';
+}
+
+/**
+ * A basin's AOI raster on the dataset grid: exact covered fraction × cell area (m², float32),
+ * over the whole tiles its bounds touch (tag SNOWDB_AOI_WINDOW = col row width height in dataset
+ * pixels). Rebuilt only when the basin geometry or the grid changed (tag SNOWDB_AOI_HASH).
+ * A basin the dataset does not cover gets no raster (a stale one is removed).
+ */
+export async function buildAoi(
+  d: Dataset,
+  triplet: string,
+  basin: AreaGeometry,
+  geometryHash: string,
+  covered: boolean,
+  rebuild = false,
+): Promise<BuildAction> {
+  const path = aoiPath(d, triplet);
+  const hash = `${FORMAT}:${geometryHash}:${gridHash(d)}`;
+  if (covered && !rebuild && (await readTag(path, 'SNOWDB_AOI_HASH')) === hash) return 'current';
+  const cov = covered ? polygonCoverage(d.grid, basin) : null;
+  if (cov === null) {
+    const existed = await access(path).then(
+      () => true,
+      () => false,
+    );
+    await rm(path, { force: true });
+    return existed ? 'removed' : 'outside';
+  }
+  await mkdir(dirname(path), { recursive: true });
+  const w = tileAlignedWindow(d.grid, cov.window);
+  const weights = coverageWeights(d.grid, cov);
+  const data = new Float32Array(w.width * w.height);
+  const dc = cov.window.col - w.col;
+  const dr = cov.window.row - w.row;
+  let total = 0;
+  for (let k = 0; k < cov.window.height; k++) {
+    for (let c = 0; c < cov.window.width; c++) {
+      const v = weights[k * cov.window.width + c]!;
+      data[(k + dr) * w.width + c + dc] = v;
+      total += v;
+    }
+  }
+  await writeCog(path, subGrid(d.grid, w), data, {
+    predictor: 3,
+    description: 'basin area in cell (m2)',
+    metadata: {
+      SNOWDB_DATASET: d.name,
+      SNOWDB_TRIPLET: triplet,
+      SNOWDB_AOI_HASH: hash,
+      SNOWDB_AOI_WINDOW: `${w.col} ${w.row} ${w.width} ${w.height}`,
+      SNOWDB_AOI_AREA_M2: String(total),
+    },
+  });
+  return 'built';
+}

@@ -1,0 +1,90 @@
+import { join, resolve } from 'node:path';
+import type { Database } from '../db/database.js';
+import { datasetDir } from '../db/layout.js';
+import type { DatasetLink } from '../db/root-config.js';
+import { SnowdbError } from '../errors.js';
+import type { AreaGeometry } from '../raster/geometry.js';
+import type { Grid } from '../raster/grid.js';
+import { byString } from '../util/compare.js';
+import { type DatasetConfig, footprintOf, gridOf, readDatasetConfig } from './config.js';
+
+/** Dataset names: a letter or digit, then letters, digits, `-` or `_` (no path can hide in one). */
+export const DATASET_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function checkDatasetName(name: string): string {
+  if (!DATASET_NAME.test(name)) {
+    throw new SnowdbError(
+      'invalid-name',
+      `'${name}' is not a dataset name: use 1-64 letters, digits, '-' or '_', starting with a letter or digit`,
+    );
+  }
+  return name;
+}
+
+/** A registered dataset, opened: its link, config file, folder, validated config and grid. */
+export interface Dataset {
+  readonly name: string;
+  readonly link: DatasetLink;
+  readonly configPath: string;
+  readonly dir: string;
+  readonly config: DatasetConfig;
+  readonly grid: Grid;
+  readonly footprint: AreaGeometry | null;
+}
+
+/** Conventional folder of a created dataset, relative to the root. */
+export function createdConfigPath(name: string): string {
+  return join('data', name, 'dataset.json');
+}
+
+/** Open the dataset a link (registered or about to be) points at, from the database `root`. */
+export async function openLink(root: string, name: string, link: DatasetLink): Promise<Dataset> {
+  const configPath = resolve(root, link.path);
+  const config = await readDatasetConfig(configPath);
+  return {
+    name,
+    link,
+    configPath,
+    dir: datasetDir(root, link.path),
+    config,
+    grid: gridOf(config),
+    footprint: footprintOf(config),
+  };
+}
+
+/**
+ * Open one registered dataset (active or not).
+ * @throws SnowdbError `dataset-not-found` when `name` is not registered.
+ */
+export async function openDataset(db: Database, name: string): Promise<Dataset> {
+  const link = db.config.datasets[name];
+  if (link === undefined) {
+    const known = Object.keys(db.config.datasets).sort(byString);
+    throw new SnowdbError(
+      'dataset-not-found',
+      `no dataset '${name}' is registered${known.length ? ` (registered: ${known.join(', ')})` : ''}`,
+    );
+  }
+  return openLink(db.root, name, link);
+}
+
+/** Every registered dataset, sorted by name. */
+export async function openDatasets(db: Database): Promise<Dataset[]> {
+  const names = Object.keys(db.config.datasets).sort(byString);
+  return Promise.all(names.map((n) => openLink(db.root, n, db.config.datasets[n]!)));
+}
+
+/**
+ * A dataset as readers (stats, API) see it: only active ones exist for them.
+ * @throws SnowdbError `dataset-not-found`, with a hint when it is registered but inactive.
+ */
+export async function openActiveDataset(db: Database, name: string): Promise<Dataset> {
+  const link = db.config.datasets[name];
+  if (link !== undefined && !link.active) {
+    throw new SnowdbError(
+      'dataset-not-found',
+      `dataset '${name}' is not active (activate it with 'snowdb dataset activate ${name}')`,
+    );
+  }
+  return openDataset(db, name);
+}
