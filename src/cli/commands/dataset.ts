@@ -2,6 +2,8 @@ import { type Command, Option } from 'commander';
 import { datasetInfo, listDatasets } from '../../datasets/inventory.js';
 import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
 import { TEMPLATE_NAMES } from '../../datasets/templates.js';
+import { SnowdbError } from '../../errors.js';
+import { ingestSources } from '../../ingest/run.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 import { renderTable } from '../output.js';
@@ -71,6 +73,44 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
         }),
       );
   }
+
+  group
+    .command('ingest')
+    .description(
+      'turn source files into per-date COGs: SNODAS daily tars, SWANN NetCDF, SPIRES tiles (files or folders)',
+    )
+    .argument('<name>', 'dataset name')
+    .argument('<source...>', 'source files or folders')
+    .option('--force', 'rebuild dates that are up to date')
+    .addOption(formatOption())
+    .action((name: string, sources: string[], opts: { force?: boolean; format: Format }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const r = await ingestSources(await ctx.openDatabase(), name, sources, {
+          force: opts.force,
+          onProgress: progressBar(ctx.out, `${name} ingest`),
+        });
+        const failed = r.results.filter((x) => x.action === 'failed');
+        for (const f of failed) ctx.out.warn(ctx.out.style.red(`failed: ${f.message}`));
+        if (opts.format === 'json') ctx.out.data(renderJson(r, ctx.out.stdoutIsTty));
+        else {
+          ctx.out.data(
+            renderTable(
+              ['dataset', 'date', 'action', 'source'],
+              r.results.map((x) => [name, x.date, x.action, x.source]),
+            ),
+          );
+          const n = (a: string) => r.results.filter((x) => x.action === a).length;
+          ctx.out.info(
+            `ingested ${n('ingested')}, up-to-date ${n('up-to-date')}, kept later stage ${n('kept-later-stage')}, failed ${failed.length}`,
+          );
+        }
+        if (failed.length > 0)
+          throw new SnowdbError(
+            'invalid-source',
+            `${failed.length} source(s) failed; see the messages above`,
+          );
+      }),
+    );
 
   group
     .command('list')

@@ -1,0 +1,135 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Dataset } from '../datasets/registry.js';
+import { DATES_DIR } from '../db/layout.js';
+import { writeJsonAtomic } from '../io/atomic.js';
+
+/** Manifest of one ingested date: written inside the date folder, so it swaps in with the COGs. */
+export interface DateManifest {
+  readonly date: string;
+  readonly source_hash: string;
+  readonly sources: readonly string[];
+  readonly fields: Readonly<Record<string, string>>;
+  readonly rank: number;
+  readonly variables: readonly string[];
+  readonly ingested_at: string;
+}
+
+export const MANIFEST = 'manifest.json';
+/** Bump when the COGs written for the same sources change. */
+export const INGEST_FORMAT = 'v1';
+
+export const dateDir = (d: Dataset, date: string) => join(d.dir, DATES_DIR, date);
+
+/** `v1:` + sha256 over the source files' bytes (sorted paths, streamed). */
+export async function sourceHash(files: readonly string[]): Promise<string> {
+  const h = createHash('sha256');
+  for (const f of [...files].sort()) {
+    for await (const chunk of createReadStream(f, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
+  }
+  return `${INGEST_FORMAT}:${h.digest('hex')}`;
+}
+
+export async function readManifest(d: Dataset, date: string): Promise<DateManifest | null> {
+  const text = await readFile(join(dateDir(d, date), MANIFEST), 'utf8').catch(() => null);
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as DateManifest;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a date folder holds its manifest and one COG per dataset variable. */
+export async function dateComplete(d: Dataset, date: string): Promise<boolean> {
+  const names = new Set(await readdir(dateDir(d, date)).catch(() => [] as string[]));
+  return names.has(MANIFEST) && Object.keys(d.config.variables).every((v) => names.has(`${v}.tif`));
+}
+
+/**
+ * Hold an exclusive lock on one date of a dataset while `fn` runs (`cogs/.<date>.lock`, O_EXCL).
+ * A lock whose process is gone is taken over; another live holder is waited for (up to 10 min).
+ */
+export async function withDateLock<T>(d: Dataset, date: string, fn: () => Promise<T>): Promise<T> {
+  const dir = join(d.dir, DATES_DIR);
+  await mkdir(dir, { recursive: true });
+  const lock = join(dir, `.${date}.lock`);
+  const deadline = Date.now() + 600_000;
+  for (;;) {
+    try {
+      const fh = await open(lock, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      const pid = Number(await readFile(lock, 'utf8').catch(() => ''));
+      const alive = pid > 0 && (pid === process.pid || isAlive(pid));
+      if (
+        !alive &&
+        (await stat(lock).then(
+          (s) => Date.now() - s.mtimeMs > 2000,
+          () => true,
+        ))
+      ) {
+        await rm(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > deadline) throw new Error(`date ${date} stays locked by process ${pid} (${lock})`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(lock, { force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A fresh staging folder beside the date's folder: `cogs/.<date>.<random>.tmp/`. */
+export async function stagingDir(d: Dataset, date: string): Promise<string> {
+  const p = join(d.dir, DATES_DIR, `.${date}.${randomBytes(6).toString('hex')}.tmp`);
+  await mkdir(p, { recursive: true });
+  return p;
+}
+
+/**
+ * Put a complete staging folder in the date's place: the old folder is renamed aside, the new
+ * one renamed in, the old one removed. A reader sees the old date or the new one, never a mix
+ * (the date is briefly absent between the two renames). Callers hold the date lock.
+ */
+export async function swapIn(
+  d: Dataset,
+  date: string,
+  staging: string,
+  manifest: DateManifest,
+): Promise<void> {
+  await writeJsonAtomic(join(staging, MANIFEST), manifest);
+  const target = dateDir(d, date);
+  const old = join(d.dir, DATES_DIR, `.${date}.old-${randomBytes(6).toString('hex')}`);
+  const hadOld = await rename(target, old).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return false;
+      throw e;
+    },
+  );
+  try {
+    await rename(staging, target);
+  } catch (e) {
+    if (hadOld) await rename(old, target);
+    throw e;
+  }
+  if (hadOld) await rm(old, { recursive: true, force: true });
+}

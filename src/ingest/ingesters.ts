@@ -1,0 +1,13 @@
+import type { Dataset } from '../datasets/registry.js';
+import { snodasIngester } from './snodas.js';
+import type { Ingester } from './types.js';
+
+/** The ingester a dataset's config names. */
+export function ingesterFor(d: Dataset): Ingester {
+  switch (d.config.ingester) {
+    case 'snodas':
+      return snodasIngester;
+    default:
+      throw new Error(`ingester ${d.config.ingester} is not built yet`);
+  }
+}

@@ -1,0 +1,99 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { openDataset } from '../datasets/registry.js';
+import { Database } from '../db/database.js';
+import { SnowdbError } from '../errors.js';
+import { type DateResult, ingestDate } from './run.js';
+import type { DateSource } from './types.js';
+
+/** Message a worker receives, and what it answers. */
+export interface JobMessage {
+  readonly root: string;
+  readonly name: string;
+  readonly job: DateSource;
+  readonly force: boolean;
+}
+
+const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`;
+
+/** Run one job here; a domain error becomes a `failed` row (each date succeeds or fails alone). */
+export async function runJob(m: JobMessage): Promise<DateResult> {
+  try {
+    const d = await openDataset(await Database.open(m.root), m.name);
+    return await ingestDate(d, m.job, m.force);
+  } catch (e) {
+    const message = SnowdbError.is(e) ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;
+    return { date: iso(m.job.date), action: 'failed', source: m.job.files.join(' '), message };
+  }
+}
+
+/** Post one job to a worker and wait for its answer (or its death). */
+function call(w: Worker, m: JobMessage): Promise<DateResult> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (r: DateResult) => {
+      w.off('error', onError);
+      resolve(r);
+    };
+    const onError = (e: Error) => {
+      w.off('message', onMessage);
+      reject(e);
+    };
+    w.once('message', onMessage);
+    w.once('error', onError);
+    w.postMessage(m);
+  });
+}
+
+/**
+ * Run date jobs on up to min(jobs, cores) worker threads (one job: in this thread). Results keep
+ * the jobs' order.
+ */
+export async function runJobs(
+  root: string,
+  name: string,
+  jobs: readonly DateSource[],
+  force: boolean,
+  onProgress?: (done: number, total: number) => void,
+): Promise<DateResult[]> {
+  let done = 0;
+  const tick = () => onProgress?.(++done, jobs.length);
+  if (jobs.length <= 1) {
+    const out = [];
+    for (const job of jobs) {
+      out.push(await runJob({ root, name, job, force }));
+      tick();
+    }
+    return out;
+  }
+  const results = new Array<DateResult>(jobs.length);
+  let next = 0;
+  const n = Math.min(jobs.length, availableParallelism());
+  const url = new URL('./worker.js', import.meta.url);
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      let w = new Worker(url);
+      try {
+        while (next < jobs.length) {
+          const i = next++;
+          const job = jobs[i]!;
+          try {
+            results[i] = await call(w, { root, name, job, force });
+          } catch (e) {
+            results[i] = {
+              date: iso(job.date),
+              action: 'failed',
+              source: job.files.join(' '),
+              message: `worker died: ${(e as Error).message}`,
+            };
+            await w.terminate();
+            w = new Worker(url);
+          }
+          tick();
+        }
+      } finally {
+        await w.terminate();
+      }
+    }),
+  );
+  return results;
+}
