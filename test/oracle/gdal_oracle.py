@@ -20,6 +20,12 @@ Commands (JSON on stdout):
                                   OGR area of the record's basin (MakeValid) projected to PROJ4,
                                   optionally clipped to a lon/lat box first (clipped in PROJ4)
   box-area MINX MINY MAXX MAXY PROJ4  OGR area of a lon/lat box projected to PROJ4 (edges densified)
+  make-swann OUT ORDER SEED       write a SWANN-format NetCDF-4 (SWE, DEPTH int16, fill -999, lat/lon
+                                  cell centres on the UA grid; ORDER north|south = first lat row)
+  make-spires OUT H V SEED [VARS] write a SPIRES NRT tile (time,y,x variables, x/y cell centres in
+                                  sinusoid metres), every variable unless VARS (comma list) is given
+  compare-window COG SRC COL ROW  GDAL reads SRC (any GDAL name, e.g. NETCDF:"f.nc":SWE) and the
+                                  COG window of SRC's size at COL,ROW: equal cells, and a sample
 """
 import hashlib
 import json
@@ -201,9 +207,81 @@ def basin_area(geojson_path, p4, *box):
     print(json.dumps({'area': basin.GetArea()}))
 
 
+def make_swann(out, order, seed):
+    H, W, cell, x0, y0 = 3105, 7025, 0.008333325394357, -125.0208, 49.9375
+    rng = np.random.default_rng(int(seed))
+    ds = gdal.GetDriverByName('netCDF').CreateMultiDimensional(out, [], ['FORMAT=NC4'])
+    rg = ds.GetRootGroup()
+    dlat = rg.CreateDimension('lat', None, None, H)
+    dlon = rg.CreateDimension('lon', None, None, W)
+    lats = y0 - (np.arange(H) + 0.5) * cell
+    if order == 'south':
+        lats = lats[::-1]
+    rg.CreateMDArray('lat', [dlat], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(lats)
+    rg.CreateMDArray('lon', [dlon], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(x0 + (np.arange(W) + 0.5) * cell)
+    rows = np.arange(H)[:, None]
+    cols = np.arange(W)[None, :]
+    base = ((rows * 3 + cols) % 400).astype(np.int16)
+    mask = ((rows // 50 + cols // 70) % 5 == 0) | (cols < 300)
+    for name, scale in (('SWE', 1), ('DEPTH', 4)):
+        a = (base * scale + rng.integers(0, 3, size=(H, W))).astype(np.int16)
+        a[mask] = -999
+        if order == 'south':
+            a = a[::-1]
+        v = rg.CreateMDArray(name, [dlat, dlon], gdal.ExtendedDataType.Create(gdal.GDT_Int16), ['COMPRESS=DEFLATE', 'ZLEVEL=1'])
+        v.SetNoDataValueDouble(-999)
+        v.Write(np.ascontiguousarray(a))
+    del ds
+    print(json.dumps({'out': out}))
+
+
+SPIRES_VARS = [('snow_fraction', gdal.GDT_Byte, 255, 100), ('viewable_snow_fraction', gdal.GDT_Byte, 255, 100),
+               ('albedo_dirty_flat', gdal.GDT_Byte, 255, 100), ('albedo_dirty_terrain_corrected', gdal.GDT_Byte, 255, 100),
+               ('deltavis', gdal.GDT_Byte, 255, 75), ('grain_size', gdal.GDT_UInt16, 65535, 1190),
+               ('dust_concentration', gdal.GDT_UInt16, 65535, 950), ('snow_cover_duration', gdal.GDT_UInt16, 65535, 366),
+               ('radiative_forcing', gdal.GDT_UInt16, 65535, 500)]
+
+
+def make_spires(out, h, v, seed, names=None):
+    n, px, tile = 2400, 463.3127165693847, 1111950.5196666666
+    x0 = -20015109.354 + int(h) * tile
+    y1 = 10007554.677 - int(v) * tile
+    rng = np.random.default_rng(int(seed))
+    ds = gdal.GetDriverByName('netCDF').CreateMultiDimensional(out, [], ['FORMAT=NC4'])
+    rg = ds.GetRootGroup()
+    dt = rg.CreateDimension('time', None, None, 1)
+    dy = rg.CreateDimension('y', None, None, n)
+    dx = rg.CreateDimension('x', None, None, n)
+    rg.CreateMDArray('time', [dt], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(np.array([9000.0]))
+    rg.CreateMDArray('x', [dx], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(x0 + (np.arange(n) + 0.5) * px)
+    rg.CreateMDArray('y', [dy], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(y1 - (np.arange(n) + 0.5) * px)
+    rows = np.arange(n)[:, None]
+    cols = np.arange(n)[None, :]
+    wanted = names.split(',') if names else [x[0] for x in SPIRES_VARS]
+    for k, (name, gdt, fill, top) in enumerate(SPIRES_VARS):
+        if name not in wanted:
+            continue
+        a = ((rows + cols * 2 + k * 11 + int(seed)) % (top + 1)).astype(np.uint8 if gdt == gdal.GDT_Byte else np.uint16)
+        a[(rows // 37 + cols // 53) % 7 == 0] = fill
+        var = rg.CreateMDArray(name, [dt, dy, dx], gdal.ExtendedDataType.Create(gdt), ['COMPRESS=DEFLATE', 'ZLEVEL=1'])
+        var.SetNoDataValueDouble(fill)
+        var.Write(np.ascontiguousarray(a[None, :, :]))
+    del ds
+    print(json.dumps({'out': out}))
+
+
+def compare_window(cog, src, col, row):
+    s = gdal.Open(src)
+    arr = s.GetRasterBand(1).ReadAsArray()
+    c = gdal.Open(cog).GetRasterBand(1).ReadAsArray(int(col), int(row), s.RasterXSize, s.RasterYSize)
+    print(json.dumps({'shape': list(arr.shape), 'mismatches': int((arr != c).sum()),
+                      'sample': [int(arr[7, 11]), int(c[7, 11])]}))
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
      'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args),
      'raster-sum': lambda: raster_sum(*args), 'basin-area': lambda: basin_area(*args),
-     'box-area': lambda: box_area(*args)}[cmd]()
+     'box-area': lambda: box_area(*args), 'make-swann': lambda: make_swann(*args),
+     'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args)}[cmd]()
