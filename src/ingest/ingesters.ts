@@ -1,5 +1,6 @@
 import type { Dataset } from '../datasets/registry.js';
 import { snodasIngester } from './snodas.js';
+import { spiresIngester } from './spires.js';
 import { swannIngester } from './swann.js';
 import type { Ingester } from './types.js';
 
@@ -10,7 +11,7 @@ export function ingesterFor(d: Dataset): Ingester {
       return snodasIngester;
     case 'swann':
       return swannIngester;
-    default:
-      throw new Error(`ingester ${d.config.ingester} is not built yet`);
+    case 'spires':
+      return spiresIngester;
   }
 }

@@ -104,6 +104,29 @@ describe('dataset ingest: SNODAS daily tars', () => {
     assert.match(r.stdout, /2024-01-15\s+ingested/);
   });
 
+  it('two concurrent ingests of the same date both finish and leave one complete, correct date', async () => {
+    const [a, b] = await Promise.all([
+      snowdb(['dataset', 'ingest', 'snodas', tarNow, '--force'], { env: env() }),
+      snowdb(['dataset', 'ingest', 'snodas', tarNow, '--force'], { env: env() }),
+    ]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    assert.deepEqual(
+      (await readdir(cogs('20240115'))).sort(),
+      [...PRODUCTS.map((p) => `${p.variable}.tif`), 'manifest.json'].sort(),
+    );
+    assert.deepEqual(
+      (await readdir(join(root, 'data/snodas/cogs'))).filter((n) => n.startsWith('.')),
+      [],
+    );
+    const [src, cog] = await oracle<OracleInfo[]>(
+      'info',
+      join(gen, 'now', `${stemsNow.get('swe')}.hdr`),
+      join(cogs('20240115'), 'swe.tif'),
+    );
+    assert.equal(cog!.sha256, src!.sha256);
+  });
+
   it('bad input: each gets a message naming the file and the problem; the dataset is unchanged', async () => {
     const now = join(gen, 'now');
     const names = memberNames(stemsNow, 'txt');

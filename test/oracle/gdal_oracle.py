@@ -253,8 +253,11 @@ def make_spires(out, h, v, seed, names=None):
     dy = rg.CreateDimension('y', None, None, n)
     dx = rg.CreateDimension('x', None, None, n)
     rg.CreateMDArray('time', [dt], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(np.array([9000.0]))
-    rg.CreateMDArray('x', [dx], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(x0 + (np.arange(n) + 0.5) * px)
-    rg.CreateMDArray('y', [dy], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(y1 - (np.arange(n) + 0.5) * px)
+    for axis, dim, values in (('x', dx, x0 + (np.arange(n) + 0.5) * px), ('y', dy, y1 - (np.arange(n) + 0.5) * px)):
+        arr = rg.CreateMDArray(axis, [dim], gdal.ExtendedDataType.Create(gdal.GDT_Float64))
+        arr.Write(values)
+        for key, val in (('standard_name', f'projection_{axis}_coordinate'), ('units', 'm'), ('axis', axis.upper())):
+            arr.CreateAttribute(key, [], gdal.ExtendedDataType.CreateString()).WriteString(val)
     rows = np.arange(n)[:, None]
     cols = np.arange(n)[None, :]
     wanted = names.split(',') if names else [x[0] for x in SPIRES_VARS]
@@ -273,7 +276,8 @@ def make_spires(out, h, v, seed, names=None):
 def compare_window(cog, src, col, row):
     s = gdal.Open(src)
     arr = s.GetRasterBand(1).ReadAsArray()
-    c = gdal.Open(cog).GetRasterBand(1).ReadAsArray(int(col), int(row), s.RasterXSize, s.RasterYSize)
+    cds = gdal.Open(cog)  # keep the dataset alive while its band is read
+    c = cds.GetRasterBand(1).ReadAsArray(int(col), int(row), s.RasterXSize, s.RasterYSize)
     print(json.dumps({'shape': list(arr.shape), 'mismatches': int((arr != c).sum()),
                       'sample': [int(arr[7, 11]), int(c[7, 11])]}))
 
