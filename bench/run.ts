@@ -1,12 +1,14 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
 import { cpus } from 'node:os';
 import { datasetsBench } from './datasets.bench.js';
+import { ingestBench } from './ingest.bench.js';
 import { rasterBench } from './raster.bench.js';
 
 const only = process.argv[2];
 const rows = [
   ...(only === undefined || only === 'raster' ? await rasterBench() : []),
   ...(only === undefined || only === 'datasets' ? await datasetsBench() : []),
+  ...(only === undefined || only === 'ingest' ? await ingestBench() : []),
 ];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
 const cols = ['scenario', 'median_ms', 'target'];
