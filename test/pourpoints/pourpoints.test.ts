@@ -309,4 +309,14 @@ describe('pourpoints: import, sync, prune, index, list, show', () => {
     const status = await snowdb(['status'], { env: env() });
     assert.match(status.stdout, /pourpoints: 5 basin-bearing/);
   });
+
+  it('a record whose ring touches itself (invalid for OGR) imports; its area and hash agree with OGR', async () => {
+    const file = join(FIX, '06043500_MT_USGS.geojson');
+    const r = await snowdb(['pourpoint', 'import', file], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const entry = (await readIndex()).features.find((f) => f.id === '06043500:MT:USGS')!;
+    const o = await oracle<OracleRecord>('record', file);
+    assert.equal(entry.properties.geometry_hash, o.wkb_sha256);
+    assert.ok(Math.abs((entry.properties.area_meters as number) / o.area - 1) < 1e-8);
+  });
 });
