@@ -6,26 +6,19 @@ import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gridOf } from '../src/datasets/config.js';
+import { TEMPLATES } from '../src/datasets/templates.js';
 import { Cog } from '../src/raster/cog.reader.js';
 import { writeCog } from '../src/raster/cog.writer.js';
 import { polygonCoverage } from '../src/raster/coverage.js';
-import { crsFromEpsg } from '../src/raster/crs.js';
 import type { AreaGeometry } from '../src/raster/geometry.js';
 import type { Grid } from '../src/raster/grid.js';
 import { FileSource } from '../src/raster/source.js';
 import { TileCache } from '../src/raster/tile.cache.js';
 import { median, time } from './stats.js';
 
-const SNODAS: Grid = {
-  crs: crsFromEpsg(4326)!,
-  originX: -124.73333333333333,
-  originY: 52.875,
-  cellWidth: 1 / 120,
-  cellHeight: 1 / 120,
-  width: 6935,
-  height: 3351,
-  tileSize: 256,
-};
+/** The SNODAS dataset grid, as the template defines it. */
+const SNODAS: Grid = gridOf(TEMPLATES.snodas!);
 
 /** A SNODAS-like SWE field: ~48 % nodata outside a CONUS-ish blob, smooth snow rising northward, noise. */
 function snodasLike(seed = 1): Int16Array {

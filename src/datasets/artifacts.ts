@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { access, mkdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AOI_DIR } from '../db/layout.js';
+import { pathExists } from '../io/fs.js';
 import { stemOf } from '../pourpoints/triplet.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { Cog } from '../raster/cog.reader.js';
@@ -81,10 +82,7 @@ export async function buildAoi(
   if (covered && !rebuild && (await readTag(path, 'SNOWDB_AOI_HASH')) === hash) return 'current';
   const cov = covered ? polygonCoverage(d.grid, basin) : null;
   if (cov === null) {
-    const existed = await access(path).then(
-      () => true,
-      () => false,
-    );
+    const existed = await pathExists(path);
     await rm(path, { force: true });
     return existed ? 'removed' : 'outside';
   }

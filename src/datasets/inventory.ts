@@ -2,6 +2,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/database.js';
 import { AOI_DIR, DATES_DIR, ZONES_DIR } from '../db/layout.js';
+import { isoDate } from '../util/dates.js';
 import { AREA_RASTER } from './artifacts.js';
 import { type StatName, statNames } from './config.js';
 import { type Dataset, openDataset, openDatasets } from './registry.js';
@@ -13,7 +14,7 @@ export async function ingestedDates(d: Dataset): Promise<string[]> {
   return (await names(join(d.dir, DATES_DIR)))
     .filter((n) => /^\d{8}$/.test(n))
     .sort()
-    .map((n) => `${n.slice(0, 4)}-${n.slice(4, 6)}-${n.slice(6, 8)}`);
+    .map(isoDate);
 }
 
 export interface DatasetSummary {

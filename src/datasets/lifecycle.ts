@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Database } from '../db/database.js';
 import { AOI_DIR } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
+import { pathExists } from '../io/fs.js';
 import { type Coverage, readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { type BuildAction, buildAreaRaster } from './artifacts.js';
 import { readDatasetConfig, writeDatasetConfig } from './config.js';
@@ -59,10 +60,7 @@ export async function createDataset(
   }
   const configPath = join(db.root, linkPath);
   const dir = join(db.root, 'data', name);
-  const present = await stat(configPath).then(
-    () => true,
-    () => false,
-  );
+  const present = await pathExists(configPath);
   if (present) {
     const cfg = await readDatasetConfig(configPath);
     if (cfg.template !== template) {

@@ -1,10 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import type { Database } from '../db/database.js';
-import { SnowdbError } from '../errors.js';
 import { type Coverage, type IndexEntry, readIndex, writeIndex } from '../pourpoints/index-file.js';
-import { parseRecord } from '../pourpoints/record.js';
-import { recordPath } from '../pourpoints/store.js';
-import { checkTriplet } from '../pourpoints/triplet.js';
+import { indexedEntry, readStoredBasin } from '../pourpoints/store.js';
 import { containment } from '../raster/extent.js';
 import { mapPool } from '../util/pool.js';
 import { type BuildAction, buildAoi } from './artifacts.js';
@@ -37,10 +33,7 @@ export async function rasterizeBasins(
   let done = 0;
   opts.onProgress?.(0, entries.length);
   const results = await mapPool(entries, 2, async (entry) => {
-    const file = recordPath(db, entry.triplet);
-    const rec = parseRecord(await readFile(file), file);
-    if (rec.kind !== 'basin')
-      throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
+    const rec = await readStoredBasin(db, entry.triplet);
     const coverage: Record<string, Coverage> = { ...entry.coverage };
     const rows: RasterizeRow[] = [];
     for (const d of datasets) {
@@ -76,16 +69,7 @@ export interface RasterizeRequest extends RasterizeOptions {
  */
 export async function rasterizeIndexed(db: Database, req: RasterizeRequest): Promise<RasterizeRow[]> {
   const index = await readIndex(db.paths.pourpointIndex);
-  let entries = [...index.values()];
-  if (req.triplet !== undefined) {
-    const e = index.get(checkTriplet(req.triplet));
-    if (e === undefined)
-      throw new SnowdbError(
-        'pourpoint-not-found',
-        `no pourpoint ${req.triplet} in the index (see 'snowdb pourpoint list')`,
-      );
-    entries = [e];
-  }
+  const entries = req.triplet === undefined ? [...index.values()] : [indexedEntry(index, req.triplet)];
   const datasets = req.datasets?.length
     ? await Promise.all(req.datasets.map((n) => openDataset(db, n)))
     : await openDatasets(db);

@@ -5,6 +5,7 @@ import { openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
+import { isoDate as iso } from '../util/dates.js';
 import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
 import { ingesterFor } from './ingesters.js';
 import type { DateSource } from './types.js';
@@ -17,8 +18,6 @@ export interface DateResult {
   readonly source: string;
   readonly message?: string;
 }
-
-const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`;
 
 /**
  * Ingest one date into a dataset: skip it when its manifest already carries the same source hash

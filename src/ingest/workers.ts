@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { openDataset } from '../datasets/registry.js';
 import { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
+import { isoDate as iso } from '../util/dates.js';
 import { type DateResult, ingestDate } from './run.js';
 import type { DateSource } from './types.js';
 
@@ -13,8 +14,6 @@ export interface JobMessage {
   readonly job: DateSource;
   readonly force: boolean;
 }
-
-const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6, 8)}`;
 
 /** Run one job here; a domain error becomes a `failed` row (each date succeeds or fails alone). */
 export async function runJob(m: JobMessage): Promise<DateResult> {

@@ -8,8 +8,7 @@ import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
 import { type Coverage, entryOf, type IndexEntry, readIndex, writeIndex } from './index-file.js';
 import { parseRecord } from './record.js';
-import { recordPath, storedTriplets } from './store.js';
-import { checkTriplet } from './triplet.js';
+import { indexedEntry, readStoredBasin, recordPath, storedTriplets } from './store.js';
 
 /** Indexed (basin-bearing) pourpoints, sorted by triplet. */
 export async function listPourpoints(db: Database): Promise<IndexEntry[]> {
@@ -42,18 +41,8 @@ export interface PourpointDetail {
  * @throws SnowdbError `invalid-name` for a malformed triplet, `pourpoint-not-found` when not indexed.
  */
 export async function showPourpoint(db: Database, triplet: string): Promise<PourpointDetail> {
-  checkTriplet(triplet);
-  const entry = (await readIndex(db.paths.pourpointIndex)).get(triplet);
-  if (entry === undefined) {
-    throw new SnowdbError(
-      'pourpoint-not-found',
-      `no pourpoint ${triplet} in the index (see 'snowdb pourpoint list')`,
-    );
-  }
-  const file = recordPath(db, triplet);
-  const rec = parseRecord(await readFile(file), file);
-  if (rec.kind !== 'basin')
-    throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
+  const entry = indexedEntry(await readIndex(db.paths.pourpointIndex), triplet);
+  const rec = await readStoredBasin(db, triplet);
   const polys = polygonsOf(rec.basin);
   return {
     triplet,
@@ -68,7 +57,7 @@ export async function showPourpoint(db: Database, triplet: string): Promise<Pour
     basin_bbox: entry.basinBbox,
     geometry_hash: entry.geometryHash,
     coverage: entry.coverage,
-    record: file,
+    record: recordPath(db, triplet),
     properties: rec.properties,
   };
 }

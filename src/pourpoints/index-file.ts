@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseJsonAs } from '../db/json-file.js';
 import { writeJsonAtomic } from '../io/atomic.js';
+import { readFileIfExists } from '../io/fs.js';
+import type { Containment } from '../raster/extent.js';
 import { geodesicArea } from '../raster/geodesic.js';
 import type { AreaGeometry } from '../raster/geometry.js';
 import { polygonsBounds, polygonsOf } from '../raster/geometry.js';
@@ -11,8 +12,8 @@ import { byString } from '../util/compare.js';
 import type { BasinRecord, LonLat } from './record.js';
 
 /** How much of a basin a dataset's domain holds. */
-export type Coverage = 'full' | 'partial' | 'none';
-export const COVERAGES = ['full', 'partial', 'none'] as const;
+export type Coverage = Containment;
+export const COVERAGES = ['full', 'partial', 'none'] as const satisfies readonly Coverage[];
 
 /** Coverage of one basin against every registered dataset (name → coverage). */
 export type CoverageOf = (basin: AreaGeometry) => Record<string, Coverage>;
@@ -69,14 +70,11 @@ export function entryOf(rec: BasinRecord, coverageOf: CoverageOf): IndexEntry {
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
 export async function readIndex(file: string): Promise<Map<string, IndexEntry>> {
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return null;
-    throw e;
-  });
+  const bytes = await readFileIfExists(file);
   const out = new Map<string, IndexEntry>();
-  if (text === null) return out;
+  if (bytes === null) return out;
   const parsed = parseJsonAs(
-    text,
+    bytes.toString('utf8'),
     file,
     IndexSchema,
     'a pourpoint index',

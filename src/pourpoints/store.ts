@@ -2,7 +2,11 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/database.js';
 import { AOI_DIR, datasetDir } from '../db/layout.js';
-import { recordFileName, stemOf, tripletOfFileName } from './triplet.js';
+import { SnowdbError } from '../errors.js';
+import { readFileIfExists } from '../io/fs.js';
+import type { IndexEntry } from './index-file.js';
+import { type BasinRecord, parseRecord } from './record.js';
+import { checkTriplet, recordFileName, stemOf, tripletOfFileName } from './triplet.js';
 
 /** Where a triplet's record lives: `pourpoints/<stem>.geojson`. */
 export function recordPath(db: Database, triplet: string): string {
@@ -17,10 +21,7 @@ export async function storedTriplets(db: Database): Promise<Set<string>> {
 
 /** A stored record's bytes, or null when there is none. */
 export async function readStoredRecord(db: Database, triplet: string): Promise<Uint8Array | null> {
-  return readFile(recordPath(db, triplet)).catch((e: NodeJS.ErrnoException) => {
-    if (e.code === 'ENOENT') return null;
-    throw e;
-  });
+  return readFileIfExists(recordPath(db, triplet));
 }
 
 /** Every per-dataset raster of a basin: its AOI raster in each registered dataset. */
@@ -34,4 +35,32 @@ export function basinRasterPaths(db: Database, triplet: string): string[] {
 export async function deleteBasin(db: Database, triplet: string): Promise<void> {
   for (const p of basinRasterPaths(db, triplet)) await rm(p, { force: true });
   await rm(recordPath(db, triplet), { force: true });
+}
+
+/**
+ * The index entry of a triplet.
+ * @throws SnowdbError `invalid-name` for a malformed triplet, `pourpoint-not-found` when not indexed.
+ */
+export function indexedEntry(index: ReadonlyMap<string, IndexEntry>, triplet: string): IndexEntry {
+  const e = index.get(checkTriplet(triplet));
+  if (e === undefined) {
+    throw new SnowdbError(
+      'pourpoint-not-found',
+      `no pourpoint ${triplet} in the index (see 'snowdb pourpoint list')`,
+    );
+  }
+  return e;
+}
+
+/**
+ * A stored basin record, parsed.
+ * @throws SnowdbError `invalid-pourpoint` when the stored file is not a basin record.
+ */
+export async function readStoredBasin(db: Database, triplet: string): Promise<BasinRecord> {
+  const file = recordPath(db, triplet);
+  const rec = parseRecord(await readFile(file), file);
+  if (rec.kind !== 'basin') {
+    throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
+  }
+  return rec;
 }

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { datasetCoverage } from '../datasets/coverage.js';
+import { coverageAgainst } from '../datasets/coverage.js';
 import { rasterizeBasins } from '../datasets/rasterize.js';
 import { openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
@@ -167,13 +167,14 @@ export async function syncPourpoints(
   opts: SyncOptions,
 ): Promise<SyncReport> {
   const index = await readIndex(db.paths.pourpointIndex);
+  const datasets = await openDatasets(db);
   const staging = await mkdtemp(join(tmpdir(), 'snowdb-sync-'));
   try {
     const ctx: Context = {
       db,
       index,
-      coverageOf: await datasetCoverage(db),
-      datasetKeys: Object.keys(db.config.datasets).sort().join('\n'),
+      coverageOf: coverageAgainst(datasets),
+      datasetKeys: datasets.map((d) => d.name).join('\n'),
       staging,
     };
     let done = 0;
@@ -196,8 +197,7 @@ export async function syncPourpoints(
     if (!dryRun) {
       await commit(db, index, outcomes, pruned, prunedTo);
       const changed = outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.entry] : []));
-      const datasets = changed.length > 0 ? await openDatasets(db) : [];
-      if (datasets.length > 0) {
+      if (changed.length > 0 && datasets.length > 0) {
         const { rows } = await rasterizeBasins(db, changed, datasets, { onProgress: opts.onRasterProgress });
         aoiBuilt = rows.filter((r) => r.action === 'built').length;
       }

@@ -6,12 +6,9 @@ import { SnowdbError } from '../../errors.js';
 import { ingestSources } from '../../ingest/run.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
+import { type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
-
-type Format = 'table' | 'json';
-const formatOption = () =>
-  new Option('--format <format>', 'output format').choices(['table', 'json']).default('table');
 
 export function registerDatasetCommands(program: Command, run: Runner): void {
   const group = program

@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { rasterizeIndexed } from '../../datasets/rasterize.js';
 import { SnowdbError } from '../../errors.js';
 import { gitHubSettingsFrom } from '../../io/github.js';
@@ -7,12 +7,9 @@ import { listFolderSource, singleFileSource } from '../../pourpoints/sources.js'
 import { type SyncReport, syncPourpoints } from '../../pourpoints/sync.js';
 import type { CliContext, Runner } from '../context.js';
 import { renderJson } from '../json.js';
+import { type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
-
-type Format = 'table' | 'json';
-const formatOption = () =>
-  new Option('--format <format>', 'output format').choices(['table', 'json']).default('table');
 
 const km2 = (m2: number) => (m2 / 1e6).toFixed(2);
 const coverageText = (c: Readonly<Record<string, string>>) =>

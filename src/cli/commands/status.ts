@@ -1,15 +1,16 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { readStatus } from '../../db/status.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
+import { type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 
 export function registerStatus(program: Command, run: Runner): void {
   program
     .command('status')
     .description('per-dataset artifacts, date span and health of the database')
-    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json']).default('table'))
-    .action((opts: { format: 'table' | 'json' }, cmd: Command) =>
+    .addOption(formatOption())
+    .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const status = await readStatus(await ctx.openDatabase());
         if (opts.format === 'json') {
