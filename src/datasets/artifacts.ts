@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { AOI_DIR } from '../db/layout.js';
 import { pathExists } from '../io/fs.js';
@@ -9,8 +9,9 @@ import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
 import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
 import type { AreaGeometry } from '../raster/geometry.js';
-import { subGrid, tileAlignedWindow } from '../raster/grid.js';
+import { subGrid, tileAlignedWindow, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
+import { mapPool } from '../util/pool.js';
 import type { Dataset } from './registry.js';
 
 /** Bump when the bytes an AOI or area raster holds for the same inputs change. */
@@ -38,6 +39,28 @@ export async function readTag(path: string, tag: string): Promise<string | null>
   } finally {
     await src.close();
   }
+}
+
+/** Parse a `col row width height` window tag. */
+export function parseWindowTag(text: string | null): Window | null {
+  const n = (text ?? '').trim().split(/\s+/).map(Number);
+  if (n.length !== 4 || !n.every(Number.isInteger)) return null;
+  const [col, row, width, height] = n as [number, number, number, number];
+  return { col, row, width, height };
+}
+
+/** `col row width height` text of a window, as stored in tags. */
+export function windowTag(w: Window): string {
+  return `${w.col} ${w.row} ${w.width} ${w.height}`;
+}
+
+/** The tile-aligned windows of every basin AOI raster a dataset holds, sorted by file name. */
+export async function aoiWindows(d: Dataset): Promise<Window[]> {
+  const files = (await readdir(join(d.dir, AOI_DIR)).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.tif'))
+    .sort();
+  const tags = await mapPool(files, 8, (f) => readTag(join(d.dir, AOI_DIR, f), 'SNOWDB_AOI_WINDOW'));
+  return tags.map(parseWindowTag).filter((w): w is Window => w !== null);
 }
 
 /** What building one artifact did. */
@@ -107,7 +130,7 @@ export async function buildAoi(
       SNOWDB_DATASET: d.name,
       SNOWDB_TRIPLET: triplet,
       SNOWDB_AOI_HASH: hash,
-      SNOWDB_AOI_WINDOW: `${w.col} ${w.row} ${w.width} ${w.height}`,
+      SNOWDB_AOI_WINDOW: windowTag(w),
       SNOWDB_AOI_AREA_M2: String(total),
     },
   });

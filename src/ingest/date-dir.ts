@@ -1,10 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Dataset } from '../datasets/registry.js';
 import { DATES_DIR } from '../db/layout.js';
 import { writeJsonAtomic } from '../io/atomic.js';
+import { sha256Files } from '../io/hash.js';
 
 /** Manifest of one ingested date: written inside the date folder, so it swaps in with the COGs. */
 export interface DateManifest {
@@ -25,11 +25,7 @@ export const dateDir = (d: Dataset, date: string) => join(d.dir, DATES_DIR, date
 
 /** `v1:` + sha256 over the source files' bytes (sorted paths, streamed). */
 export async function sourceHash(files: readonly string[]): Promise<string> {
-  const h = createHash('sha256');
-  for (const f of [...files].sort()) {
-    for await (const chunk of createReadStream(f, { highWaterMark: 1 << 20 })) h.update(chunk as Buffer);
-  }
-  return `${INGEST_FORMAT}:${h.digest('hex')}`;
+  return `${INGEST_FORMAT}:${await sha256Files([...files].sort())}`;
 }
 
 export async function readManifest(d: Dataset, date: string): Promise<DateManifest | null> {

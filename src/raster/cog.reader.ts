@@ -19,6 +19,8 @@ export interface CogLevel {
   readonly tileHeight: number;
   readonly compression: number;
   readonly predictor: number;
+  /** True for a stripped image (tiles one image wide; the last strip may be short). */
+  readonly stripped: boolean;
   /** Byte offset and length of each tile, row-major; length 0 = sparse (all nodata). */
   readonly offsets: readonly number[];
   readonly counts: readonly number[];
@@ -32,20 +34,23 @@ const num = (ifd: Ifd, tag: number, fallback?: number): number => {
   return v;
 };
 
+/** A level's layout; a stripped TIFF is read as tiles one image wide and RowsPerStrip high. */
 function levelOf(ifd: Ifd, url: string): CogLevel {
-  if (!ifd.has(Tag.TileWidth))
-    throw new SnowdbError('invalid-raster', `${url}: not tiled (snowdb reads tiled GeoTIFFs)`);
   if (num(ifd, Tag.SamplesPerPixel, 1) !== 1)
     throw new SnowdbError('invalid-raster', `${url}: more than one band`);
+  const width = num(ifd, Tag.ImageWidth);
+  const height = num(ifd, Tag.ImageLength);
+  const tiled = ifd.has(Tag.TileWidth);
   return {
-    width: num(ifd, Tag.ImageWidth),
-    height: num(ifd, Tag.ImageLength),
-    tileWidth: num(ifd, Tag.TileWidth),
-    tileHeight: num(ifd, Tag.TileLength),
+    width,
+    height,
+    tileWidth: tiled ? num(ifd, Tag.TileWidth) : width,
+    tileHeight: tiled ? num(ifd, Tag.TileLength) : Math.min(num(ifd, Tag.RowsPerStrip, height), height),
     compression: num(ifd, Tag.Compression, 1),
     predictor: num(ifd, Tag.Predictor, 1),
-    offsets: nums(ifd.get(Tag.TileOffsets)),
-    counts: nums(ifd.get(Tag.TileByteCounts)),
+    stripped: !tiled,
+    offsets: nums(ifd.get(tiled ? Tag.TileOffsets : Tag.StripOffsets)),
+    counts: nums(ifd.get(tiled ? Tag.TileByteCounts : Tag.StripByteCounts)),
   };
 }
 
@@ -163,7 +168,7 @@ export class Cog {
       const bytes = total > 0 ? this.source.fetch(start, total) : Promise.resolve(new Uint8Array(0));
       for (const i of run) {
         const rel = (lvl.offsets[i] ?? 0) - start;
-        const p = bytes.then((b) => this.decode(lvl, b.subarray(rel, rel + (lvl.counts[i] ?? 0))));
+        const p = bytes.then((b) => this.decode(lvl, i, b.subarray(rel, rel + (lvl.counts[i] ?? 0))));
         this.tilesFetched++;
         out[position.get(i)!] = this.cache.put(this.key(levelIndex, i), p, tileBytes);
       }
@@ -175,8 +180,12 @@ export class Cog {
     return `${this.source.url}#${level}:${index}`;
   }
 
-  private decode(lvl: CogLevel, raw: Uint8Array): TypedArray {
+  private decode(lvl: CogLevel, index: number, raw: Uint8Array): TypedArray {
     const n = lvl.tileWidth * lvl.tileHeight;
+    // A stripped image's last strip holds only the rows left; pad it to a full strip.
+    const across = Math.ceil(lvl.width / lvl.tileWidth);
+    const rows = Math.min(lvl.tileHeight, lvl.height - Math.floor(index / across) * lvl.tileHeight);
+    const needed = (lvl.stripped ? rows * lvl.tileWidth : n) * DTYPES[this.dtype].bytes;
     const bps = DTYPES[this.dtype].bytes;
     if (raw.length === 0) {
       const t = allocate(this.dtype, n);
@@ -184,12 +193,16 @@ export class Cog {
       return t;
     }
     let bytes = decodeTile(lvl.compression, raw, n * bps);
-    if (bytes === raw) bytes = raw.slice();
-    if (bytes.length < n * bps)
+    if (bytes.length < needed)
       throw new SnowdbError(
         'invalid-raster',
-        `${this.source.url}: tile decodes to ${bytes.length} bytes, expected ${n * bps}`,
+        `${this.source.url}: tile decodes to ${bytes.length} bytes, expected ${needed}`,
       );
+    if (bytes === raw || bytes.length < n * bps) {
+      const full = new Uint8Array(n * bps);
+      full.set(bytes.subarray(0, Math.min(bytes.length, n * bps)));
+      bytes = full;
+    }
     if (lvl.predictor === 2) decodeHorizontal(bytes, lvl.tileWidth, lvl.tileHeight, bps);
     else if (lvl.predictor === 3)
       decodeFloat(bytes, lvl.tileWidth, lvl.tileHeight, bps, new Uint8Array(lvl.tileWidth * bps));
@@ -215,7 +228,7 @@ export class Cog {
       );
     }
     const out = allocate(this.dtype, w.width * w.height);
-    const t = tilesOfWindow(lvl.tileWidth, w);
+    const t = tilesOfWindow(lvl.tileWidth, w, lvl.tileHeight);
     const across = Math.ceil(lvl.width / lvl.tileWidth);
     const indices: number[] = [];
     for (let ty = t.ty0; ty <= t.ty1; ty++)

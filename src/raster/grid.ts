@@ -81,13 +81,13 @@ export function tileCounts(g: Grid): { readonly across: number; readonly down: n
   return { across: Math.ceil(g.width / g.tileSize), down: Math.ceil(g.height / g.tileSize) };
 }
 
-/** The tiles a window touches (window assumed inside the grid). */
-export function tilesOfWindow(tileSize: number, w: Window): TileRange {
+/** The tiles a window touches (window assumed inside the grid); tiles may be taller than wide. */
+export function tilesOfWindow(tileSize: number, w: Window, tileHeight = tileSize): TileRange {
   return {
     tx0: Math.floor(w.col / tileSize),
-    ty0: Math.floor(w.row / tileSize),
+    ty0: Math.floor(w.row / tileHeight),
     tx1: Math.floor((w.col + w.width - 1) / tileSize),
-    ty1: Math.floor((w.row + w.height - 1) / tileSize),
+    ty1: Math.floor((w.row + w.height - 1) / tileHeight),
   };
 }
 
@@ -119,4 +119,14 @@ export function alignedOffset(outer: Grid, inner: Grid, tolerance = 1e-6): [col:
   const col = Math.round(c);
   const row = Math.round(r);
   return Math.abs(c - col) <= tolerance && Math.abs(r - row) <= tolerance ? [col, row] : null;
+}
+
+/** The smallest window holding every window given, or null for none. */
+export function unionWindows(ws: readonly Window[]): Window | null {
+  if (ws.length === 0) return null;
+  const col = Math.min(...ws.map((w) => w.col));
+  const row = Math.min(...ws.map((w) => w.row));
+  const width = Math.max(...ws.map((w) => w.col + w.width)) - col;
+  const height = Math.max(...ws.map((w) => w.row + w.height)) - row;
+  return { col, row, width, height };
 }

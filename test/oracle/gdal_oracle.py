@@ -26,6 +26,14 @@ Commands (JSON on stdout):
                                   sinusoid metres), every variable unless VARS (comma list) is given
   compare-window COG SRC COL ROW  GDAL reads SRC (any GDAL name, e.g. NETCDF:"f.nc":SWE) and the
                                   COG window of SRC's size at COL,ROW: equal cells, and a sample
+  zone-elevation LAYER DEM        gdalwarp -r average of DEM onto LAYER's grid; compares with LAYER
+                                  where both have data: count, max and mean absolute difference (m)
+  zone-terrain LAYER_DIR DEM S    gdaldem slope + aspect on DEM (a projected DEM), then each DEM
+                                  pixel split into S x S points assigned to LAYER_DIR's grid cells
+                                  (OSR transforms): majority class, northness, eastness, entropy,
+                                  compared with the layers in LAYER_DIR
+  zone-forest LAYER NLCD S        direct count per LAYER cell of S x S points per NLCD pixel (OSR
+                                  transforms): round(100 * forest / valid), compared with LAYER
 """
 import hashlib
 import json
@@ -282,10 +290,174 @@ def compare_window(cog, src, col, row):
                       'sample': [int(arr[7, 11]), int(c[7, 11])]}))
 
 
+def layer_grid(path):
+    ds = gdal.Open(path)
+    band = ds.GetRasterBand(1)
+    return ds, band.ReadAsArray(), band.GetNoDataValue()
+
+
+def zone_elevation(layer, dem):
+    ds, ours, nd = layer_grid(layer)
+    gt = ds.GetGeoTransform()
+    w, h = ds.RasterXSize, ds.RasterYSize
+    warped = gdal.Warp('', dem, format='MEM', dstSRS=ds.GetProjection(), resampleAlg='average',
+                       outputBounds=(gt[0], gt[3] + h * gt[5], gt[0] + w * gt[1], gt[3]),
+                       width=w, height=h, dstNodata=-9999, outputType=gdal.GDT_Float64)
+    ref = warped.GetRasterBand(1).ReadAsArray()
+    both = (ours != nd) & (ref != -9999)
+    d = np.abs(ours[both].astype('float64') - ref[both])
+    # Interior cells: all four corners inside the DEM's extent.
+    src = gdal.Open(dem)
+    sg = src.GetGeoTransform()
+    a = osr.SpatialReference(wkt=ds.GetProjection())
+    b = osr.SpatialReference(wkt=src.GetProjection())
+    for sr in (a, b):
+        sr.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    ct = osr.CoordinateTransformation(a, b)
+    cc, rr = np.meshgrid(np.arange(w + 1), np.arange(h + 1))
+    t = np.array(ct.TransformPoints(np.stack([(gt[0] + cc * gt[1]).ravel(), (gt[3] + rr * gt[5]).ravel()], -1)))
+    x0, x1 = sg[0], sg[0] + src.RasterXSize * sg[1]
+    y1, y0 = sg[3], sg[3] + src.RasterYSize * sg[5]
+    ins = ((t[:, 0] > x0) & (t[:, 0] < x1) & (t[:, 1] > y0) & (t[:, 1] < y1)).reshape(h + 1, w + 1)
+    interior = both & ins[:-1, :-1] & ins[:-1, 1:] & ins[1:, :-1] & ins[1:, 1:]
+    di = np.abs(ours[interior].astype('float64') - ref[interior])
+    print(json.dumps({'n': int(both.sum()), 'interior': int(interior.sum()),
+                      'interior_max_abs': float(di.max()) if di.size else None, 'ours_only': int(((ours != nd) & (ref == -9999)).sum()),
+                      'gdal_only': int(((ours == nd) & (ref != -9999)).sum()),
+                      'max_abs': float(d.max()), 'mean_abs': float(d.mean()),
+                      'relief': float(ref[both].max() - ref[both].min())}))
+
+
+def sample_cells(src_ds, target_ds, s):
+    """Cell index (row * width + col) in target_ds of S x S points per src_ds pixel, shape
+    (rows, cols, S*S), -1 outside. Pixel corners are transformed exactly by OSR; points inside a
+    pixel are bilinear between its corners (a 30-90 m pixel does not curve measurably)."""
+    a = osr.SpatialReference(wkt=src_ds.GetProjection())
+    b = osr.SpatialReference(wkt=target_ds.GetProjection())
+    for sr in (a, b):
+        sr.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+    ct = osr.CoordinateTransformation(a, b)
+    gt = src_ds.GetGeoTransform()
+    W, H = src_ds.RasterXSize, src_ds.RasterYSize
+    cc, rr = np.meshgrid(np.arange(W + 1), np.arange(H + 1))
+    pts = np.stack([(gt[0] + cc * gt[1]).ravel(), (gt[3] + rr * gt[5]).ravel()], -1)
+    t = np.array(ct.TransformPoints(pts))
+    tg = target_ds.GetGeoTransform()
+    tc = ((t[:, 0] - tg[0]) / tg[1]).reshape(H + 1, W + 1)
+    tr = ((t[:, 1] - tg[3]) / tg[5]).reshape(H + 1, W + 1)
+    w, h = target_ds.RasterXSize, target_ds.RasterYSize
+    out = []
+    offs = (np.arange(s) + 0.5) / s
+    for v in offs:
+        for u in offs:
+            def lerp(g):
+                top = g[:-1, :-1] * (1 - u) + g[:-1, 1:] * u
+                bot = g[1:, :-1] * (1 - u) + g[1:, 1:] * u
+                return top * (1 - v) + bot * v
+            c = np.floor(lerp(tc)).astype('int64')
+            r = np.floor(lerp(tr)).astype('int64')
+            ok = (c >= 0) & (c < w) & (r >= 0) & (r < h)
+            out.append(np.where(ok, r * w + c, -1))
+    return np.stack(out, -1)
+
+
+def zone_terrain(layer_dir, dem, s):
+    s = int(s)
+    slope = gdal.DEMProcessing('', dem, 'slope', format='MEM', alg='Horn').ReadAsArray()
+    aspect = gdal.DEMProcessing('', dem, 'aspect', format='MEM', alg='Horn').ReadAsArray()
+    src = gdal.Open(dem)
+    valid = (slope != -9999) & (aspect != -9999) | ((slope != -9999) & (slope < 2))
+    flat = valid & (slope < 2)
+    cls = np.full(slope.shape, 255, 'int64')
+    deg = aspect
+    cls[valid & ~flat & ((deg >= 315) | (deg < 45))] = 0
+    cls[valid & ~flat & (deg >= 45) & (deg < 135)] = 1
+    cls[valid & ~flat & (deg >= 135) & (deg < 225)] = 2
+    cls[valid & ~flat & (deg >= 225) & (deg < 315)] = 3
+    cls[flat] = 4
+    ds, major, _ = layer_grid(f'{layer_dir}/aspect_majority.tif')
+    n = ds.RasterXSize * ds.RasterYSize
+    cell = sample_cells(src, ds, s)
+    z = src.GetRasterBand(1).ReadAsArray().astype('float64')
+    znd = src.GetRasterBand(1).GetNoDataValue()
+    zw = np.zeros(n)
+    zs = np.zeros(n)
+    wt = 1.0 / (s * s)
+    counts = np.zeros((n, 5))
+    sc = np.zeros(n)
+    ss = np.zeros(n)
+    sw = np.zeros(n)
+    for k in range(s * s):
+        ck = cell[:, :, k]
+        m = (z != znd) & (ck >= 0)
+        zw += np.bincount(ck[m], minlength=n) * wt
+        zs += np.bincount(ck[m], weights=z[m] * wt, minlength=n)
+        for c in range(5):
+            m = (cls == c) & (ck >= 0)
+            counts[:, c] += np.bincount(ck[m], minlength=n) * wt
+        m = (cls < 4) & (ck >= 0)
+        rad = np.radians(aspect[m])
+        sc += np.bincount(ck[m], weights=np.cos(rad) * wt, minlength=n)
+        ss += np.bincount(ck[m], weights=np.sin(rad) * wt, minlength=n)
+        sw += np.bincount(ck[m], weights=np.full(m.sum(), wt), minlength=n)
+    total = counts.sum(1)
+    has = total > 0
+    srt = np.sort(counts, 1)
+    margin = np.where(has, (srt[:, -1] - srt[:, -2]) / np.where(has, total, 1), 0)
+    ref_major = np.argmax(counts, 1)
+    ours = major.ravel()
+    clear = has & (margin > 0.15)
+    p = counts / np.where(has, total, 1)[:, None]
+    with np.errstate(divide='ignore', invalid='ignore'):
+        ent = -np.nansum(np.where(p > 0, p * np.log(p), 0), 1) / math.log(5)
+    ours_ent = gdal.Open(f'{layer_dir}/aspect_entropy.tif').ReadAsArray().ravel()
+    north = gdal.Open(f'{layer_dir}/northness.tif').ReadAsArray().ravel()
+    east = gdal.Open(f'{layer_dir}/eastness.tif').ReadAsArray().ravel()
+    sl = sw > 0
+    elev = gdal.Open(f'{layer_dir}/elevation.tif').ReadAsArray().ravel()
+    ze = zw > 0
+    print(json.dumps({
+        'elevation_cells': int(ze.sum()), 'elevation_ours_cells': int((elev != -9999).sum()),
+        'elevation_max_abs': float(np.abs(elev[ze] - zs[ze] / zw[ze]).max()),
+        'cells': int(has.sum()), 'ours_cells': int((ours != 255).sum()),
+        'clear': int(clear.sum()), 'clear_mismatch': int((ours[clear] != ref_major[clear]).sum()),
+        'all_mismatch': int((ours[has] != ref_major[has]).sum()),
+        'entropy_max_abs': float(np.abs(ours_ent[has] - ent[has]).max()),
+        'northness_max_abs': float(np.abs(north[sl] - sc[sl] / sw[sl]).max()),
+        'eastness_max_abs': float(np.abs(east[sl] - ss[sl] / sw[sl]).max()),
+        'northness_mean_abs': float(np.abs(north[sl] - sc[sl] / sw[sl]).mean()),
+    }))
+
+
+def zone_forest(layer, nlcd, s):
+    s = int(s)
+    ds, ours, nd = layer_grid(layer)
+    src = gdal.Open(nlcd)
+    cls = src.GetRasterBand(1).ReadAsArray().astype('int64')
+    src_nd = src.GetRasterBand(1).GetNoDataValue()
+    cells = sample_cells(src, ds, s)
+    n = ds.RasterXSize * ds.RasterYSize
+    nv = np.zeros(n)
+    nf = np.zeros(n)
+    for k in range(s * s):
+        cell = cells[:, :, k]
+        valid = (cls != 0) & (cls != src_nd) & (cell >= 0)
+        forest = valid & np.isin(cls, [41, 42, 43])
+        nv += np.bincount(cell[valid], minlength=n) / (s * s)
+        nf += np.bincount(cell[forest], minlength=n) / (s * s)
+    ref = np.where(nv > 0, np.floor(100.0 * nf / np.where(nv > 0, nv, 1) + 0.5), 255).astype('int64')
+    o = ours.ravel().astype('int64')
+    print(json.dumps({'cells': int((nv > 0).sum()), 'mismatch': int((o != ref).sum()),
+                      'max_diff': int(np.abs(np.where(o == 255, 0, o) - np.where(ref == 255, 0, ref)).max()),
+                      'forested_cells': int(((ref >= 50) & (ref != 255)).sum())}))
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
      'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args),
      'raster-sum': lambda: raster_sum(*args), 'basin-area': lambda: basin_area(*args),
      'box-area': lambda: box_area(*args), 'make-swann': lambda: make_swann(*args),
-     'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args)}[cmd]()
+     'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args),
+     'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
+     'zone-forest': lambda: zone_forest(*args)}[cmd]()

@@ -9,11 +9,12 @@ import { renderJson } from '../json.js';
 import { type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
+import { registerZoneCommands } from './zones.js';
 
 export function registerDatasetCommands(program: Command, run: Runner): void {
   const group = program
     .command('dataset')
-    .description('gridded datasets: create, register, activate, list, info');
+    .description('gridded datasets: create, register, activate, generate-zones, ingest, list, info');
 
   group
     .command('create')
@@ -108,6 +109,8 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
           );
       }),
     );
+
+  registerZoneCommands(group, run);
 
   group
     .command('list')

@@ -74,6 +74,35 @@ export function parseGeoKeys(dir: ArrayLike<number>, doubles: ArrayLike<number>,
   return out;
 }
 
+/** Ellipsoid of user-defined geographic keys: 'grs80', 'wgs84' or null. */
+function ellipsoidOf(keys: GeoKeys): 'grs80' | 'wgs84' | null {
+  const code = keys.get(GeoKey.GeogEllipsoid);
+  if (code === 7019) return 'grs80';
+  if (code === 7030) return 'wgs84';
+  const a = keys.get(GeoKey.GeogSemiMajorAxis);
+  const invf = keys.get(GeoKey.GeogInvFlattening);
+  if (a !== 6378137 || typeof invf !== 'number') return null;
+  if (Math.abs(invf - 298.257222101) < 1e-6) return 'grs80';
+  if (Math.abs(invf - 298.257223563) < 1e-6) return 'wgs84';
+  return null;
+}
+
+/**
+ * A user-defined projected CRS whose Projection key is a UTM zone (EPSG 16001–16060 north,
+ * 16101–16160 south) on GRS80 (→ NAD83 / UTM) or WGS 84 (→ WGS 84 / UTM); else null.
+ */
+function utmOfProjection(keys: GeoKeys): Crs | null {
+  const proj = keys.get(GeoKey.Projection);
+  if (typeof proj !== 'number' || proj < 16001 || proj > 16160) return null;
+  const zone = proj % 100;
+  const south = proj > 16100;
+  if (zone < 1 || zone > 60) return null;
+  const ell = ellipsoidOf(keys);
+  if (ell === 'grs80' && !south && zone <= 23) return crsFromEpsg(26900 + zone);
+  if (ell === 'wgs84') return crsFromEpsg((south ? 32700 : 32600) + zone);
+  return null;
+}
+
 /** The CRS GeoKeys describe, or null when snowdb does not know it. */
 export function crsFromGeoKeys(keys: GeoKeys): Crs | null {
   const model = keys.get(GeoKey.GTModelType);
@@ -81,6 +110,8 @@ export function crsFromGeoKeys(keys: GeoKeys): Crs | null {
   if (model === 1 && typeof pcs === 'number' && pcs !== USER_DEFINED) return crsFromEpsg(pcs);
   const gcs = keys.get(GeoKey.GeographicType);
   if (model === 2 && typeof gcs === 'number' && gcs !== USER_DEFINED) return crsFromEpsg(gcs);
+  const utm = utmOfProjection(keys);
+  if (model === 1 && utm !== null) return utm;
   if (model === 1 && keys.get(GeoKey.ProjCoordTrans) === 24) {
     const a = keys.get(GeoKey.GeogSemiMajorAxis);
     const b = keys.get(GeoKey.GeogSemiMinorAxis) ?? a;

@@ -77,7 +77,8 @@ function readNumber(v: DataView, at: number, type: number): number {
  */
 export async function readIfds(source: Source): Promise<Ifd[]> {
   const head = new HeadReader(source);
-  const h = await head.view(0, 16).catch(() => {
+  const h = await head.view(0, 16).catch((e: unknown) => {
+    if (SnowdbError.is(e) && e.key !== 'invalid-raster') throw e; // not found, unreachable
     throw new SnowdbError('invalid-raster', `${source.url}: not a TIFF (shorter than its header)`);
   });
   const order = String.fromCharCode(h.getUint8(0), h.getUint8(1));
