@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { Database } from '../db/database.js';
 import { AOI_DIR, DATES_DIR, ZONES_DIR } from '../db/layout.js';
 import { isoDate } from '../util/dates.js';
+import { ZONE_LAYERS, type ZoneInfo, zoneInfos } from '../zones/layers.js';
 import { AREA_RASTER } from './artifacts.js';
 import { type StatName, statNames } from './config.js';
 import { type Dataset, openDataset, openDatasets } from './registry.js';
@@ -59,7 +60,8 @@ export interface DatasetInfo extends DatasetSummary {
     readonly nodata: number;
     readonly scale_factor: number;
   })[];
-  readonly zones: Dataset['config']['zones'];
+  /** Zone axes the dataset offers (key, parameter, default, unit, domain or classes). */
+  readonly zones: readonly ZoneInfo[];
   /** Zone layer files present under `zones/`. */
   readonly zone_layers: readonly string[];
   readonly area_raster: boolean;
@@ -103,7 +105,10 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
         scale_factor: v.scale_factor,
       };
     }),
-    zones: d.config.zones,
+    zones: zoneInfos(
+      d,
+      new Set(ZONE_LAYERS.filter((l) => zoneLayers.includes(`${l.provider}/${l.file}`)).map((l) => l.key)),
+    ),
     zone_layers: zoneLayers,
     area_raster: (await names(d.dir)).includes(AREA_RASTER),
     aoi_rasters: (await names(join(d.dir, AOI_DIR))).filter((f) => f.endsWith('.tif')).length,

@@ -187,3 +187,64 @@ export function enabledLayers(d: Dataset): EnabledLayer[] {
   }
   return out.sort((a, b) => (a.spec.key < b.spec.key ? -1 : a.spec.key > b.spec.key ? 1 : 0));
 }
+
+/** How a zone axis is advertised (the `zones[]` of DatasetInfo). */
+export type ZoneInfo =
+  | {
+      key: string;
+      kind: 'banded' | 'bucketed' | 'threshold';
+      param: string;
+      default: number;
+      unit: string | null;
+      min: number;
+      max: number;
+      present: boolean;
+    }
+  | { key: string; kind: 'categorical'; classes: { key: number; label: string }[]; present: boolean };
+
+/**
+ * The zone axes a dataset offers: key, override parameter, the default a bare token gets (the
+ * dataset's configured value), unit and covered domain, or the classes; `present` says whether
+ * the layer file has been generated.
+ */
+export function zoneInfos(d: Dataset, presentKeys: ReadonlySet<string>): ZoneInfo[] {
+  return enabledLayers(d).map(({ spec, configured }) => {
+    const s = spec.scheme;
+    const present = presentKeys.has(spec.key);
+    if (s.kind === 'categorical') {
+      return {
+        key: spec.key,
+        kind: s.kind,
+        classes: s.classes.map((c) => ({ key: c.code, label: c.label })),
+        present,
+      };
+    }
+    const value = configured ?? s.default;
+    if (s.kind === 'banded') {
+      // The domain in whole bands of the default step, as the bands a bare token yields.
+      const lo = Math.floor(s.domain[0] / value) * value;
+      const hi = (Math.floor(s.domain[1] / value) + 1) * value;
+      return {
+        key: spec.key,
+        kind: s.kind,
+        param: s.param,
+        default: value,
+        unit: s.unit,
+        min: lo,
+        max: hi,
+        present,
+      };
+    }
+    const unit = s.kind === 'threshold' ? s.unit : null;
+    return {
+      key: spec.key,
+      kind: s.kind,
+      param: s.param,
+      default: value,
+      unit,
+      min: s.domain[0],
+      max: s.domain[1],
+      present,
+    };
+  });
+}

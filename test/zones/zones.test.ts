@@ -126,6 +126,33 @@ describe('zone layers: generate-zones from local and network sources', () => {
         'instarr/landcover/generated',
       ],
     );
+    // The dataset advertises its axes, now generated (what GET /datasets/{dataset} publishes).
+    const info = JSON.parse((await cli('dataset', 'info', 'instarr', '--format', 'json')).stdout);
+    assert.deepEqual(
+      info.zones.map((z: { key: string; present: boolean }) => `${z.key}:${z.present}`),
+      [
+        'landcover.forest_cover',
+        'terrain.aspect',
+        'terrain.aspect_entropy',
+        'terrain.eastness',
+        'terrain.elevation',
+        'terrain.northness',
+      ].map((k) => `${k}:true`),
+    );
+    assert.deepEqual(info.zones[4], {
+      key: 'terrain.elevation',
+      kind: 'banded',
+      param: 'band_step_ft',
+      default: 1000,
+      unit: 'ft',
+      min: -1000,
+      max: 15000,
+      present: true,
+    });
+    assert.deepEqual(
+      info.zones[1].classes.map((c: { label: string }) => c.label),
+      ['N', 'E', 'S', 'W', 'flat'],
+    );
     // One pass per provider: both datasets report the same pixels read, at most the source once.
     for (const p of ['terrain', 'landcover']) {
       const px = out.filter((o) => o.provider === p).map((o) => o.sourcePixels);
