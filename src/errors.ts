@@ -32,6 +32,9 @@ export const ErrorCatalog = {
   'invalid-raster': { status: 500, title: 'Invalid or unsupported raster', exit: 1 },
   'invalid-geometry': { status: 422, title: 'Invalid geometry', exit: 1 },
   'unsupported-crs': { status: 422, title: 'Unsupported coordinate reference system', exit: 1 },
+  'zone-layer-missing': { status: 409, title: 'Zone layer not generated', exit: 1 },
+  'date-incomplete': { status: 409, title: 'Date is missing a variable', exit: 1 },
+  'basin-raster-missing': { status: 409, title: 'Basin AOI raster missing', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;
 
 /** A stable machine key of the catalog, e.g. `dataset-not-found`. */

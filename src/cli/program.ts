@@ -5,6 +5,7 @@ import { VERSION } from '../version.js';
 import { registerDatasetCommands } from './commands/dataset.js';
 import { registerInit } from './commands/init.js';
 import { registerPourpoint } from './commands/pourpoint.js';
+import { registerStats } from './commands/stats.js';
 import { registerStatus } from './commands/status.js';
 import { contextFor, type Runner } from './context.js';
 import type { Streams } from './output.js';
@@ -27,6 +28,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command 
   registerStatus(program, run);
   registerPourpoint(program, run);
   registerDatasetCommands(program, run);
+  registerStats(program, run);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const cmd of all(program)) cmd.exitOverride();
   return program;

@@ -113,11 +113,18 @@ export async function headerText(
     .join('\n');
 }
 
+/** Raw value of product k at (row, col): the generator's pattern unless a test supplies its own. */
+export type ValueOf = (k: number, row: number, col: number) => number;
+
 /** Big-endian int16 bytes of product k on the full grid. */
-export function datBytes(k: number, dims: [number, number] = [COLS, ROWS]): Buffer {
+export function datBytes(
+  k: number,
+  dims: [number, number] = [COLS, ROWS],
+  value: ValueOf = rawValue,
+): Buffer {
   const [w, h] = dims;
   const a = new Int16Array(w * h);
-  for (let r = 0; r < h; r++) for (let c = 0; c < w; c++) a[r * w + c] = rawValue(k, r, c);
+  for (let r = 0; r < h; r++) for (let c = 0; c < w; c++) a[r * w + c] = value(k, r, c);
   return Buffer.from(a.buffer).swap16();
 }
 
@@ -131,6 +138,7 @@ export async function writeMembers(
   lattice: Lattice,
   ext: 'txt' | 'Hdr',
   region = 'us',
+  value: ValueOf = rawValue,
 ): Promise<Map<string, string>> {
   await mkdir(dir, { recursive: true });
   const stems = new Map<string, string>();
@@ -138,7 +146,7 @@ export async function writeMembers(
     PRODUCTS.map(async (p, k) => {
       const stem = stemOf(region, p, date);
       stems.set(p.variable, stem);
-      await writeFile(join(dir, `${stem}.dat`), datBytes(k));
+      await writeFile(join(dir, `${stem}.dat`), datBytes(k, [COLS, ROWS], value));
       await writeFile(join(dir, `${stem}.${ext}`), await headerText(stem, p.units, lattice));
       await copyFile(join(dir, `${stem}.${ext}`), join(dir, `${stem}.hdr`));
       await run('gzip', ['-k', '-1', '-f', join(dir, `${stem}.dat`), join(dir, `${stem}.${ext}`)]);

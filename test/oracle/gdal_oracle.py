@@ -34,6 +34,12 @@ Commands (JSON on stdout):
                                   compared with the layers in LAYER_DIR
   zone-forest LAYER NLCD S        direct count per LAYER cell of S x S points per NLCD pixel (OSR
                                   transforms): round(100 * forest / valid), compared with LAYER
+  zonal AOI COG SCALE [LAYER STEP_FT]
+                                  area-weighted reduction recomputed with numpy: weights = the AOI
+                                  raster, values = COG (its nodata skipped) / SCALE, both placed by
+                                  their geotransforms; with LAYER, cells are elevation bands of
+                                  STEP_FT (m x 3.28084, floor); per cell: area_m2, valid weight,
+                                  mean and sum(value * weight)
 """
 import hashlib
 import json
@@ -452,6 +458,45 @@ def zone_forest(layer, nlcd, s):
                       'forested_cells': int(((ref >= 50) & (ref != 255)).sum())}))
 
 
+def aligned(path, ref_ds):
+    """Band 1 of path over ref_ds's extent (same lattice), nodata where path has none."""
+    ds = gdal.Open(path)
+    band = ds.GetRasterBand(1)
+    nd = band.GetNoDataValue()
+    gt, rg = ds.GetGeoTransform(), ref_ds.GetGeoTransform()
+    c0 = int(round((rg[0] - gt[0]) / gt[1]))
+    r0 = int(round((rg[3] - gt[3]) / gt[5]))
+    w, h = ref_ds.RasterXSize, ref_ds.RasterYSize
+    out = np.full((h, w), nd if nd is not None else np.nan, 'float64')
+    cs, rs = max(c0, 0), max(r0, 0)
+    ce, re_ = min(c0 + w, ds.RasterXSize), min(r0 + h, ds.RasterYSize)
+    if ce > cs and re_ > rs:
+        out[rs - r0:re_ - r0, cs - c0:ce - c0] = band.ReadAsArray(cs, rs, ce - cs, re_ - rs)
+    return out, nd
+
+
+def zonal(aoi, cog, scale, layer=None, step=None):
+    a = gdal.Open(aoi)
+    w = a.GetRasterBand(1).ReadAsArray().astype('float64')
+    v, nd = aligned(cog, a)
+    inside = w > 0
+    if layer is None:
+        keys = np.zeros(w.shape, 'int64')
+    else:
+        z, znd = aligned(layer, a)
+        inside &= z != znd
+        keys = np.floor(np.where(inside, z, 0) * 3.28084 / float(step)).astype('int64') * int(step)
+    out = {}
+    for k in np.unique(keys[inside]):
+        m = inside & (keys == k)
+        ok = m & (v != nd)
+        sw = w[ok].sum()
+        sv = (v[ok] * w[ok]).sum() / float(scale)
+        out[str(int(k))] = {'area_m2': float(w[m].sum()), 'valid_m2': float(sw),
+                            'mean': float(sv / sw) if sw > 0 else None, 'sum': float(sv)}
+    print(json.dumps(out))
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
@@ -460,4 +505,4 @@ if __name__ == '__main__':
      'box-area': lambda: box_area(*args), 'make-swann': lambda: make_swann(*args),
      'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args),
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
-     'zone-forest': lambda: zone_forest(*args)}[cmd]()
+     'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args)}[cmd]()

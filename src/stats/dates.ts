@@ -1,0 +1,83 @@
+import { SnowdbError } from '../errors.js';
+
+/** Which of a dataset's dates a query selects. */
+export type DateQuery =
+  | { type: 'DateRange'; start_date: string | null; end_date: string | null }
+  | { type: 'DayOfYear'; month: number; day: number; start_year: number; end_year: number };
+
+const ISO = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** Days per month in a leap year (Feb 29 is a valid day of year). */
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+const malformed = (parameter: string, msg: string): SnowdbError =>
+  new SnowdbError('malformed-query-parameter', msg, { parameter });
+
+function checkIso(text: string, parameter: string): string {
+  const m = ISO.exec(text);
+  const [y, mo, d] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  if (!m || t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) {
+    throw malformed(parameter, `'${text}' is not a calendar date (YYYY-MM-DD)`);
+  }
+  return text;
+}
+
+/**
+ * Parse `start/end` (ISO dates, inclusive; `..` or empty leaves an end open).
+ * @throws SnowdbError `malformed-query-parameter` (400) for a bad date or an inverted range.
+ */
+export function parseDateRange(text: string, parameter = 'datetime'): DateQuery {
+  const parts = text.split('/');
+  if (parts.length > 2)
+    throw malformed(parameter, `'${text}': expected <start>/<end>, e.g. 2024-01-01/2024-06-30`);
+  const open = (s: string | undefined) => s === undefined || s === '' || s === '..';
+  const start = open(parts[0]) ? null : checkIso(parts[0]!, parameter);
+  const end = parts.length === 1 ? start : open(parts[1]) ? null : checkIso(parts[1]!, parameter);
+  if (start !== null && end !== null && start > end)
+    throw malformed(parameter, `'${text}': the start is after the end`);
+  return { type: 'DateRange', start_date: start, end_date: end };
+}
+
+/**
+ * A day-of-year query: that month/day in every year of [startYear, endYear].
+ * @throws SnowdbError `malformed-query-parameter` for Feb 30, month 13, inverted years…
+ */
+export function dayOfYear(month: number, day: number, startYear: number, endYear: number): DateQuery {
+  if (!Number.isInteger(month) || month < 1 || month > 12)
+    throw malformed('month', `month ${month} is not 1-12`);
+  const max = MONTH_DAYS[month - 1]!;
+  if (!Number.isInteger(day) || day < 1 || day > max)
+    throw malformed('day', `day ${day} does not exist in month ${month} (1-${max})`);
+  for (const [p, y] of [
+    ['start_year', startYear],
+    ['end_year', endYear],
+  ] as const) {
+    if (!Number.isInteger(y) || y < 1000 || y > 9999)
+      throw malformed(p, `${p} ${y} is not a four-digit year`);
+  }
+  if (startYear > endYear)
+    throw malformed('start_year', `start_year ${startYear} is after end_year ${endYear}`);
+  return { type: 'DayOfYear', month, day, start_year: startYear, end_year: endYear };
+}
+
+/** Parse the CLI's `--doy MM-DD --years Y1..Y2`. */
+export function parseDoy(doy: string, years: string): DateQuery {
+  const d = /^(\d{1,2})-(\d{1,2})$/.exec(doy);
+  if (!d) throw malformed('doy', `'${doy}': expected MM-DD, e.g. 04-01`);
+  const y = /^(\d{4})\.\.(\d{4})$/.exec(years);
+  if (!y) throw malformed('years', `'${years}': expected Y1..Y2, e.g. 2001..2024`);
+  return dayOfYear(Number(d[1]), Number(d[2]), Number(y[1]), Number(y[2]));
+}
+
+/** The ISO dates of `available` (ascending) the query selects. */
+export function selectDates(available: readonly string[], q: DateQuery): string[] {
+  if (q.type === 'DateRange') {
+    return available.filter(
+      (d) => (q.start_date === null || d >= q.start_date) && (q.end_date === null || d <= q.end_date),
+    );
+  }
+  const md = `-${String(q.month).padStart(2, '0')}-${String(q.day).padStart(2, '0')}`;
+  return available.filter(
+    (d) => d.endsWith(md) && Number(d.slice(0, 4)) >= q.start_year && Number(d.slice(0, 4)) <= q.end_year,
+  );
+}

@@ -1,0 +1,234 @@
+import { join } from 'node:path';
+import { aoiPath, parseWindowTag } from '../datasets/artifacts.js';
+import { statNames } from '../datasets/config.js';
+import { ingestedDates } from '../datasets/inventory.js';
+import { type Dataset, openActiveDataset } from '../datasets/registry.js';
+import type { Database } from '../db/database.js';
+import { DATES_DIR } from '../db/layout.js';
+import { QueryParameterError, SnowdbError } from '../errors.js';
+import { pathExists } from '../io/fs.js';
+import { readIndex } from '../pourpoints/index-file.js';
+import { indexedEntry } from '../pourpoints/store.js';
+import { Cog } from '../raster/cog.reader.js';
+import { intersectWindows, type Window } from '../raster/grid.js';
+import { FileSource } from '../raster/source.js';
+import { mapPool } from '../util/pool.js';
+import { enabledLayers, layerPath, ZONE_LAYERS } from '../zones/layers.js';
+import type { Axis, ZoneRef } from '../zones/schemes.js';
+import { parseZoneTokens } from '../zones/tokens.js';
+import { type DateQuery, selectDates } from './dates.js';
+
+/** Default cap on the number of cells a crossing may have. */
+export const MAX_ZONE_CELLS = 10_000;
+
+export interface StatsQuery {
+  readonly dataset: string;
+  readonly pourpoint: string;
+  readonly dates: DateQuery;
+  /** Zone tokens, one per axis, in order. */
+  readonly zones?: readonly string[];
+  /** Variable keys; absent or empty = all of the dataset's. */
+  readonly variables?: readonly string[];
+  readonly includeEmptyZones?: boolean;
+  /** Add `valid_fraction_<var>` after each variable's stats. */
+  readonly validFraction?: boolean;
+  readonly maxZoneCells?: number;
+}
+
+/** The compact stats body (spec §2.3). */
+export interface CompactStats {
+  zone_layers: string[];
+  variables: string[];
+  zones: { zone: ZoneRef[]; area_m2: number }[];
+  results: Record<string, (number | null)[][]>;
+}
+
+/** A stored raster's window, read with `fill` outside the raster's own window (`at` = its window on the grid). */
+async function readAligned(
+  path: string,
+  at: Window,
+  want: Window,
+  fill: number,
+): Promise<{ data: Float64Array; nodata: number | undefined }> {
+  const src = new FileSource(path);
+  try {
+    const cog = await Cog.open(src);
+    const out = new Float64Array(want.width * want.height).fill(fill);
+    const inter = intersectWindows(at, want);
+    if (inter) {
+      const part = await cog.readWindow({
+        col: inter.col - at.col,
+        row: inter.row - at.row,
+        width: inter.width,
+        height: inter.height,
+      });
+      for (let r = 0; r < inter.height; r++) {
+        const dst = (inter.row - want.row + r) * want.width + (inter.col - want.col);
+        for (let c = 0; c < inter.width; c++) out[dst + c] = part[r * inter.width + c]!;
+      }
+    }
+    return { data: out, nodata: cog.nodata };
+  } finally {
+    await src.close();
+  }
+}
+
+/** The window tag of a stored raster (its place on the dataset grid). */
+async function windowOf(path: string, tag: string): Promise<Window | null> {
+  const src = new FileSource(path);
+  try {
+    return parseWindowTag((await Cog.open(src)).metadata.items[tag] ?? null);
+  } finally {
+    await src.close();
+  }
+}
+
+/** Each pixel's cell index in the crossed product (−1 = in no cell), first axis most significant. */
+async function cellIndex(
+  d: Dataset,
+  axes: readonly Axis[],
+  w: Window,
+  weights: Float64Array,
+): Promise<Int32Array> {
+  const cell = new Int32Array(weights.length);
+  for (let i = 0; i < weights.length; i++) cell[i] = weights[i]! > 0 ? 0 : -1;
+  const ord = new Int32Array(weights.length);
+  for (const axis of axes) {
+    const spec = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
+    const path = layerPath(d, spec);
+    if (!(await pathExists(path))) {
+      throw new SnowdbError(
+        'zone-layer-missing',
+        `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
+      );
+    }
+    const at = await windowOf(path, 'SNOWDB_ZONE_WINDOW');
+    const { data } = await readAligned(path, at ?? { col: 0, row: 0, width: 0, height: 0 }, w, spec.nodata);
+    axis.classify(data, spec.nodata, ord);
+    const n = axis.zones.length;
+    for (let i = 0; i < cell.length; i++) {
+      const o = ord[i]!;
+      cell[i] = cell[i]! < 0 || o < 0 ? -1 : cell[i]! * n + o;
+    }
+  }
+  return cell;
+}
+
+/**
+ * Stratified statistics of one basin (spec §2.3–2.6): per date, per cell of the crossed zone
+ * axes, each variable's area-weighted mean (weights = the AOI raster's exact coverage × cell
+ * area, over pixels with data) and, for water variables, its volume. Only active datasets.
+ */
+export async function computeStats(db: Database, q: StatsQuery): Promise<CompactStats> {
+  const d = await openActiveDataset(db, q.dataset);
+  const entry = indexedEntry(await readIndex(db.paths.pourpointIndex), q.pourpoint);
+  if ((entry.coverage[d.name] ?? 'none') === 'none') {
+    throw new SnowdbError(
+      'pourpoint-not-covered',
+      `pourpoint ${entry.triplet} lies outside the grid of '${d.name}'`,
+    );
+  }
+  const axes = parseZoneTokens(q.zones ?? [], enabledLayers(d));
+  const product = axes.reduce((p, a) => p * a.zones.length, 1);
+  const cap = q.maxZoneCells ?? MAX_ZONE_CELLS;
+  if (product > cap) {
+    throw new QueryParameterError(
+      `the zone crossing has ${product} cells, more than the limit of ${cap}; use fewer axes or coarser parameters`,
+      { parameter: 'zone' },
+    );
+  }
+  const keys = Object.keys(d.config.variables).sort();
+  const wanted = q.variables && q.variables.length > 0 ? [...new Set(q.variables)].sort() : keys;
+  for (const v of wanted) {
+    if (!keys.includes(v))
+      throw new QueryParameterError(`unknown variable '${v}' for '${d.name}'; valid: ${keys.join(', ')}`, {
+        parameter: 'variable',
+        allowed: keys,
+      });
+  }
+  const stats = statNames(d.config).filter((s) => wanted.includes(s.variable));
+  const columns: { variable: string; kind: 'mean' | 'total' | 'valid'; name: string }[] = [];
+  for (const v of wanted) {
+    for (const s of stats.filter((x) => x.variable === v))
+      columns.push({ variable: v, kind: s.reducer, name: s.stat });
+    if (q.validFraction) columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}` });
+  }
+
+  const aoi = aoiPath(d, entry.triplet);
+  if (!(await pathExists(aoi))) {
+    throw new SnowdbError(
+      'basin-raster-missing',
+      `no AOI raster for ${entry.triplet} in '${d.name}' (run 'snowdb pourpoint rasterize ${entry.triplet}')`,
+    );
+  }
+  const w = await windowOf(aoi, 'SNOWDB_AOI_WINDOW');
+  if (w === null) throw new SnowdbError('invalid-raster', `${aoi}: no SNOWDB_AOI_WINDOW tag`);
+  const { data: weights } = await readAligned(aoi, w, w, 0);
+  const cell = await cellIndex(d, axes, w, weights);
+  const area = new Float64Array(product);
+  for (let i = 0; i < cell.length; i++) {
+    const c = cell[i]!;
+    if (c >= 0) area[c] = area[c]! + weights[i]!;
+  }
+
+  const dates = selectDates(await ingestedDates(d), q.dates);
+  const keep: number[] = [];
+  for (let k = 0; k < product; k++) if (q.includeEmptyZones || area[k]! > 0) keep.push(k);
+  const results: Record<string, (number | null)[][]> = {};
+  const rows = await mapPool(dates, 8, async (date) => {
+    const perVar = new Map<string, { sw: Float64Array; sv: Float64Array }>();
+    for (const v of wanted) {
+      const path = join(d.dir, DATES_DIR, date.replaceAll('-', ''), `${v}.tif`);
+      if (!(await pathExists(path)))
+        throw new SnowdbError(
+          'date-incomplete',
+          `${d.name} ${date} has no '${v}' raster (re-ingest that date)`,
+        );
+      const spec = d.config.variables[v]!;
+      const { data } = await readAligned(
+        path,
+        { col: 0, row: 0, width: d.grid.width, height: d.grid.height },
+        w,
+        spec.nodata,
+      );
+      const sw = new Float64Array(product); // Σ weight of pixels with data, m²
+      const sv = new Float64Array(product); // Σ stored value × weight
+      for (let i = 0; i < data.length; i++) {
+        const c = cell[i]!;
+        const x = data[i]!;
+        if (c < 0 || x === spec.nodata || Number.isNaN(x)) continue;
+        sw[c] = sw[c]! + weights[i]!;
+        sv[c] = sv[c]! + x * weights[i]!;
+      }
+      perVar.set(v, { sw, sv });
+    }
+    return keep.map((k) =>
+      columns.map((col) => {
+        const { sw, sv } = perVar.get(col.variable)!;
+        const spec = d.config.variables[col.variable]!;
+        if (col.kind === 'valid') return area[k]! > 0 ? sw[k]! / area[k]! : null;
+        if (!(sw[k]! > 0)) return null;
+        if (col.kind === 'mean') return sv[k]! / sw[k]! / spec.scale_factor;
+        return (sv[k]! / spec.scale_factor) * spec.volume_m_per_unit!; // m³ = Σ value(unit) × m/unit × m²
+      }),
+    );
+  });
+  dates.forEach((date, i) => {
+    results[date] = rows[i]!;
+  });
+  return {
+    zone_layers: axes.map((a) => a.layer),
+    variables: columns.map((c) => c.name),
+    zones: keep.map((k) => {
+      const zone: ZoneRef[] = [];
+      let rest = k;
+      for (let a = axes.length - 1; a >= 0; a--) {
+        const n = axes[a]!.zones.length;
+        zone.unshift(axes[a]!.zones[rest % n]!);
+        rest = Math.floor(rest / n);
+      }
+      return { zone, area_m2: area[k]! };
+    }),
+    results,
+  };
+}

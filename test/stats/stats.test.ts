@@ -1,0 +1,233 @@
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { snowdb, tempDir } from '../helpers/cli.js';
+import { type OracleInfo, oracle } from '../helpers/gdal.js';
+import { fixturePath } from '../helpers/raster.js';
+import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from '../helpers/snodas.js';
+
+const TRIPLET = '09406000:UT:USGS';
+const SWE = PRODUCTS.findIndex((p) => p.variable === 'swe');
+/** A column of SNODAS that crosses the Virgin River basin: nodata on every date. */
+const HOLE_COL = 1400;
+
+interface Body {
+  zone_layers: string[];
+  variables: string[];
+  zones: { zone: Record<string, unknown>[]; area_m2: number }[];
+  results: Record<string, (number | null)[][]>;
+}
+type Zonal = Record<string, { area_m2: number; valid_m2: number; mean: number | null; sum: number }>;
+
+const close = (a: number, b: number, rel = 1e-9) =>
+  Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b));
+
+describe('stats: the stratified query engine and `snowdb stats`', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  const cli = (...args: string[]) => snowdb(args, { env });
+  const stats = async (...args: string[]): Promise<Body> => {
+    const r = await cli('stats', 'snodas', TRIPLET, ...args);
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as Body;
+  };
+  const db = () => join(dir, 'db');
+  const aoi = () => join(db(), 'data', 'snodas', 'aoi', '09406000_UT_USGS.tif');
+  const cog = (date: string, v: string) => join(db(), 'data', 'snodas', 'cogs', date, `${v}.tif`);
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = { SNOWDB_CONFIG: db() };
+    assert.equal((await snowdb(['init', db()])).code, 0);
+    assert.equal((await cli('pourpoint', 'sync', fixturePath('zion/pourpoints'))).code, 0);
+    assert.equal((await cli('dataset', 'create', 'snodas', '--template', 'snodas')).code, 0);
+    const z = await cli(
+      'dataset',
+      'generate-zones',
+      'snodas',
+      '--source',
+      'terrain',
+      fixturePath('zion/srtm.tif'),
+      '--source',
+      'landcover',
+      fixturePath('zion/nlcd2011.tif'),
+    );
+    assert.equal(z.code, 0, z.stderr);
+    // 2024-01-15: SWE 100 mm everywhere but one nodata column; 2024-01-16: SWE varies by pixel.
+    // Other products keep the generator's pattern, which is nodata over this basin (null means).
+    const days: [string, (row: number, col: number) => number][] = [
+      ['20240115', () => 100],
+      ['20240116', (row, col) => 20 + ((row * 7 + col * 3) % 41)],
+    ];
+    const tars: string[] = [];
+    for (const [date, swe] of days) {
+      const g = join(dir, 'gen', date);
+      const stems = await writeMembers(g, date, 'current', 'txt', 'us', (k, row, col) =>
+        k !== SWE ? rawValue(k, row, col) : col === HOLE_COL ? -9999 : swe(row, col),
+      );
+      tars.push(await tarOf(join(dir, `SNODAS_${date}.tar`), g, memberNames(stems, 'txt')));
+    }
+    const ing = await cli('dataset', 'ingest', 'snodas', ...tars);
+    assert.equal(ing.code, 0, ing.stderr);
+  });
+  after(() => cleanup());
+
+  it('an inactive dataset is invisible to stats; activated, it answers', async () => {
+    const r = await cli('stats', 'snodas', TRIPLET);
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /dataset 'snodas' is not active \(activate it with 'snowdb dataset activate snodas'\)/,
+    );
+    assert.equal((await cli('dataset', 'activate', 'snodas')).code, 0);
+    assert.equal((await cli('stats', 'snodas', TRIPLET)).code, 0);
+  });
+
+  it('whole basin (K = 0): uniform 100 mm gives mean 100, volume over the valid area, valid fraction', async () => {
+    const b = await stats('--dates', '2024-01-15/2024-01-15', '--variable', 'swe', '--valid-fraction');
+    assert.deepEqual(b.zone_layers, []);
+    assert.deepEqual(b.variables, ['mean_swe_mm', 'total_swe_m3', 'valid_fraction_swe']);
+    assert.equal(b.zones.length, 1);
+    assert.deepEqual(b.zones[0]!.zone, []);
+    const [info] = await oracle<OracleInfo[]>('info', aoi());
+    const area = Number(info!.metadata.SNOWDB_AOI_AREA_M2);
+    const o = (await oracle<Zonal>('zonal', aoi(), cog('20240115', 'swe'), '1'))['0']!;
+    // The AOI raster holds float32 weights; their float64 sum is the basin area to ~1e-9.
+    assert.ok(close(b.zones[0]!.area_m2, o.area_m2), `${b.zones[0]!.area_m2} vs ${o.area_m2}`);
+    assert.ok(close(o.area_m2, area, 1e-8), `${o.area_m2} vs tag ${area}`);
+    assert.ok(o.valid_m2 < area, 'the nodata column lies in the basin');
+    const [mean, total, valid] = b.results['2024-01-15']![0]!;
+    assert.ok(Math.abs(mean! - 100) < 1e-12, String(mean));
+    assert.ok(close(total!, 100 * 0.001 * o.valid_m2), `${total} vs ${0.1 * o.valid_m2}`);
+    assert.ok(close(valid!, o.valid_m2 / o.area_m2));
+  });
+
+  it('elevation bands match a numpy recomputation to 1e-9; empty bands only on request', async () => {
+    const b = await stats('--dates', '2024-01-16/..', '--zone', 'terrain.elevation', '--variable', 'swe');
+    assert.deepEqual(b.zone_layers, ['terrain.elevation']);
+    const o = await oracle<Zonal>(
+      'zonal',
+      aoi(),
+      cog('20240116', 'swe'),
+      '1',
+      join(db(), 'data/snodas/zones/terrain/elevation.tif'),
+      '1000',
+    );
+    assert.deepEqual(
+      b.zones.map((z) => String(z.zone[0]!.min)),
+      Object.keys(o).sort((x, y) => Number(x) - Number(y)),
+    );
+    b.zones.forEach((z, k) => {
+      const ref = o[String(z.zone[0]!.min)]!;
+      assert.equal(z.zone[0]!.max, (z.zone[0]!.min as number) + 1000);
+      assert.ok(close(z.area_m2, ref.area_m2), `area ${z.area_m2} vs ${ref.area_m2}`);
+      const [mean, total] = b.results['2024-01-16']![k]!;
+      assert.ok(close(mean!, ref.mean!), `mean ${mean} vs ${ref.mean}`);
+      assert.ok(close(total!, ref.sum * 0.001), `total ${total} vs ${ref.sum * 0.001}`);
+    });
+    const all = await stats(
+      '--dates',
+      '2024-01-16/2024-01-16',
+      '--zone',
+      'terrain.elevation',
+      '--variable',
+      'swe',
+      '--include-empty-zones',
+    );
+    assert.equal(all.zones.length, 16);
+    const empty = all.zones
+      .map((z, k) => [z, all.results['2024-01-16']![k]!] as const)
+      .filter(([z]) => z.area_m2 === 0);
+    assert.equal(empty.length, 16 - b.zones.length);
+    for (const [, row] of empty) assert.deepEqual(row, [null, null]);
+  });
+
+  it('crossed axes in flat product order (first axis outermost); CSV carries the same values', async () => {
+    const args = [
+      '--dates',
+      '2024-01-16/2024-01-16',
+      '--zone',
+      'terrain.aspect',
+      '--zone',
+      'landcover.forest_cover:threshold_pct=30',
+      '--variable',
+      'swe',
+      '--variable',
+      'depth',
+    ];
+    const b = await stats(...args, '--include-empty-zones');
+    assert.equal(b.zones.length, 10);
+    assert.deepEqual(
+      b.zones.map((z) => `${z.zone[0]!.label}/${z.zone[1]!.side}`),
+      ['N', 'E', 'S', 'W', 'flat'].flatMap((a) => [`${a}/below`, `${a}/above`]),
+    );
+    assert.deepEqual(b.variables, ['mean_depth_mm', 'mean_swe_mm', 'total_swe_m3']);
+    // depth is nodata over the basin: null, never NaN.
+    for (const row of b.results['2024-01-16']!) assert.equal(row[0], null);
+    const csv = await cli('stats', 'snodas', TRIPLET, ...args, '--include-empty-zones', '--format', 'csv');
+    assert.equal(csv.code, 0, csv.stderr);
+    const lines = csv.stdout.split('\r\n').filter((l) => l.trim() !== '');
+    assert.equal(
+      lines[0],
+      'date,terrain.aspect,landcover.forest_cover_side,landcover.forest_cover_threshold_%,area_m2,mean_depth_mm,mean_swe_mm,total_swe_m3',
+    );
+    assert.equal(lines.length, 11);
+    lines.slice(1).forEach((line, k) => {
+      const f = line.trim().split(',');
+      const z = b.zones[k]!;
+      assert.deepEqual(f.slice(0, 4), ['2024-01-16', z.zone[0]!.label, z.zone[1]!.label, '30']);
+      assert.equal(Number(f[4]), z.area_m2);
+      const row = b.results['2024-01-16']![k]!;
+      assert.deepEqual(
+        f.slice(5).map((x) => (x === '' ? null : Number(x))),
+        row,
+      );
+    });
+    assert.doesNotMatch(csv.stdout, /nan/i);
+  });
+
+  it('date selection: open ranges, day of year, zero dates; and every bad request is a clear error', async () => {
+    assert.deepEqual(Object.keys((await stats('--variable', 'swe')).results), ['2024-01-15', '2024-01-16']);
+    assert.deepEqual(Object.keys((await stats('--dates', '../2024-01-15', '--variable', 'swe')).results), [
+      '2024-01-15',
+    ]);
+    assert.deepEqual(
+      Object.keys((await stats('--doy', '01-16', '--years', '2020..2024', '--variable', 'swe')).results),
+      ['2024-01-16'],
+    );
+    const none = await stats('--dates', '2025-01-01/2025-02-01', '--variable', 'swe');
+    assert.deepEqual(none.results, {});
+    assert.equal(none.zones.length, 1);
+    const bad: [string[], RegExp][] = [
+      [['--variable', 'snow'], /unknown variable 'snow' for 'snodas'; valid: average_temp, depth,/],
+      [['--zone', 'terrain.slope'], /Unknown zone layer 'terrain\.slope'; available:/],
+      [
+        ['--zone', 'terrain.elevation:band_step_ft=1', '--max-zone-cells', '1000'],
+        // 1-ft bands over -328.084..14763.78 ft: ⌊14763.78⌋ − ⌊−328.084⌋ + 1 = 15093.
+        /has 15093 cells, more than the limit of 1000/,
+      ],
+      [['--dates', '2024-02-30/2024-03-01'], /'2024-02-30' is not a calendar date/],
+      [['--dates', '2024-03-01/2024-02-01'], /the start is after the end/],
+      [['--doy', '02-30', '--years', '2020..2024'], /day 30 does not exist in month 2 \(1-29\)/],
+      [['--doy', '04-01', '--years', '2024..2020'], /start_year 2024 is after end_year 2020/],
+    ];
+    for (const [args, pattern] of bad) {
+      const r = await cli('stats', 'snodas', TRIPLET, ...args);
+      assert.equal(r.code, 1, args.join(' '));
+      assert.match(r.stderr, pattern);
+    }
+    const unknown = await cli('stats', 'snodas', '99999999:UT:USGS');
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no pourpoint 99999999:UT:USGS in the index/);
+    const nods = await cli('stats', 'nosuch', TRIPLET);
+    assert.equal(nods.code, 1);
+    assert.match(nods.stderr, /nosuch/);
+    // A date missing a requested variable is an error naming it, not a hole.
+    await rm(cog('20240116', 'depth'));
+    const hole = await cli('stats', 'snodas', TRIPLET, '--variable', 'depth');
+    assert.equal(hole.code, 1);
+    assert.match(hole.stderr, /snodas 2024-01-16 has no 'depth' raster/);
+  });
+});
