@@ -2,26 +2,14 @@
  * Dataset scenarios (issue 5): `dataset create` on the SNODAS grid with the 45 BAGIS sample basins
  * (41 basin-bearing; ../shared/data when present, else the committed fixtures), cold and converged.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO, snowdb } from './cli.js';
 import { median } from './stats.js';
 
-const repo = fileURLToPath(new URL('../..', import.meta.url));
-const cli = join(repo, 'dist/src/cli/main.js');
-
-function snowdb(root: string, args: string[]): number {
-  const t = performance.now();
-  const r = spawnSync(process.execPath, [cli, '-q', ...args], {
-    env: { ...process.env, SNOWDB_CONFIG: root },
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) throw new Error(`snowdb ${args.join(' ')} failed: ${r.stderr}`);
-  return performance.now() - t;
-}
+const repo = REPO;
 
 export async function datasetsBench(): Promise<Record<string, string>[]> {
   const shared = join(repo, '../shared/data/pourpoints/reference');

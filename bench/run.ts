@@ -3,12 +3,14 @@ import { cpus } from 'node:os';
 import { datasetsBench } from './datasets.bench.js';
 import { ingestBench } from './ingest.bench.js';
 import { rasterBench } from './raster.bench.js';
+import { statsBench } from './stats.bench.js';
 
 const only = process.argv[2];
 const rows = [
   ...(only === undefined || only === 'raster' ? await rasterBench() : []),
   ...(only === undefined || only === 'datasets' ? await datasetsBench() : []),
   ...(only === undefined || only === 'ingest' ? await ingestBench() : []),
+  ...(only === undefined || only === 'stats' ? await statsBench() : []),
 ];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
 const cols = ['scenario', 'median_ms', 'target'];
