@@ -1,3 +1,4 @@
+import { ZONE_LAYERS } from '../zones/layers.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import type { CompactStats } from './engine.js';
 
@@ -5,14 +6,15 @@ import type { CompactStats } from './engine.js';
 const field = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 const num = (v: number | null): string => (v === null ? '' : String(v));
 
-/** The axis columns of one zone (spec §2.5): banded min/max, categorical label, threshold side/threshold. */
-function axisHeader(z: ZoneRef): string[] {
-  if (z.kind === 'band') {
-    const u = z.unit === null ? '' : `_${z.unit}`;
-    return [`${z.layer}_min${u}`, `${z.layer}_max${u}`];
+/** The columns of one axis (spec §2.5): banded min/max, categorical label, threshold side/threshold. */
+function axisHeader(layer: string): string[] {
+  const s = ZONE_LAYERS.find((l) => l.key === layer)?.scheme;
+  if (s?.kind === 'banded' || s?.kind === 'bucketed') {
+    const u = s.kind === 'banded' ? `_${s.unit}` : '';
+    return [`${layer}_min${u}`, `${layer}_max${u}`];
   }
-  if (z.kind === 'class') return [z.layer];
-  return [`${z.layer}_side`, `${z.layer}_threshold_${z.unit}`];
+  if (s?.kind === 'threshold') return [`${layer}_side`, `${layer}_threshold_${s.unit}`];
+  return [layer];
 }
 
 function axisValues(z: ZoneRef): string[] {
@@ -26,9 +28,8 @@ function axisValues(z: ZoneRef): string[] {
  * columns in selection order, `area_m2`, then the stat names. Null is an empty field. CRLF rows.
  * Yields one line at a time so long series can be streamed.
  */
-export function* csvLines(body: CompactStats, axisZones: readonly ZoneRef[][] = []): Generator<string> {
-  const first = body.zones[0]?.zone ?? axisZones[0] ?? [];
-  const header = ['date', ...first.flatMap(axisHeader), 'area_m2', ...body.variables];
+export function* csvLines(body: CompactStats): Generator<string> {
+  const header = ['date', ...body.zone_layers.flatMap(axisHeader), 'area_m2', ...body.variables];
   yield `${header.map(field).join(',')}\r\n`;
   for (const [date, matrix] of Object.entries(body.results)) {
     for (let k = 0; k < body.zones.length; k++) {
