@@ -9,11 +9,9 @@ import { join } from 'node:path';
 import { REPO, snowdb } from './cli.js';
 import { median } from './stats.js';
 
-const repo = REPO;
-
 export async function datasetsBench(): Promise<Record<string, string>[]> {
-  const shared = join(repo, '../shared/data/pourpoints/reference');
-  const records = existsSync(shared) ? shared : join(repo, 'test/fixtures/pourpoints');
+  const shared = join(REPO, '../shared/data/pourpoints/reference');
+  const records = existsSync(shared) ? shared : join(REPO, 'test/fixtures/pourpoints');
   const cold: number[] = [];
   const warm: number[] = [];
   for (let i = 0; i < 3; i++) {

@@ -25,18 +25,22 @@ function rateLimitMessage(url: string, res: Response): string {
 }
 
 /**
- * GET `url`, resolving only for a 2xx response.
+ * GET `url`, resolving only for a 2xx response or a status in `accept` (e.g. 416 to a range).
  * @throws SnowdbError `source-not-found` (404), `source-rate-limited` (429, or 403 with no
  *   remaining quota), `source-unreachable` (network failure, timeout, any other status).
  */
-export async function httpGet(url: string, headers: Record<string, string> = {}): Promise<Response> {
+export async function httpGet(
+  url: string,
+  headers: Record<string, string> = {},
+  accept: readonly number[] = [],
+): Promise<Response> {
   let res: Response;
   try {
     res = await fetch(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
   } catch (e) {
     throw new SnowdbError('source-unreachable', `could not fetch ${url}: ${causeOf(e)}`, {}, { cause: e });
   }
-  if (res.ok) return res;
+  if (res.ok || accept.includes(res.status)) return res;
   await res.body?.cancel();
   if (res.status === 404) throw new SnowdbError('source-not-found', `${url}: not found (HTTP 404)`);
   if (res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0')) {
@@ -47,7 +51,14 @@ export async function httpGet(url: string, headers: Record<string, string> = {})
 
 /** GET a body as bytes (see `httpGet` for errors). */
 export async function httpBytes(url: string, headers: Record<string, string> = {}): Promise<Uint8Array> {
-  const res = await httpGet(url, headers);
+  return bodyBytes(url, await httpGet(url, headers));
+}
+
+/**
+ * The whole body of a response as bytes.
+ * @throws SnowdbError `source-unreachable` when the transfer breaks off.
+ */
+export async function bodyBytes(url: string, res: Response): Promise<Uint8Array> {
   try {
     return new Uint8Array(await res.arrayBuffer());
   } catch (e) {

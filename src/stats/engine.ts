@@ -6,11 +6,10 @@ import { type Dataset, openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { DATES_DIR } from '../db/layout.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
-import { pathExists } from '../io/fs.js';
 import { readIndex } from '../pourpoints/index-file.js';
 import { indexedEntry } from '../pourpoints/store.js';
 import { Cog } from '../raster/cog.reader.js';
-import { intersectWindows, type Window } from '../raster/grid.js';
+import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import { enabledLayers, layerPath, ZONE_LAYERS } from '../zones/layers.js';
@@ -43,41 +42,37 @@ export interface CompactStats {
   results: Record<string, (number | null)[][]>;
 }
 
-/** A stored raster's window, read with `fill` outside the raster's own window (`at` = its window on the grid). */
-async function readAligned(
+/**
+ * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
+ * raster lies at the window its `tag` holds (col row width height), or covers the whole grid when
+ * `tag` is null; `want` null = the raster's own window. One open per file; null when it is absent.
+ */
+async function readOnto(
   path: string,
-  at: Window,
-  want: Window,
+  tag: string | null,
+  want: Window | null,
   fill: number,
-): Promise<{ data: Float64Array; nodata: number | undefined }> {
+): Promise<{ data: Float64Array; window: Window } | null> {
   const src = new FileSource(path);
   try {
-    const cog = await Cog.open(src);
-    const out = new Float64Array(want.width * want.height).fill(fill);
-    const inter = intersectWindows(at, want);
+    const cog = await Cog.open(src).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    });
+    if (cog === null) return null;
+    const at = tag === null ? fullWindow(cog.grid) : parseWindowTag(cog.metadata.items[tag] ?? null);
+    if (at === null) throw new SnowdbError('invalid-raster', `${path}: no ${tag} tag`);
+    const w = want ?? at;
+    const data = new Float64Array(w.width * w.height).fill(fill);
+    const inter = intersectWindows(at, w);
     if (inter) {
-      const part = await cog.readWindow({
-        col: inter.col - at.col,
-        row: inter.row - at.row,
-        width: inter.width,
-        height: inter.height,
-      });
+      const part = await cog.readWindow({ ...inter, col: inter.col - at.col, row: inter.row - at.row });
       for (let r = 0; r < inter.height; r++) {
-        const dst = (inter.row - want.row + r) * want.width + (inter.col - want.col);
-        for (let c = 0; c < inter.width; c++) out[dst + c] = part[r * inter.width + c]!;
+        const dst = (inter.row - w.row + r) * w.width + (inter.col - w.col);
+        for (let c = 0; c < inter.width; c++) data[dst + c] = part[r * inter.width + c]!;
       }
     }
-    return { data: out, nodata: cog.nodata };
-  } finally {
-    await src.close();
-  }
-}
-
-/** The window tag of a stored raster (its place on the dataset grid). */
-async function windowOf(path: string, tag: string): Promise<Window | null> {
-  const src = new FileSource(path);
-  try {
-    return parseWindowTag((await Cog.open(src)).metadata.items[tag] ?? null);
+    return { data, window: w };
   } finally {
     await src.close();
   }
@@ -95,16 +90,14 @@ async function cellIndex(
   const ord = new Int32Array(weights.length);
   for (const axis of axes) {
     const spec = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
-    const path = layerPath(d, spec);
-    if (!(await pathExists(path))) {
+    const layer = await readOnto(layerPath(d, spec), 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
+    if (layer === null) {
       throw new SnowdbError(
         'zone-layer-missing',
         `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
       );
     }
-    const at = await windowOf(path, 'SNOWDB_ZONE_WINDOW');
-    const { data } = await readAligned(path, at ?? { col: 0, row: 0, width: 0, height: 0 }, w, spec.nodata);
-    axis.classify(data, spec.nodata, ord);
+    axis.classify(layer.data, spec.nodata, ord);
     const n = axis.zones.length;
     for (let i = 0; i < cell.length; i++) {
       const o = ord[i]!;
@@ -154,16 +147,14 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
     if (q.validFraction) columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}` });
   }
 
-  const aoi = aoiPath(d, entry.triplet);
-  if (!(await pathExists(aoi))) {
+  const aoi = await readOnto(aoiPath(d, entry.triplet), 'SNOWDB_AOI_WINDOW', null, 0);
+  if (aoi === null) {
     throw new SnowdbError(
       'basin-raster-missing',
       `no AOI raster for ${entry.triplet} in '${d.name}' (run 'snowdb pourpoint rasterize ${entry.triplet}')`,
     );
   }
-  const w = await windowOf(aoi, 'SNOWDB_AOI_WINDOW');
-  if (w === null) throw new SnowdbError('invalid-raster', `${aoi}: no SNOWDB_AOI_WINDOW tag`);
-  const { data: weights } = await readAligned(aoi, w, w, 0);
+  const { data: weights, window: w } = aoi;
   const cell = await cellIndex(d, axes, w, weights);
   const area = new Float64Array(product);
   for (let i = 0; i < cell.length; i++) {
@@ -178,19 +169,16 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
   const rows = await mapPool(dates, 8, async (date) => {
     const perVar = new Map<string, { sw: Float64Array; sv: Float64Array }>();
     for (const v of wanted) {
+      const spec = d.config.variables[v]!;
       const path = join(d.dir, DATES_DIR, date.replaceAll('-', ''), `${v}.tif`);
-      if (!(await pathExists(path)))
+      const raster = await readOnto(path, null, w, spec.nodata);
+      if (raster === null) {
         throw new SnowdbError(
           'date-incomplete',
           `${d.name} ${date} has no '${v}' raster (re-ingest that date)`,
         );
-      const spec = d.config.variables[v]!;
-      const { data } = await readAligned(
-        path,
-        { col: 0, row: 0, width: d.grid.width, height: d.grid.height },
-        w,
-        spec.nodata,
-      );
+      }
+      const data = raster.data;
       const sw = new Float64Array(product); // Σ weight of pixels with data, m²
       const sv = new Float64Array(product); // Σ stored value × weight
       for (let i = 0; i < data.length; i++) {

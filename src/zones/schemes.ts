@@ -105,38 +105,48 @@ export function zoneCount(scheme: Scheme, value: number | undefined): number {
   }
 }
 
+/**
+ * An axis whose pixels map to zones by `ordinal` (−1 = in no zone); nodata and NaN are never in
+ * a zone. One classify loop serves every scheme.
+ */
+function axis(
+  layer: string,
+  scheme: Scheme,
+  value: number | undefined,
+  zones: ZoneRef[],
+  ordinal: (v: number) => number,
+): Axis {
+  return {
+    layer,
+    scheme,
+    value,
+    zones,
+    classify(values, nodata, out) {
+      for (let i = 0; i < values.length; i++) {
+        const v = values[i]!;
+        out[i] = v === nodata || Number.isNaN(v) ? -1 : ordinal(v);
+      }
+    },
+  };
+}
+
 /** Fix a scheme's parameter (`value` undefined = the scheme's default) and build the axis. */
 export function axisOf(layer: string, scheme: Scheme, value?: number): Axis {
   switch (scheme.kind) {
     case 'banded': {
       const step = value ?? scheme.default;
       const first = Math.floor(scheme.domain[0] / step);
-      const n = zoneCount(scheme, step);
       const zones: ZoneRef[] = [];
-      for (let i = 0; i < n; i++) {
-        zones.push({
-          kind: 'band',
-          layer,
-          min: (first + i) * step,
-          max: (first + i + 1) * step,
-          unit: scheme.unit,
-        });
+      for (let i = 0; i < zoneCount(scheme, step); i++) {
+        const min = (first + i) * step;
+        zones.push({ kind: 'band', layer, min, max: min + step, unit: scheme.unit });
       }
       const [lo, hi] = scheme.domain;
       const k = scheme.scale;
-      return {
-        layer,
-        scheme,
-        value: step,
-        zones,
-        classify(values, nodata, out) {
-          for (let i = 0; i < values.length; i++) {
-            const v = values[i]!;
-            const u = v * k; // layer value in the scheme's unit
-            out[i] = v === nodata || !(u >= lo && u <= hi) ? -1 : Math.floor(u / step) - first;
-          }
-        },
-      };
+      return axis(layer, scheme, step, zones, (v) => {
+        const u = v * k; // layer value in the scheme's unit
+        return u >= lo && u <= hi ? Math.floor(u / step) - first : -1;
+      });
     }
     case 'bucketed': {
       const n = value ?? scheme.default;
@@ -152,53 +162,22 @@ export function axisOf(layer: string, scheme: Scheme, value?: number): Axis {
           unit: null,
         });
       }
-      return {
-        layer,
-        scheme,
-        value: n,
-        zones,
-        classify(values, nodata, out) {
-          for (let i = 0; i < values.length; i++) {
-            const v = values[i]!;
-            // Top edge belongs to the last bucket.
-            out[i] =
-              v === nodata || !(v >= lo && v <= hi) ? -1 : Math.min(Math.floor((v - lo) / width), n - 1);
-          }
-        },
-      };
+      // The top edge belongs to the last bucket.
+      return axis(layer, scheme, n, zones, (v) =>
+        v >= lo && v <= hi ? Math.min(Math.floor((v - lo) / width), n - 1) : -1,
+      );
     }
     case 'threshold': {
       const t = value ?? scheme.default;
-      const zones: ZoneRef[] = [
-        {
-          kind: 'threshold',
-          layer,
-          threshold: t,
-          unit: scheme.unit,
-          side: 'below',
-          label: scheme.labels.below,
-        },
-        {
-          kind: 'threshold',
-          layer,
-          threshold: t,
-          unit: scheme.unit,
-          side: 'above',
-          label: scheme.labels.above,
-        },
-      ];
-      return {
+      const zones: ZoneRef[] = (['below', 'above'] as const).map((side) => ({
+        kind: 'threshold',
         layer,
-        scheme,
-        value: t,
-        zones,
-        classify(values, nodata, out) {
-          for (let i = 0; i < values.length; i++) {
-            const v = values[i]!;
-            out[i] = v === nodata || Number.isNaN(v) ? -1 : v < t ? 0 : 1;
-          }
-        },
-      };
+        threshold: t,
+        unit: scheme.unit,
+        side,
+        label: scheme.labels[side],
+      }));
+      return axis(layer, scheme, t, zones, (v) => (v < t ? 0 : 1));
     }
     case 'categorical': {
       const zones: ZoneRef[] = scheme.classes.map((c) => ({
@@ -211,18 +190,7 @@ export function axisOf(layer: string, scheme: Scheme, value?: number): Axis {
       scheme.classes.forEach((c, i) => {
         ordinal[c.code] = i;
       });
-      return {
-        layer,
-        scheme,
-        value: undefined,
-        zones,
-        classify(values, nodata, out) {
-          for (let i = 0; i < values.length; i++) {
-            const v = values[i]!;
-            out[i] = v === nodata || !(v >= 0 && v <= 255) ? -1 : ordinal[v | 0]!;
-          }
-        },
-      };
+      return axis(layer, scheme, undefined, zones, (v) => (v >= 0 && v <= 255 ? ordinal[v | 0]! : -1));
     }
   }
 }

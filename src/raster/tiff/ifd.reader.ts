@@ -78,7 +78,8 @@ function readNumber(v: DataView, at: number, type: number): number {
 export async function readIfds(source: Source): Promise<Ifd[]> {
   const head = new HeadReader(source);
   const h = await head.view(0, 16).catch((e: unknown) => {
-    if (SnowdbError.is(e) && e.key !== 'invalid-raster') throw e; // not found, unreachable
+    // Only a short read means "not a TIFF"; a missing file or a network error passes through.
+    if (!(SnowdbError.is(e) && e.key === 'invalid-raster')) throw e;
     throw new SnowdbError('invalid-raster', `${source.url}: not a TIFF (shorter than its header)`);
   });
   const order = String.fromCharCode(h.getUint8(0), h.getUint8(1));
