@@ -15,7 +15,7 @@ import { mapPool } from '../util/pool.js';
 import type { Dataset } from './registry.js';
 
 /** Bump when the bytes an AOI or area raster holds for the same inputs change. */
-const FORMAT = 'v1';
+const FORMAT = 'v2';
 
 /** File names inside a dataset folder. */
 export const AREA_RASTER = 'area.tif';
@@ -87,7 +87,7 @@ export async function buildAreaRaster(d: Dataset, rebuild = false): Promise<Buil
 }
 
 /**
- * A basin's AOI raster on the dataset grid: exact covered fraction × cell area (m², float32),
+ * A basin's AOI raster on the dataset grid: exact covered fraction × cell area (m², float64),
  * over the whole tiles its bounds touch (tag SNOWDB_AOI_WINDOW = col row width height in dataset
  * pixels). Rebuilt only when the basin geometry or the grid changed (tag SNOWDB_AOI_HASH).
  * A basin the dataset does not cover gets no raster (a stale one is removed).
@@ -112,7 +112,7 @@ export async function buildAoi(
   await mkdir(dirname(path), { recursive: true });
   const w = tileAlignedWindow(d.grid, cov.window);
   const weights = coverageWeights(d.grid, cov);
-  const data = new Float32Array(w.width * w.height);
+  const data = new Float64Array(w.width * w.height);
   const dc = cov.window.col - w.col;
   const dr = cov.window.row - w.row;
   let total = 0;

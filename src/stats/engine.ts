@@ -9,6 +9,7 @@ import { QueryParameterError, SnowdbError } from '../errors.js';
 import { readIndex } from '../pourpoints/index-file.js';
 import { indexedEntry } from '../pourpoints/store.js';
 import { Cog } from '../raster/cog.reader.js';
+import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
@@ -46,13 +47,14 @@ export interface CompactStats {
  * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
  * raster lies at the window its `tag` holds (col row width height), or covers the whole grid when
  * `tag` is null; `want` null = the raster's own window. One open per file; null when it is absent.
+ * A raster that covers `want` is returned as read (its own pixel type, no copy).
  */
 async function readOnto(
   path: string,
   tag: string | null,
   want: Window | null,
   fill: number,
-): Promise<{ data: Float64Array; window: Window } | null> {
+): Promise<{ data: TypedArray; window: Window } | null> {
   const src = new FileSource(path);
   try {
     const cog = await Cog.open(src).catch((e: NodeJS.ErrnoException) => {
@@ -63,10 +65,13 @@ async function readOnto(
     const at = tag === null ? fullWindow(cog.grid) : parseWindowTag(cog.metadata.items[tag] ?? null);
     if (at === null) throw new SnowdbError('invalid-raster', `${path}: no ${tag} tag`);
     const w = want ?? at;
-    const data = new Float64Array(w.width * w.height).fill(fill);
     const inter = intersectWindows(at, w);
-    if (inter) {
-      const part = await cog.readWindow({ ...inter, col: inter.col - at.col, row: inter.row - at.row });
+    const local = inter && { ...inter, col: inter.col - at.col, row: inter.row - at.row };
+    if (inter && local && inter.width === w.width && inter.height === w.height)
+      return { data: await cog.readWindow(local), window: w };
+    const data = new Float64Array(w.width * w.height).fill(fill);
+    if (inter && local) {
+      const part = await cog.readWindow(local);
       for (let r = 0; r < inter.height; r++) {
         const dst = (inter.row - w.row + r) * w.width + (inter.col - w.col);
         for (let c = 0; c < inter.width; c++) data[dst + c] = part[r * inter.width + c]!;
@@ -83,7 +88,7 @@ async function cellIndex(
   d: Dataset,
   axes: readonly Axis[],
   w: Window,
-  weights: Float64Array,
+  weights: TypedArray,
 ): Promise<Int32Array> {
   const cell = new Int32Array(weights.length);
   for (let i = 0; i < weights.length; i++) cell[i] = weights[i]! > 0 ? 0 : -1;
@@ -155,11 +160,22 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
     );
   }
   const { data: weights, window: w } = aoi;
-  const cell = await cellIndex(d, axes, w, weights);
-  const area = new Float64Array(product);
-  for (let i = 0; i < cell.length; i++) {
-    const c = cell[i]!;
-    if (c >= 0) area[c] = area[c]! + weights[i]!;
+  const cellOf = await cellIndex(d, axes, w, weights);
+  // The basin's pixels in some cell, as parallel lists: window offset, cell, weight (m²).
+  let n = 0;
+  for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) n++;
+  const at = new Int32Array(n);
+  const cell = new Int32Array(n);
+  const weight = new Float64Array(n);
+  const area = new Float64Array(product); // m² per cell
+  for (let i = 0, j = 0; i < cellOf.length; i++) {
+    const c = cellOf[i]!;
+    if (c < 0) continue;
+    at[j] = i;
+    cell[j] = c;
+    weight[j] = weights[i]!;
+    area[c] = area[c]! + weights[i]!;
+    j++;
   }
 
   const dates = selectDates(await ingestedDates(d), q.dates);
@@ -181,12 +197,12 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
       const data = raster.data;
       const sw = new Float64Array(product); // Σ weight of pixels with data, m²
       const sv = new Float64Array(product); // Σ stored value × weight
-      for (let i = 0; i < data.length; i++) {
-        const c = cell[i]!;
-        const x = data[i]!;
-        if (c < 0 || x === spec.nodata || Number.isNaN(x)) continue;
-        sw[c] = sw[c]! + weights[i]!;
-        sv[c] = sv[c]! + x * weights[i]!;
+      for (let j = 0; j < n; j++) {
+        const x = data[at[j]!]!;
+        if (x === spec.nodata || Number.isNaN(x)) continue;
+        const c = cell[j]!;
+        sw[c] = sw[c]! + weight[j]!;
+        sv[c] = sv[c]! + x * weight[j]!;
       }
       perVar.set(v, { sw, sv });
     }

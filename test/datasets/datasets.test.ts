@@ -3,7 +3,7 @@ import { copyFile, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/pro
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snowdb, tempDir } from '../helpers/cli.js';
-import { snapshotTree } from '../helpers/fs.js';
+import { shiftedRecord, snapshotTree } from '../helpers/fs.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
 
@@ -24,17 +24,6 @@ interface IndexFile {
 }
 
 /** A real basin moved by (dLon, dLat) degrees under a new triplet: same shape, another place. */
-async function shifted(stem: string, triplet: string, dLon: number, dLat: number): Promise<string> {
-  const rec = JSON.parse(await readFile(join(FIX, `${stem}.geojson`), 'utf8'));
-  const move = (c: unknown): unknown =>
-    typeof (c as number[])[0] === 'number'
-      ? [(c as number[])[0]! + dLon, (c as number[])[1]! + dLat]
-      : (c as unknown[]).map(move);
-  rec.id = triplet;
-  for (const g of rec.geometries) g.coordinates = move(g.coordinates);
-  return `${JSON.stringify(rec, null, 2)}\n`;
-}
-
 describe('datasets: templates, create, register, activate, AOI rasters and coverage', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
@@ -56,12 +45,12 @@ describe('datasets: templates, create, register, activate, AOI rasters and cover
     // Kings Canyon moved 10.79° north: it straddles SWANN's north edge (49.9375°N).
     await writeFile(
       join(src, 'EDGE_NV_TEST.geojson'),
-      await shifted('10311100_NV_USGS', 'EDGE:NV:TEST', 0, 10.79),
+      await shiftedRecord(join(FIX, '10311100_NV_USGS.geojson'), 'EDGE:NV:TEST', 0, 10.79),
     );
     // Moved 32° east (to about -87.8°): inside SNODAS, east of every SPIRES tile.
     await writeFile(
       join(src, 'EAST_NV_TEST.geojson'),
-      await shifted('10311100_NV_USGS', 'EAST:NV:TEST', 32, 0),
+      await shiftedRecord(join(FIX, '10311100_NV_USGS.geojson'), 'EAST:NV:TEST', 32, 0),
     );
     assert.equal((await snowdb(['init', root])).code, 0);
     const s = await snowdb(['pourpoint', 'sync', src], { env: env() });

@@ -19,17 +19,25 @@ export interface CliOptions {
   cwd?: string;
 }
 
+/** This process's environment without SNOWDB_CONFIG and GITHUB_TOKEN, then `extra`. */
+function childEnv(...extra: (Record<string, string> | undefined)[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (v !== undefined && k !== 'SNOWDB_CONFIG' && k !== 'GITHUB_TOKEN') env[k] = v;
+  }
+  return Object.assign(env, ...extra);
+}
+
 /** Start the real `snowdb` CLI; SNOWDB_CONFIG and GITHUB_TOKEN are unset unless `env` sets them. */
 export function spawnSnowdb(
   args: readonly string[],
   opts: CliOptions = {},
 ): ChildProcessByStdio<null, Readable, Readable> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (v !== undefined && k !== 'SNOWDB_CONFIG' && k !== 'GITHUB_TOKEN') env[k] = v;
-  }
-  Object.assign(env, opts.env ?? {});
-  return spawn(process.execPath, [CLI, ...args], { env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, [CLI, ...args], {
+    env: childEnv(opts.env),
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Run the real `snowdb` CLI as a child process to its end. */
@@ -43,6 +51,29 @@ export function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/**
+ * Run the real `snowdb` CLI with stdout on a pseudo-terminal (util-linux `script`), as a user at a
+ * terminal sees it; `stdout` holds the terminal's output with CRLF turned back into LF.
+ */
+export async function snowdbOnTty(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
+  const quote = (a: string) => `'${a.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, CLI, ...args].map(quote).join(' ');
+  const child = spawn('script', ['-qec', command, '/dev/null'], {
+    env: childEnv({ TERM: 'xterm', NO_COLOR: '1' }, opts.env),
+    cwd: opts.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (c) => resolve(c ?? -1));
+  });
+  return { code, stdout: stdout.replaceAll('\r\n', '\n'), stderr };
 }
 
 /** A fresh temp directory, removed by the returned cleanup. */

@@ -25,3 +25,20 @@ export async function snapshotTree(dir: string): Promise<Map<string, string>> {
   await walk(dir);
   return out;
 }
+
+/** A pourpoint record (GeoJSON GeometryCollection) read from `path`, renamed and moved by dLon, dLat degrees. */
+export async function shiftedRecord(
+  path: string,
+  triplet: string,
+  dLon: number,
+  dLat: number,
+): Promise<string> {
+  const rec = JSON.parse(await readFile(path, 'utf8'));
+  const move = (c: unknown): unknown =>
+    typeof (c as number[])[0] === 'number'
+      ? [(c as number[])[0]! + dLon, (c as number[])[1]! + dLat]
+      : (c as unknown[]).map(move);
+  rec.id = triplet;
+  for (const g of rec.geometries) g.coordinates = move(g.coordinates);
+  return `${JSON.stringify(rec, null, 2)}\n`;
+}

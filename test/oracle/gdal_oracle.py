@@ -38,8 +38,14 @@ Commands (JSON on stdout):
                                   area-weighted reduction recomputed with numpy: weights = the AOI
                                   raster, values = COG (its nodata skipped) / SCALE, both placed by
                                   their geotransforms; with LAYER, cells are elevation bands of
-                                  STEP_FT (m x 3.28084, floor); per cell: area_m2, valid weight,
+                                  STEP_FT (m x 3.28084, floor), or with STEP_FT = buckets:LO:HI:N
+                                  N equal buckets of LO..HI keyed 0..N-1; per cell: area_m2, valid weight,
                                   mean and sum(value * weight)
+  basin-stats COG GEOJSON SCALE [LAYER STEP_FT]
+                                  as zonal, but the weights are OGR intersection areas of the
+                                  basin with each cell polygon of COG's grid (as in cells), over
+                                  the basin's envelope: independent of snowdb's AOI raster;
+                                  {basin: whole-basin cell, bands: per band (with LAYER)}
 """
 import hashlib
 import json
@@ -107,30 +113,32 @@ def lonlat():
     return s
 
 
-def cells(grid_path, geojson_path):
-    g = json.load(open(grid_path))
+def basin_geometry(geojson_path):
     rec = json.load(open(geojson_path))
     geom = rec if rec.get('type') in ('Polygon', 'MultiPolygon') else \
         next(x for x in rec['geometries'] if x['type'] in ('Polygon', 'MultiPolygon'))
-    basin = ogr.CreateGeometryFromJson(json.dumps(geom))
-    if g['geographic']:
-        target = cea(g['a'], g['invf'])
-        basin.Transform(osr.CoordinateTransformation(lonlat(), target))
-        to_target = osr.CoordinateTransformation(lonlat(), target)
-    else:
-        target = osr.SpatialReference()
-        target.ImportFromProj4(g['proj4'])
-        target.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
-        basin.Transform(osr.CoordinateTransformation(lonlat(), target))
-        to_target = None
-    w = g['window']
+    return ogr.CreateGeometryFromJson(json.dumps(geom))
+
+
+def area_frame(basin, geographic, a, invf, proj4):
+    """Move basin (lon/lat) into the frame where areas are measured: the grid CRS, or on geographic
+    grids the equal-area cylindrical projection on the grid's ellipsoid. Returns the transform of
+    grid-CRS cell corners into that frame (None when it is the grid CRS)."""
+    target = cea(a, invf) if geographic else proj(proj4)
+    basin.Transform(osr.CoordinateTransformation(lonlat(), target))
+    return osr.CoordinateTransformation(lonlat(), target) if geographic else None
+
+
+def cell_intersections(ox, oy, cw, ch, win, basin, to_target):
+    """[intersection area, cell area] per cell of window win (col, row, width, height), row-major."""
+    col, row, width, height = win
     out = []
-    for k in range(w['height']):
-        for c in range(w['width']):
-            x0 = g['originX'] + (w['col'] + c) * g['cellWidth']
-            x1 = x0 + g['cellWidth']
-            y1 = g['originY'] - (w['row'] + k) * g['cellHeight']
-            y0 = y1 - g['cellHeight']
+    for k in range(height):
+        for c in range(width):
+            x0 = ox + (col + c) * cw
+            x1 = x0 + cw
+            y1 = oy - (row + k) * ch
+            y0 = y1 - ch
             ring = ogr.Geometry(ogr.wkbLinearRing)
             for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)):
                 ring.AddPoint_2D(x, y)
@@ -138,9 +146,18 @@ def cells(grid_path, geojson_path):
             cell.AddGeometry(ring)
             if to_target is not None:
                 cell.Transform(to_target)
-            inter = cell.Intersection(basin)
+            inter = cell.Intersection(basin) if cell.Intersects(basin) else None
             out.append([inter.GetArea() if inter is not None else 0.0, cell.GetArea()])
-    print(json.dumps(out))
+    return out
+
+
+def cells(grid_path, geojson_path):
+    g = json.load(open(grid_path))
+    basin = basin_geometry(geojson_path)
+    to_target = area_frame(basin, g['geographic'], g['a'], g['invf'], g['proj4'])
+    w = g['window']
+    print(json.dumps(cell_intersections(g['originX'], g['originY'], g['cellWidth'], g['cellHeight'],
+                                        (w['col'], w['row'], w['width'], w['height']), basin, to_target)))
 
 
 def makevalid_area(geojson_path, a, invf):
@@ -475,17 +492,23 @@ def aligned(path, ref_ds):
     return out, nd
 
 
-def zonal(aoi, cog, scale, layer=None, step=None):
-    a = gdal.Open(aoi)
-    w = a.GetRasterBand(1).ReadAsArray().astype('float64')
-    v, nd = aligned(cog, a)
+def reduce_cells(ref, w, cog, scale, layer, step):
+    """Per elevation band of STEP ft, or per bucket (STEP = buckets:LO:HI:N, top edge inclusive; key
+    = bucket index), or one cell '0': area, valid area, mean and sum of the COG's values / scale
+    weighted by w, an array on ref's lattice."""
+    v, nd = aligned(cog, ref)
     inside = w > 0
     if layer is None:
         keys = np.zeros(w.shape, 'int64')
     else:
-        z, znd = aligned(layer, a)
+        z, znd = aligned(layer, ref)
         inside &= z != znd
-        keys = np.floor(np.where(inside, z, 0) * 3.28084 / float(step)).astype('int64') * int(step)
+        if str(step).startswith('buckets:'):
+            lo, hi, n = (float(x) for x in step.split(':')[1:])
+            k = np.floor((np.where(inside, z, lo) - lo) / ((hi - lo) / n))
+            keys = np.minimum(k, n - 1).astype('int64')
+        else:
+            keys = np.floor(np.where(inside, z, 0) * 3.28084 / float(step)).astype('int64') * int(step)
     out = {}
     for k in np.unique(keys[inside]):
         m = inside & (keys == k)
@@ -494,6 +517,38 @@ def zonal(aoi, cog, scale, layer=None, step=None):
         sv = (v[ok] * w[ok]).sum() / float(scale)
         out[str(int(k))] = {'area_m2': float(w[m].sum()), 'valid_m2': float(sw),
                             'mean': float(sv / sw) if sw > 0 else None, 'sum': float(sv)}
+    return out
+
+
+def zonal(aoi, cog, scale, layer=None, step=None):
+    a = gdal.Open(aoi)
+    w = a.GetRasterBand(1).ReadAsArray().astype('float64')
+    print(json.dumps(reduce_cells(a, w, cog, scale, layer, step)))
+
+
+def basin_stats(cog, geojson_path, scale, layer=None, step=None):
+    ds = gdal.Open(cog)
+    gt = ds.GetGeoTransform()
+    srs = ds.GetSpatialRef()
+    basin = basin_geometry(geojson_path)
+    if srs.IsGeographic():
+        minx, maxx, miny, maxy = basin.GetEnvelope()
+        to_target = area_frame(basin, True, srs.GetSemiMajor(), srs.GetInvFlattening(), None)
+    else:
+        to_target = area_frame(basin, False, None, None, srs.ExportToProj4())
+        minx, maxx, miny, maxy = basin.GetEnvelope()
+    c0 = max(int(math.floor((minx - gt[0]) / gt[1])), 0)
+    c1 = min(int(math.ceil((maxx - gt[0]) / gt[1])), ds.RasterXSize)
+    r0 = max(int(math.floor((gt[3] - maxy) / -gt[5])), 0)
+    r1 = min(int(math.ceil((gt[3] - miny) / -gt[5])), ds.RasterYSize)
+    win = (c0, r0, c1 - c0, r1 - r0)
+    inter = cell_intersections(gt[0], gt[3], gt[1], -gt[5], win, basin, to_target)
+    w = np.array([i for i, _ in inter], 'float64').reshape(win[3], win[2])
+    ref = gdal.GetDriverByName('MEM').Create('', win[2], win[3], 1, gdal.GDT_Float64)
+    ref.SetGeoTransform((gt[0] + c0 * gt[1], gt[1], 0, gt[3] + r0 * gt[5], 0, gt[5]))
+    out = {'basin': reduce_cells(ref, w, cog, scale, None, None)['0']}
+    if layer is not None:
+        out['bands'] = reduce_cells(ref, w, cog, scale, layer, step)
     print(json.dumps(out))
 
 
@@ -505,4 +560,5 @@ if __name__ == '__main__':
      'box-area': lambda: box_area(*args), 'make-swann': lambda: make_swann(*args),
      'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args),
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
-     'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args)}[cmd]()
+     'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
+     'basin-stats': lambda: basin_stats(*args)}[cmd]()

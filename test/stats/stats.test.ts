@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { snowdb, tempDir } from '../helpers/cli.js';
+import { snowdb, snowdbOnTty, tempDir } from '../helpers/cli.js';
+import { shiftedRecord } from '../helpers/fs.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
 import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from '../helpers/snodas.js';
@@ -23,6 +24,18 @@ type Zonal = Record<string, { area_m2: number; valid_m2: number; mean: number | 
 const close = (a: number, b: number, rel = 1e-9) =>
   Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b));
 
+/** Each cell's area, mean and volume (mm → m³) on `date` equal the oracle's to 1e-9 relative. */
+function matchCells(b: Body, date: string, refOf: (zone: Body['zones'][number], k: number) => Zonal[string]) {
+  b.zones.forEach((z, k) => {
+    const ref = refOf(z, k);
+    const [mean, total] = b.results[date]![k]!;
+    const at = `cell ${k} ${JSON.stringify(z.zone)}`;
+    assert.ok(close(z.area_m2, ref.area_m2), `${at}: area ${z.area_m2} vs ${ref.area_m2}`);
+    assert.ok(close(mean!, ref.mean!), `${at}: mean ${mean} vs ${ref.mean}`);
+    assert.ok(close(total!, ref.sum * 0.001), `${at}: total ${total} vs ${ref.sum * 0.001}`);
+  });
+}
+
 describe('stats: the stratified query engine and `snowdb stats`', () => {
   let dir: string;
   let cleanup: () => Promise<void>;
@@ -36,6 +49,19 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
   const db = () => join(dir, 'db');
   const aoi = () => join(db(), 'data', 'snodas', 'aoi', '09406000_UT_USGS.tif');
   const cog = (date: string, v: string) => join(db(), 'data', 'snodas', 'cogs', date, `${v}.tif`);
+  /** SWE on 2024-01-16 (pixel-varying values) with more arguments. */
+  const swe16 = (...args: string[]) =>
+    stats('--dates', '2024-01-16/2024-01-16', '--variable', 'swe', ...args);
+  /** The numpy oracle on 2024-01-16's SWE over the AOI weights, cells from a terrain layer. */
+  const zonalOn = (layer: string, step: string) =>
+    oracle<Zonal>(
+      'zonal',
+      aoi(),
+      cog('20240116', 'swe'),
+      '1',
+      join(db(), `data/snodas/zones/terrain/${layer}.tif`),
+      step,
+    );
 
   before(async () => {
     ({ dir, cleanup } = await tempDir());
@@ -94,7 +120,7 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
     const [info] = await oracle<OracleInfo[]>('info', aoi());
     const area = Number(info!.metadata.SNOWDB_AOI_AREA_M2);
     const o = (await oracle<Zonal>('zonal', aoi(), cog('20240115', 'swe'), '1'))['0']!;
-    // The AOI raster holds float32 weights; their float64 sum is the basin area to ~1e-9.
+    // The AOI raster holds float64 weights: their sum is the basin area to rounding.
     assert.ok(close(b.zones[0]!.area_m2, o.area_m2), `${b.zones[0]!.area_m2} vs ${o.area_m2}`);
     assert.ok(close(o.area_m2, area, 1e-8), `${o.area_m2} vs tag ${area}`);
     assert.ok(o.valid_m2 < area, 'the nodata column lies in the basin');
@@ -107,41 +133,66 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
   it('elevation bands match a numpy recomputation to 1e-9; empty bands only on request', async () => {
     const b = await stats('--dates', '2024-01-16/..', '--zone', 'terrain.elevation', '--variable', 'swe');
     assert.deepEqual(b.zone_layers, ['terrain.elevation']);
-    const o = await oracle<Zonal>(
-      'zonal',
-      aoi(),
-      cog('20240116', 'swe'),
-      '1',
-      join(db(), 'data/snodas/zones/terrain/elevation.tif'),
-      '1000',
-    );
+    const o = await zonalOn('elevation', '1000');
     assert.deepEqual(
       b.zones.map((z) => String(z.zone[0]!.min)),
       Object.keys(o).sort((x, y) => Number(x) - Number(y)),
     );
-    b.zones.forEach((z, k) => {
-      const ref = o[String(z.zone[0]!.min)]!;
-      assert.equal(z.zone[0]!.max, (z.zone[0]!.min as number) + 1000);
-      assert.ok(close(z.area_m2, ref.area_m2), `area ${z.area_m2} vs ${ref.area_m2}`);
-      const [mean, total] = b.results['2024-01-16']![k]!;
-      assert.ok(close(mean!, ref.mean!), `mean ${mean} vs ${ref.mean}`);
-      assert.ok(close(total!, ref.sum * 0.001), `total ${total} vs ${ref.sum * 0.001}`);
-    });
-    const all = await stats(
+    for (const z of b.zones) assert.equal(z.zone[0]!.max, (z.zone[0]!.min as number) + 1000);
+    matchCells(b, '2024-01-16', (z) => o[String(z.zone[0]!.min)]!);
+    // Bucketed: northness in 2 buckets of -1..1 (top edge inclusive); flat cells drop out.
+    const nb = await stats(
       '--dates',
-      '2024-01-16/2024-01-16',
+      '2024-01-16/..',
       '--zone',
-      'terrain.elevation',
+      'terrain.northness:buckets=2',
       '--variable',
       'swe',
-      '--include-empty-zones',
     );
+    assert.deepEqual(
+      nb.zones.map((z) => [z.zone[0]!.min, z.zone[0]!.max]),
+      [
+        [-1, 0],
+        [0, 1],
+      ],
+    );
+    const on = await zonalOn('northness', 'buckets:-1:1:2');
+    matchCells(nb, '2024-01-16', (_, k) => on[String(k)]!);
+    const basinArea = b.zones.reduce((t, z) => t + z.area_m2, 0);
+    assert.ok(nb.zones[0]!.area_m2 + nb.zones[1]!.area_m2 <= basinArea * (1 + 1e-12));
+    const all = await swe16('--zone', 'terrain.elevation', '--include-empty-zones');
     assert.equal(all.zones.length, 16);
     const empty = all.zones
       .map((z, k) => [z, all.results['2024-01-16']![k]!] as const)
       .filter(([z]) => z.area_m2 === 0);
     assert.equal(empty.length, 16 - b.zones.length);
     for (const [, row] of empty) assert.deepEqual(row, [null, null]);
+  });
+
+  it('a real basin end to end: areas, means and totals match OGR cell-polygon intersections × GDAL values to 1e-9', async () => {
+    const o = await oracle<{ basin: Zonal[string]; bands: Zonal }>(
+      'basin-stats',
+      cog('20240116', 'swe'),
+      fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'),
+      '1',
+      join(db(), 'data/snodas/zones/terrain/elevation.tif'),
+      '1000',
+    );
+    const whole = await stats('--dates', '2024-01-16/2024-01-16', '--variable', 'swe', '--valid-fraction');
+    const [mean, total, valid] = whole.results['2024-01-16']![0]!;
+    const ob = o.bands;
+    assert.ok(
+      close(whole.zones[0]!.area_m2, o.basin.area_m2),
+      `area ${whole.zones[0]!.area_m2} vs OGR ${o.basin.area_m2}`,
+    );
+    assert.ok(close(mean!, o.basin.mean!), `mean ${mean} vs OGR ${o.basin.mean}`);
+    assert.ok(close(total!, o.basin.sum * 0.001), `total ${total} vs OGR ${o.basin.sum * 0.001}`);
+    assert.ok(close(valid!, o.basin.valid_m2 / o.basin.area_m2), `valid ${valid}`);
+    // Values vary pixel to pixel, so a wrong weight anywhere moves the mean.
+    assert.ok(mean! > 20 && mean! < 60 && Math.abs(mean! - 40) > 1e-6, String(mean));
+    const bands = await swe16('--zone', 'terrain.elevation');
+    assert.equal(bands.zones.length, Object.keys(ob).length);
+    matchCells(bands, '2024-01-16', (z) => ob[String(z.zone[0]!.min)]!);
   });
 
   it('crossed axes in flat product order (first axis outermost); CSV carries the same values', async () => {
@@ -188,6 +239,18 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
     assert.doesNotMatch(csv.stdout, /nan/i);
   });
 
+  it('JSON is minified when piped and indented 2 on a terminal, with the same content', async () => {
+    const args = ['stats', 'snodas', TRIPLET, '--dates', '2024-01-15/2024-01-16', '--zone', 'terrain.aspect'];
+    const piped = await cli(...args);
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.equal(piped.stdout.trimEnd().includes('\n'), false);
+    const body = JSON.parse(piped.stdout) as Body;
+    assert.equal(piped.stdout.trimEnd(), JSON.stringify(body));
+    const tty = await snowdbOnTty(args, { env });
+    assert.equal(tty.code, 0, tty.stderr);
+    assert.equal(tty.stdout.trimEnd(), JSON.stringify(body, null, 2));
+  });
+
   it('date selection: open ranges, day of year, zero dates; and every bad request is a clear error', async () => {
     assert.deepEqual(Object.keys((await stats('--variable', 'swe')).results), ['2024-01-15', '2024-01-16']);
     assert.deepEqual(Object.keys((await stats('--dates', '../2024-01-15', '--variable', 'swe')).results), [
@@ -224,6 +287,17 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
     const nods = await cli('stats', 'nosuch', TRIPLET);
     assert.equal(nods.code, 1);
     assert.match(nods.stderr, /nosuch/);
+    // A basin moved 60° west (to about -173°) lies off the SNODAS grid: no AOI raster, a clear error.
+    const off = join(dir, 'OFFGRID_UT_TEST.geojson');
+    await writeFile(
+      off,
+      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), 'OFFGRID:UT:TEST', -60, 0),
+    );
+    const imp = await cli('pourpoint', 'import', off);
+    assert.equal(imp.code, 0, imp.stderr);
+    const offgrid = await cli('stats', 'snodas', 'OFFGRID:UT:TEST');
+    assert.equal(offgrid.code, 1);
+    assert.match(offgrid.stderr, /pourpoint OFFGRID:UT:TEST lies outside the grid of 'snodas'/);
     // A date missing a requested variable is an error naming it, not a hole.
     await rm(cog('20240116', 'depth'));
     const hole = await cli('stats', 'snodas', TRIPLET, '--variable', 'depth');
