@@ -35,6 +35,11 @@ export const ErrorCatalog = {
   'zone-layer-missing': { status: 409, title: 'Zone layer not generated', exit: 1 },
   'date-incomplete': { status: 409, title: 'Date is missing a variable', exit: 1 },
   'basin-raster-missing': { status: 409, title: 'Basin AOI raster missing', exit: 1 },
+  'invalid-path-parameter': { status: 422, title: 'Invalid path parameter', exit: 1 },
+  'not-acceptable': { status: 406, title: 'Not acceptable', exit: 1 },
+  'resource-not-found': { status: 404, title: 'Resource not found', exit: 1 },
+  'problem-type-not-found': { status: 404, title: 'Problem type not found', exit: 1 },
+  'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;
 
 /** A stable machine key of the catalog, e.g. `dataset-not-found`. */

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { CONFIG_ENV } from '../db/locate.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { registerApi } from './commands/api.js';
 import { registerDatasetCommands } from './commands/dataset.js';
 import { registerInit } from './commands/init.js';
 import { registerPourpoint } from './commands/pourpoint.js';
@@ -29,6 +30,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command 
   registerPourpoint(program, run);
   registerDatasetCommands(program, run);
   registerStats(program, run);
+  registerApi(program, run);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const cmd of all(program)) cmd.exitOverride();
   return program;

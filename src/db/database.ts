@@ -1,16 +1,26 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { SnowdbError } from '../errors.js';
+import { FileMemo, fileSignature } from '../io/memo.js';
+import { type IndexEntry, readIndex } from '../pourpoints/index-file.js';
 import { type DbPaths, dbPaths, Layout } from './layout.js';
 import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from './root-config.js';
 
-/** An opened database directory: its paths and its validated root config. */
+/**
+ * An opened database directory: its paths and its validated root config. A long-lived holder (the
+ * API server) calls `refresh` to pick up a changed root config; `index` is re-read only when the
+ * index file changed.
+ */
 export class Database {
   readonly paths: DbPaths;
   config: RootConfig;
+  private configSignature: string;
+  private readonly indexMemo: FileMemo<ReadonlyMap<string, IndexEntry>>;
 
-  private constructor(paths: DbPaths, config: RootConfig) {
+  private constructor(paths: DbPaths, config: RootConfig, signature: string) {
     this.paths = paths;
     this.config = config;
+    this.configSignature = signature;
+    this.indexMemo = new FileMemo(paths.pourpointIndex, () => readIndex(paths.pourpointIndex));
   }
 
   get root(): string {
@@ -20,13 +30,28 @@ export class Database {
   /** Open the database at `root` (an existing directory holding `snowdb.json`). */
   static async open(root: string): Promise<Database> {
     const paths = dbPaths(root);
-    return new Database(paths, await readRootConfig(paths.rootConfig));
+    const signature = await fileSignature(paths.rootConfig);
+    return new Database(paths, await readRootConfig(paths.rootConfig), signature);
+  }
+
+  /** Re-read the root config if the file changed since it was read (one stat). */
+  async refresh(): Promise<void> {
+    const signature = await fileSignature(this.paths.rootConfig);
+    if (signature === this.configSignature) return;
+    this.config = await readRootConfig(this.paths.rootConfig);
+    this.configSignature = signature;
+  }
+
+  /** The pourpoint index by triplet (read-only; re-read when the file changed). */
+  index(): Promise<ReadonlyMap<string, IndexEntry>> {
+    return this.indexMemo.get();
   }
 
   /** Persist the root config atomically. */
   async saveConfig(config: RootConfig): Promise<void> {
     await writeRootConfig(this.paths.rootConfig, config);
     this.config = config;
+    this.configSignature = await fileSignature(this.paths.rootConfig);
   }
 }
 

@@ -6,15 +6,13 @@ import { distanceOutside } from '../raster/geodesic.js';
 import { polygonsOf } from '../raster/geometry.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
-import { type Coverage, entryOf, type IndexEntry, readIndex, writeIndex } from './index-file.js';
+import { type Coverage, entryOf, type IndexEntry, writeIndex } from './index-file.js';
 import { parseRecord } from './record.js';
 import { indexedEntry, readStoredBasin, recordPath, storedTriplets } from './store.js';
 
 /** Indexed (basin-bearing) pourpoints, sorted by triplet. */
 export async function listPourpoints(db: Database): Promise<IndexEntry[]> {
-  return [...(await readIndex(db.paths.pourpointIndex)).values()].sort((a, b) =>
-    byString(a.triplet, b.triplet),
-  );
+  return [...(await db.index()).values()].sort((a, b) => byString(a.triplet, b.triplet));
 }
 
 /** One pourpoint in full: index facts plus what only the record holds. */
@@ -41,7 +39,7 @@ export interface PourpointDetail {
  * @throws SnowdbError `invalid-name` for a malformed triplet, `pourpoint-not-found` when not indexed.
  */
 export async function showPourpoint(db: Database, triplet: string): Promise<PourpointDetail> {
-  const entry = indexedEntry(await readIndex(db.paths.pourpointIndex), triplet);
+  const entry = indexedEntry(await db.index(), triplet);
   const rec = await readStoredBasin(db, triplet);
   const polys = polygonsOf(rec.basin);
   return {

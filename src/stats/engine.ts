@@ -6,7 +6,6 @@ import { type Dataset, openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { DATES_DIR } from '../db/layout.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
-import { readIndex } from '../pourpoints/index-file.js';
 import { indexedEntry } from '../pourpoints/store.js';
 import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
@@ -119,7 +118,7 @@ async function cellIndex(
  */
 export async function computeStats(db: Database, q: StatsQuery): Promise<CompactStats> {
   const d = await openActiveDataset(db, q.dataset);
-  const entry = indexedEntry(await readIndex(db.paths.pourpointIndex), q.pourpoint);
+  const entry = indexedEntry(await db.index(), q.pourpoint);
   if ((entry.coverage[d.name] ?? 'none') === 'none') {
     throw new SnowdbError(
       'pourpoint-not-covered',

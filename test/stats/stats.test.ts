@@ -6,12 +6,9 @@ import { snowdb, snowdbOnTty, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
-import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from '../helpers/snodas.js';
+import { buildZionDb, ZION } from '../helpers/zion-db.js';
 
-const TRIPLET = '09406000:UT:USGS';
-const SWE = PRODUCTS.findIndex((p) => p.variable === 'swe');
-/** A column of SNODAS that crosses the Virgin River basin: nodata on every date. */
-const HOLE_COL = 1400;
+const TRIPLET = ZION;
 
 interface Body {
   zone_layers: string[];
@@ -65,38 +62,7 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
 
   before(async () => {
     ({ dir, cleanup } = await tempDir());
-    env = { SNOWDB_CONFIG: db() };
-    assert.equal((await snowdb(['init', db()])).code, 0);
-    assert.equal((await cli('pourpoint', 'sync', fixturePath('zion/pourpoints'))).code, 0);
-    assert.equal((await cli('dataset', 'create', 'snodas', '--template', 'snodas')).code, 0);
-    const z = await cli(
-      'dataset',
-      'generate-zones',
-      'snodas',
-      '--source',
-      'terrain',
-      fixturePath('zion/srtm.tif'),
-      '--source',
-      'landcover',
-      fixturePath('zion/nlcd2011.tif'),
-    );
-    assert.equal(z.code, 0, z.stderr);
-    // 2024-01-15: SWE 100 mm everywhere but one nodata column; 2024-01-16: SWE varies by pixel.
-    // Other products keep the generator's pattern, which is nodata over this basin (null means).
-    const days: [string, (row: number, col: number) => number][] = [
-      ['20240115', () => 100],
-      ['20240116', (row, col) => 20 + ((row * 7 + col * 3) % 41)],
-    ];
-    const tars: string[] = [];
-    for (const [date, swe] of days) {
-      const g = join(dir, 'gen', date);
-      const stems = await writeMembers(g, date, 'current', 'txt', 'us', (k, row, col) =>
-        k !== SWE ? rawValue(k, row, col) : col === HOLE_COL ? -9999 : swe(row, col),
-      );
-      tars.push(await tarOf(join(dir, `SNODAS_${date}.tar`), g, memberNames(stems, 'txt')));
-    }
-    const ing = await cli('dataset', 'ingest', 'snodas', ...tars);
-    assert.equal(ing.code, 0, ing.stderr);
+    env = await buildZionDb(dir);
   });
   after(() => cleanup());
 

@@ -1,0 +1,63 @@
+import { ErrorCatalog, type ErrorKey, SnowdbError } from '../errors.js';
+
+export const PROBLEM_JSON = 'application/problem+json';
+
+/** An RFC 9457 problem document; `type` resolves under `/problems/<key>`. */
+export interface Problem {
+  readonly type: string;
+  readonly title: string;
+  readonly status: number;
+  readonly detail?: string;
+  readonly instance?: string;
+  readonly [extension: string]: unknown;
+}
+
+export const problemTypeUri = (key: string) => `/problems/${key}`;
+
+export function problemOfKey(key: ErrorKey, detail: string, extra: Record<string, unknown> = {}): Problem {
+  const kind = ErrorCatalog[key];
+  return { type: problemTypeUri(key), title: kind.title, status: kind.status, detail, ...extra };
+}
+
+/** What fastify attaches to a request that failed schema validation. */
+interface ValidationFailure {
+  readonly validation: readonly {
+    instancePath: string;
+    message?: string;
+    params?: Record<string, unknown>;
+  }[];
+  readonly validationContext?: string;
+}
+
+const isValidation = (e: unknown): e is ValidationFailure =>
+  typeof e === 'object' && e !== null && Array.isArray((e as { validation?: unknown }).validation);
+
+/** The parameter a validation error is about: `/zone/0` → zone; a missing one → its name. */
+function parameterOf(v: ValidationFailure['validation'][number]): string {
+  const missing = v.params?.missingProperty;
+  if (typeof missing === 'string') return missing;
+  return v.instancePath.split('/').filter(Boolean)[0] ?? '';
+}
+
+/**
+ * The problem for anything a request handler threw: catalog errors as they are; schema failures
+ * of the query as 400 `malformed-query-parameter` and of the path as 422
+ * `invalid-path-parameter`, each naming the parameter; other client errors by their status;
+ * anything else is a 500 that reveals nothing.
+ */
+export function problemOf(e: unknown): Problem {
+  if (SnowdbError.is(e)) return problemOfKey(e.key, e.message, { ...e.extra });
+  if (isValidation(e)) {
+    const errors = e.validation.map((v) => ({ parameter: parameterOf(v), message: v.message ?? 'invalid' }));
+    const parameters = [...new Set(errors.map((x) => x.parameter))];
+    const detail = errors.map((x) => `${x.parameter} ${x.message}`).join('; ');
+    return e.validationContext === 'params'
+      ? problemOfKey('invalid-path-parameter', detail, { parameter: parameters[0], errors })
+      : problemOfKey('malformed-query-parameter', detail, { parameter: parameters[0], parameters, errors });
+  }
+  const status = (e as { statusCode?: unknown }).statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return { type: 'about:blank', title: 'Bad request', status, detail: (e as Error).message };
+  }
+  return { type: 'about:blank', title: 'Internal Server Error', status: 500 };
+}

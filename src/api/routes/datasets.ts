@@ -1,0 +1,95 @@
+import type { FastifyInstance } from 'fastify';
+import { datasetInfo } from '../../datasets/inventory.js';
+import { openActiveDataset } from '../../datasets/registry.js';
+import type { Database } from '../../db/database.js';
+import { byString } from '../../util/compare.js';
+import { baseOf, type Link, sendJson } from '../http.js';
+import { DATASET_PARAM, jsonResponse, problemResponses } from '../schemas.js';
+
+const STATS_QUERY = 'zone,variable,include_empty_zones,valid_fraction,f';
+
+/** The templated stats links of a dataset; `triplet` binds the pourpoint (else it stays a variable). */
+export function statsLinks(base: string, dataset: string, triplet?: string): Link[] {
+  const pp = triplet ?? '{pourpoint}';
+  const kinds = [
+    ['stats-date-range', 'date-range', 'datetime', 'Date-range zonal statistics'],
+    ['stats-doy', 'doy', 'month,day,start_year,end_year', 'Day-of-year zonal statistics'],
+  ] as const;
+  return kinds.map(([rel, path, params, title]) => ({
+    href: `${base}/datasets/${dataset}/stats/${pp}/${path}{?${params},${STATS_QUERY}}`,
+    rel,
+    type: 'application/json',
+    title: triplet === undefined ? title : `${dataset} ${title.toLowerCase()}`,
+    templated: true,
+    ...(triplet === undefined ? {} : { dataset }),
+  }));
+}
+
+/** `/datasets` (active only) and `/datasets/{dataset}` (DatasetInfo). */
+export async function datasetRoutes(app: FastifyInstance, db: Database): Promise<void> {
+  app.get(
+    '/datasets',
+    { schema: { tags: ['datasets'], summary: 'Active datasets, sorted by name' } },
+    (req, reply) => {
+      const b = baseOf(req);
+      const names = Object.entries(db.config.datasets)
+        .filter(([, link]) => link.active)
+        .map(([name]) => name)
+        .sort(byString);
+      return sendJson(reply, {
+        datasets: names.map((name) => ({
+          name,
+          links: [{ href: `${b}/datasets/${name}`, rel: 'self', type: 'application/json' }],
+        })),
+        links: [
+          { href: `${b}/datasets`, rel: 'self', type: 'application/json' },
+          { href: `${b}/`, rel: 'root', type: 'application/json' },
+        ],
+      });
+    },
+  );
+  app.get<{ Params: { dataset: string } }>(
+    '/datasets/:dataset',
+    {
+      schema: {
+        tags: ['datasets'],
+        summary: 'One active dataset: grid, variables, zone axes, dates and templated stats links',
+        params: { type: 'object', properties: { dataset: DATASET_PARAM }, required: ['dataset'] },
+        response: { ...jsonResponse('DatasetInfo', 'the dataset'), ...problemResponses(404, 422) },
+      },
+    },
+    async (req, reply) => {
+      const d = await openActiveDataset(db, req.params.dataset);
+      const info = await datasetInfo(db, d.name);
+      const b = baseOf(req);
+      return sendJson(reply, {
+        name: d.name,
+        description: info.description,
+        template: info.template,
+        grid: {
+          crs: d.config.grid.crs,
+          rows: d.grid.height,
+          cols: d.grid.width,
+          tile_size: d.grid.tileSize,
+          is_geographic: d.grid.crs.geographic,
+          bounds: info.grid.bounds,
+        },
+        variables: info.variables.map((v) => ({
+          key: v.variable,
+          stat_name: v.stat,
+          unit: v.unit,
+          reducer: v.reducer,
+          description: v.description,
+        })),
+        zones: info.zones,
+        dates: { count: info.dates, first: info.first_date, last: info.last_date },
+        links: [
+          { href: `${b}/datasets/${d.name}`, rel: 'self', type: 'application/json' },
+          { href: `${b}/`, rel: 'root', type: 'application/json' },
+          { href: `${b}/datasets`, rel: 'collection', type: 'application/json' },
+          ...statsLinks(b, d.name),
+        ],
+      });
+    },
+  );
+}

@@ -1,0 +1,176 @@
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/database.js';
+import { SnowdbError } from '../../errors.js';
+import { showPourpoint } from '../../pourpoints/catalog.js';
+import type { IndexEntry } from '../../pourpoints/index-file.js';
+import { readStoredBasin } from '../../pourpoints/store.js';
+import { baseOf, seg, sendJson } from '../http.js';
+import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
+import { statsLinks } from './datasets.js';
+
+const GEO = 'application/geo+json';
+
+/** `minx,miny,maxx,maxy` (or 6 numbers with heights); minx > maxx wraps the antimeridian. */
+function parseBbox(text: string): (lon: number, lat: number) => boolean {
+  const n = text.split(',').map((x) => Number(x.trim()));
+  if ((n.length !== 4 && n.length !== 6) || !n.every(Number.isFinite)) {
+    throw new SnowdbError('malformed-query-parameter', `bbox '${text}': expected minx,miny,maxx,maxy`, {
+      parameter: 'bbox',
+    });
+  }
+  const [x0, y0, x1, y1] = n.length === 4 ? n : [n[0]!, n[1]!, n[3]!, n[4]!];
+  if (y0! > y1!) {
+    throw new SnowdbError('malformed-query-parameter', `bbox '${text}': miny is above maxy`, {
+      parameter: 'bbox',
+    });
+  }
+  return (lon, lat) =>
+    lat >= y0! && lat <= y1! && (x0! <= x1! ? lon >= x0! && lon <= x1! : lon >= x0! || lon <= x1!);
+}
+
+/** Coverage per active dataset only: readers never see inactive ones. */
+function activeCoverage(db: Database, e: IndexEntry): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(e.coverage).filter(([name]) => db.config.datasets[name]?.active === true),
+  );
+}
+
+interface ListQuery {
+  geometry: 'point' | 'basin';
+  bbox?: string;
+  limit?: number;
+  offset: number;
+}
+
+/** `/pourpoints` (paged FeatureCollection) and `/pourpoints/{pourpoint}` (basin Feature). */
+export async function pourpointRoutes(app: FastifyInstance, db: Database): Promise<void> {
+  app.get<{ Querystring: ListQuery }>(
+    '/pourpoints',
+    {
+      schema: {
+        tags: ['pourpoints'],
+        summary: 'Basin-bearing pourpoints, sorted by triplet, paged, optionally within a bbox',
+        querystring: {
+          type: 'object',
+          properties: {
+            geometry: { enum: ['point', 'basin'], default: 'point' },
+            bbox: { type: 'string', description: 'minx,miny,maxx,maxy on the outflow point (lon/lat)' },
+            limit: {
+              type: 'integer',
+              minimum: 1,
+              maximum: 1000,
+              description: 'default 100 (25 with basins)',
+            },
+            offset: { type: 'integer', minimum: 0, default: 0 },
+          },
+          additionalProperties: false,
+        },
+        response: {
+          200: { description: 'pourpoints', content: { [GEO]: { schema: { $ref: 'FeatureCollection#' } } } },
+          ...problemResponses(400),
+        },
+      },
+    },
+    async (req, reply) => {
+      const { geometry, bbox, offset } = req.query;
+      const limit = req.query.limit ?? (geometry === 'basin' ? 25 : 100);
+      const inBox = bbox === undefined ? () => true : parseBbox(bbox);
+      const all = [...(await db.index()).values()]
+        .filter((e) => inBox(e.point[0], e.point[1]))
+        .sort((a, b) => (a.triplet < b.triplet ? -1 : a.triplet > b.triplet ? 1 : 0));
+      const page = all.slice(offset, offset + limit);
+      const b = baseOf(req);
+      const features = await Promise.all(
+        page.map(async (e) => ({
+          type: 'Feature',
+          id: e.triplet,
+          geometry:
+            geometry === 'basin'
+              ? (await readStoredBasin(db, e.triplet)).basin
+              : { type: 'Point', coordinates: e.point },
+          properties: {
+            name: e.name,
+            area_meters: e.areaMeters,
+            pourpoint: e.point,
+            coverage: activeCoverage(db, e),
+          },
+          links: [{ href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO }],
+        })),
+      );
+      const at = (o: number) => {
+        const p = new URLSearchParams({ geometry, limit: String(limit), offset: String(o) });
+        if (bbox !== undefined) p.set('bbox', bbox);
+        return `${b}/pourpoints?${p}`;
+      };
+      const last = Math.max(0, Math.floor((all.length - 1) / limit) * limit);
+      const links = [
+        { href: at(offset), rel: 'self', type: GEO },
+        { href: `${b}/`, rel: 'root', type: 'application/json' },
+        { href: at(0), rel: 'first', type: GEO },
+        ...(offset > 0 ? [{ href: at(Math.max(0, offset - limit)), rel: 'prev', type: GEO }] : []),
+        ...(offset + limit < all.length ? [{ href: at(offset + limit), rel: 'next', type: GEO }] : []),
+        { href: at(last), rel: 'last', type: GEO },
+      ];
+      return sendJson(
+        reply,
+        {
+          type: 'FeatureCollection',
+          features,
+          numberMatched: all.length,
+          numberReturned: features.length,
+          links,
+        },
+        GEO,
+      );
+    },
+  );
+  app.get<{ Params: { pourpoint: string } }>(
+    '/pourpoints/:pourpoint',
+    {
+      schema: {
+        tags: ['pourpoints'],
+        summary: 'One pourpoint: its basin polygon, ids, area, coverage and bound stats links',
+        params: { type: 'object', properties: { pourpoint: POURPOINT_PARAM }, required: ['pourpoint'] },
+        response: {
+          200: {
+            description: 'the basin',
+            content: { [GEO]: { schema: { type: 'object', additionalProperties: true } } },
+          },
+          ...problemResponses(404, 422),
+        },
+      },
+    },
+    async (req, reply) => {
+      const p = await showPourpoint(db, req.params.pourpoint);
+      const rec = await readStoredBasin(db, p.triplet);
+      const b = baseOf(req);
+      const coverage = activeCoverage(db, (await db.index()).get(p.triplet)!);
+      return sendJson(
+        reply,
+        {
+          type: 'Feature',
+          id: p.triplet,
+          geometry: rec.basin,
+          bbox: p.basin_bbox,
+          properties: {
+            name: p.name,
+            area_meters: p.area_meters,
+            pourpoint: p.point,
+            coverage,
+            awdb_id: p.awdb_id,
+            usgs_id: p.usgs_id,
+          },
+          links: [
+            { href: `${b}/pourpoints/${seg(p.triplet)}`, rel: 'self', type: GEO },
+            { href: `${b}/`, rel: 'root', type: 'application/json' },
+            { href: `${b}/pourpoints`, rel: 'collection', type: GEO },
+            ...Object.entries(coverage)
+              .filter(([, c]) => c !== 'none')
+              .flatMap(([name]) => statsLinks(b, name, seg(p.triplet))),
+          ],
+        },
+        GEO,
+      );
+    },
+  );
+}

@@ -1,0 +1,151 @@
+/**
+ * JSON Schemas of the API's parameters and bodies, for validation and for the OpenAPI document.
+ * Responses are sent pre-serialized, so these schemas document bodies without filtering them.
+ */
+import { ErrorCatalog } from '../errors.js';
+
+const str = { type: 'string' } as const;
+const num = { type: 'number' } as const;
+const int = { type: 'integer' } as const;
+
+export const Link = {
+  $id: 'Link',
+  type: 'object',
+  required: ['href', 'rel'],
+  properties: { href: str, rel: str, type: str, title: str, templated: { type: 'boolean' } },
+  additionalProperties: true,
+} as const;
+
+const links = { type: 'array', items: { $ref: 'Link#' } } as const;
+
+export const Problem = {
+  $id: 'Problem',
+  type: 'object',
+  description: 'RFC 9457 problem details; `type` resolves under /problems/{key}',
+  required: ['type', 'title', 'status'],
+  properties: { type: str, title: str, status: int, detail: str, parameter: str },
+  additionalProperties: true,
+} as const;
+
+const ZoneRef = {
+  type: 'object',
+  description:
+    'band {layer, min, max, unit}, class {layer, code, label} or threshold {layer, threshold, unit, side, label}',
+  required: ['kind', 'layer'],
+  properties: { kind: { enum: ['band', 'class', 'threshold'] }, layer: str },
+  additionalProperties: true,
+} as const;
+
+export const CompactStatsResponse = {
+  $id: 'CompactStatsResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'zones', 'results', 'pourpoint', 'dataset', 'query'],
+  properties: {
+    zone_layers: { type: 'array', items: str },
+    variables: { type: 'array', items: str, description: 'stat names; the inner order of results' },
+    zones: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['zone', 'area_m2'],
+        properties: { zone: { type: 'array', items: ZoneRef }, area_m2: { type: 'number', minimum: 0 } },
+      },
+    },
+    results: {
+      type: 'object',
+      description: 'date → [zone][variable] of number or null',
+      additionalProperties: { type: 'array', items: { type: 'array', items: { type: ['number', 'null'] } } },
+    },
+    pourpoint: str,
+    dataset: str,
+    query: { type: 'object', additionalProperties: true },
+    links,
+  },
+} as const;
+
+export const DatasetInfo = {
+  $id: 'DatasetInfo',
+  type: 'object',
+  required: ['name', 'grid', 'variables', 'zones'],
+  properties: {
+    name: str,
+    description: str,
+    grid: {
+      type: 'object',
+      properties: { crs: str, rows: int, cols: int, tile_size: int, is_geographic: { type: 'boolean' } },
+    },
+    variables: {
+      type: 'array',
+      items: { type: 'object', properties: { key: str, stat_name: str, unit: str, reducer: str } },
+    },
+    zones: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    dates: { type: 'object', properties: { count: int, first: str, last: str } },
+    links,
+  },
+} as const;
+
+export const FeatureCollection = {
+  $id: 'FeatureCollection',
+  type: 'object',
+  required: ['type', 'features'],
+  properties: {
+    type: { const: 'FeatureCollection' },
+    features: { type: 'array', items: { type: 'object', additionalProperties: true } },
+    numberMatched: int,
+    numberReturned: int,
+    links,
+  },
+} as const;
+
+export const LandingPage = {
+  $id: 'LandingPage',
+  type: 'object',
+  properties: { title: str, description: str, links },
+} as const;
+
+export const SHARED_SCHEMAS = [
+  Link,
+  LandingPage,
+  Problem,
+  CompactStatsResponse,
+  DatasetInfo,
+  FeatureCollection,
+];
+
+/** Error responses every route may give, documented once. */
+export const problemResponses = (...statuses: number[]) =>
+  Object.fromEntries(
+    statuses.map((s) => [
+      s,
+      {
+        description: Object.values(ErrorCatalog)
+          .filter((k) => k.status === s)
+          .map((k) => k.title)
+          .join('; '),
+        content: { 'application/problem+json': { schema: { $ref: 'Problem#' } } },
+      },
+    ]),
+  );
+
+export const jsonResponse = (ref: string, description: string) => ({
+  200: { description, content: { 'application/json': { schema: { $ref: `${ref}#` } } } },
+});
+
+export const DATASET_PARAM = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' } as const;
+export const POURPOINT_PARAM = {
+  type: 'string',
+  pattern: '^[a-zA-Z0-9-]+:[a-zA-Z]{2}:[a-zA-Z]+$',
+  description: 'station triplet <station>:<state>:<network>',
+  examples: ['09406000:UT:USGS'],
+} as const;
+
+/** Query parameters shared by both stats routes. */
+export const STATS_COMMON = {
+  zone: { type: 'array', items: str, description: 'zone token LAYER or LAYER:PARAM=VALUE; repeat per axis' },
+  variable: { type: 'array', items: str, description: 'variable key; repeatable; absent = all' },
+  include_empty_zones: { type: 'boolean', default: false },
+  valid_fraction: { type: 'boolean', default: false, description: 'add valid_fraction_<variable>' },
+  f: { enum: ['json', 'csv'], description: 'format; wins over Accept' },
+} as const;
+
+export { int, num, str };

@@ -1,0 +1,383 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
+import { buildApp } from '../../src/api/app.js';
+import { Database } from '../../src/db/database.js';
+import { snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
+import { shiftedRecord } from '../helpers/fs.js';
+import { fixturePath } from '../helpers/raster.js';
+import { buildZionDb, ZION, zionTar } from '../helpers/zion-db.js';
+
+type Json = Record<string, unknown> & { links?: { rel: string; href: string; templated?: boolean }[] };
+
+describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  let base: string;
+  let server: ReturnType<typeof spawnSnowdb>;
+  const cli = (...args: string[]) => snowdb(args, { env });
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
+  const json = async (path: string, headers: Record<string, string> = {}) => {
+    const r = await get(path, headers);
+    assert.equal(r.status, 200, `${path}: ${r.status} ${await r.clone().text()}`);
+    return (await r.json()) as Json;
+  };
+  const STATS = `/datasets/snodas/stats/${ZION}`;
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = await buildZionDb(dir);
+    server = spawnSnowdb(['api', 'serve', '--port', '0'], { env });
+    let err = '';
+    server.stderr.setEncoding('utf8');
+    while (!/on (http:\/\/\S+) /.test(err)) err += (await once(server.stderr, 'data'))[0];
+    base = /on (http:\/\/\S+) /.exec(err)![1]!;
+  });
+  after(async () => {
+    server.kill('SIGTERM');
+    await once(server, 'close');
+    await cleanup();
+  });
+
+  it('api serve --check validates the database and says OK; a corrupt index is a clear failure', async () => {
+    const ok = await cli('api', 'serve', '--check');
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /^OK: .*: 0 active dataset\(s\) \(none\), 1 pourpoint\(s\); the app builds$/m);
+    const other = await tempDir();
+    try {
+      const bad = join(other.dir, 'db');
+      assert.equal((await snowdb(['init', bad])).code, 0);
+      await writeFile(join(bad, 'pourpoints/index.geojson'), '{"type": "FeatureCollection"');
+      const r = await snowdb(['api', 'serve', '--check'], { env: { SNOWDB_CONFIG: bad } });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /index\.geojson/);
+    } finally {
+      await other.cleanup();
+    }
+  });
+
+  it('landing page links; an activation shows without a restart', async () => {
+    const landing = await json('/');
+    assert.equal(landing.title, 'snowdb API');
+    const rels = landing.links!.map((l) => `${l.rel} ${new URL(l.href).pathname}`);
+    for (const want of [
+      'self /',
+      'data /datasets',
+      'data /pourpoints',
+      'service-desc /openapi.json',
+      'service-doc /docs',
+      'service-doc /redoc',
+    ])
+      assert.ok(rels.includes(want), `${want} in ${rels.join(', ')}`);
+    assert.deepEqual((await json('/datasets')).datasets, []);
+    const inactive = await get('/datasets/snodas');
+    assert.equal(inactive.status, 404);
+    assert.match(((await inactive.json()) as Json).detail as string, /is not active/);
+    assert.equal((await cli('dataset', 'activate', 'snodas')).code, 0);
+    const list = await json('/datasets');
+    assert.deepEqual(
+      (list.datasets as Json[]).map((d) => d.name),
+      ['snodas'],
+    );
+  });
+
+  it('dataset info: zones, variables with stat names, dates, templated stats links', async () => {
+    const d = await json('/datasets/snodas');
+    assert.equal(d.name, 'snodas');
+    assert.deepEqual(d.grid, {
+      crs: 'EPSG:4326',
+      rows: 3351,
+      cols: 6935,
+      tile_size: 256,
+      is_geographic: true,
+      bounds: (d.grid as { bounds: number[] }).bounds,
+    });
+    const zones = d.zones as { key: string; kind: string; param?: string; default?: number }[];
+    assert.deepEqual(
+      zones.map((z) => `${z.key}:${z.kind}:${z.param ?? ''}`),
+      [
+        'landcover.forest_cover:threshold:threshold_pct',
+        'terrain.aspect:categorical:',
+        'terrain.aspect_entropy:threshold:entropy_threshold',
+        'terrain.eastness:bucketed:buckets',
+        'terrain.elevation:banded:band_step_ft',
+        'terrain.northness:bucketed:buckets',
+      ],
+    );
+    const vars = d.variables as { key: string; stat_name: string; reducer: string }[];
+    assert.ok(vars.some((v) => v.key === 'swe' && v.stat_name === 'mean_swe_mm' && v.reducer === 'mean'));
+    assert.ok(vars.some((v) => v.key === 'swe' && v.stat_name === 'total_swe_m3' && v.reducer === 'total'));
+    assert.deepEqual(d.dates, { count: 2, first: '2024-01-15', last: '2024-01-16' });
+    const range = d.links!.find((l) => l.rel === 'stats-date-range')!;
+    assert.equal(range.templated, true);
+    assert.equal(decodeURI(new URL(range.href).pathname), '/datasets/snodas/stats/{pourpoint}/date-range{');
+    assert.ok(
+      d.links!.some((l) => l.rel === 'stats-doy' && l.href.includes('{?month,day,start_year,end_year')),
+    );
+  });
+
+  it('pourpoints: a paged FeatureCollection and a basin Feature with bound stats links', async () => {
+    const fc = await json('/pourpoints');
+    assert.equal(fc.numberMatched, 1);
+    const [f] = fc.features as { id: string; properties: Json; geometry: { type: string } }[];
+    assert.equal(f!.id, ZION);
+    assert.equal(f!.geometry.type, 'Point');
+    assert.deepEqual(f!.properties.coverage, { snodas: 'full' });
+    assert.deepEqual((await json('/pourpoints?bbox=0,0,10,10')).features, []);
+    const one = await json(`/pourpoints/${ZION}`);
+    assert.match((one.geometry as { type: string }).type, /Polygon/);
+    const bound = one.links!.find((l) => l.rel === 'stats-date-range')!;
+    assert.ok(bound.href.includes(`/datasets/snodas/stats/${ZION}/date-range{?datetime`), bound.href);
+  });
+
+  it('stats JSON: the CLI body plus pourpoint, dataset, query and links', async () => {
+    const args = ['--dates', '2024-01-15/2024-01-16', '--zone', 'terrain.elevation', '--variable', 'swe'];
+    const cliBody = JSON.parse((await cli('stats', 'snodas', ZION, ...args)).stdout) as Json;
+    const r = await json(
+      `${STATS}/date-range?datetime=2024-01-15/2024-01-16&zone=terrain.elevation&variable=swe`,
+    );
+    const { pourpoint, dataset, query, links, ...body } = r;
+    assert.deepEqual(body, cliBody);
+    assert.equal(pourpoint, ZION);
+    assert.equal(dataset, 'snodas');
+    assert.deepEqual(query, { type: 'DateRange', start_date: '2024-01-15', end_date: '2024-01-16' });
+    assert.deepEqual(
+      links!.map((l) => l.rel),
+      ['self', 'root', 'up', 'alternate'],
+    );
+    assert.equal(new URL(links![3]!.href).searchParams.get('f'), 'csv');
+    const doy = await json(`${STATS}/doy?month=1&day=16&start_year=2020&end_year=2024&variable=swe`);
+    assert.deepEqual(Object.keys(doy.results as object), ['2024-01-16']);
+    assert.deepEqual(doy.query, { type: 'DayOfYear', month: 1, day: 16, start_year: 2020, end_year: 2024 });
+  });
+
+  it('CSV by f=csv or Accept, as a named download, gzip on request; the same numbers as the CLI', async () => {
+    const cliCsv = (
+      await cli('stats', 'snodas', ZION, '--zone', 'terrain.aspect', '--variable', 'swe', '--format', 'csv')
+    ).stdout;
+    const q = 'datetime=../..&zone=terrain.aspect&variable=swe';
+    for (const [path, headers] of [
+      [`${STATS}/date-range?${q}&f=csv`, {}],
+      [`${STATS}/date-range?${q}`, { Accept: 'text/csv' }],
+      [`${STATS}/date-range?${q}&f=csv`, { Accept: 'application/json' }],
+    ] as const) {
+      const r = await get(path, headers);
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type')!, /^text\/csv/);
+      assert.equal(
+        r.headers.get('content-disposition'),
+        'attachment; filename="09406000-UT-USGS_open-open_zonal_1.csv"',
+      );
+      assert.equal((await r.text()).trimEnd(), cliCsv.trimEnd());
+    }
+    const doy = await get(`${STATS}/doy?month=1&day=16&start_year=2018&end_year=2024&f=csv`);
+    assert.equal(
+      doy.headers.get('content-disposition'),
+      'attachment; filename="09406000-UT-USGS_1-16_2018-2024.csv"',
+    );
+    const span = await get(
+      `${STATS}/date-range?datetime=2024-01-15/2024-01-16&zone=terrain.aspect&zone=terrain.elevation&f=csv`,
+    );
+    assert.equal(
+      span.headers.get('content-disposition'),
+      'attachment; filename="09406000-UT-USGS_2024-01-15-2024-01-16_zonal_2.csv"',
+    );
+    // gzip: fetch would inflate silently, so read the raw bytes over node:http.
+    const { request } = await import('node:http');
+    const raw = await new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
+      request(`${base}${STATS}/date-range?${q}&f=csv`, { headers: { 'Accept-Encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ encoding: res.headers['content-encoding'], body: Buffer.concat(chunks) }),
+        );
+      })
+        .on('error', reject)
+        .end();
+    });
+    assert.equal(raw.encoding, 'gzip');
+    assert.equal(gunzipSync(raw.body).toString('utf8').trimEnd(), cliCsv.trimEnd());
+  });
+
+  it('ETag and If-None-Match: 304 while nothing changed; a new date changes the tag and shows at once', async () => {
+    const path = `${STATS}/date-range?datetime=2024-01-01/..&variable=swe`;
+    const first = await get(path);
+    const etag = first.headers.get('etag')!;
+    assert.match(etag, /^"[A-Za-z0-9_-]+\.json"$/);
+    assert.equal((await get(path, { 'If-None-Match': etag })).status, 304);
+    const csvTag = (await get(`${path}&f=csv`)).headers.get('etag');
+    assert.notEqual(csvTag, etag);
+    assert.equal((await get(path, { 'If-None-Match': '"other"' })).status, 200);
+    const ing = await cli('dataset', 'ingest', 'snodas', await zionTar(dir, '20240117', () => 7));
+    assert.equal(ing.code, 0, ing.stderr);
+    const after = await get(path, { 'If-None-Match': etag });
+    assert.equal(after.status, 200);
+    assert.notEqual(after.headers.get('etag'), etag);
+    const body = (await after.json()) as { results: Record<string, number[][]> };
+    assert.deepEqual(Object.keys(body.results), ['2024-01-15', '2024-01-16', '2024-01-17']);
+    assert.ok(Math.abs(body.results['2024-01-17']![0]![0]! - 7) < 1e-12);
+  });
+});
+
+describe('HTTP API: every error is problem+json from the catalog (in-process requests)', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let app: Awaited<ReturnType<typeof buildApp>>;
+  const STATS = `/datasets/snodas/stats/${ZION}`;
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    const env = await buildZionDb(dir);
+    assert.equal((await snowdb(['dataset', 'activate', 'snodas'], { env })).code, 0);
+    const off = join(dir, 'OFFGRID_UT_TEST.geojson');
+    await writeFile(
+      off,
+      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), 'OFFGRID:UT:TEST', -60, 0),
+    );
+    assert.equal((await snowdb(['pourpoint', 'import', off], { env })).code, 0);
+    app = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+  });
+  after(async () => {
+    await app.close();
+    await cleanup();
+  });
+
+  const cases: [string, Record<string, string>, number, string, RegExp][] = [
+    [`${STATS}/date-range`, {}, 400, 'malformed-query-parameter', /datetime/],
+    [
+      `${STATS}/date-range?datetime=2024-02-30/..`,
+      {},
+      400,
+      'malformed-query-parameter',
+      /not a calendar date/,
+    ],
+    [
+      `${STATS}/date-range?datetime=2024-03-01/2024-02-01`,
+      {},
+      400,
+      'malformed-query-parameter',
+      /start is after the end/,
+    ],
+    [
+      `${STATS}/date-range?datetime=../..&f=xml`,
+      {},
+      400,
+      'malformed-query-parameter',
+      /^f must be equal to one of/,
+    ],
+    [
+      `${STATS}/doy?month=2&day=30&start_year=2020&end_year=2024`,
+      {},
+      400,
+      'malformed-query-parameter',
+      /day 30 does not exist in month 2/,
+    ],
+    [
+      `${STATS}/doy?month=4&day=1&start_year=2024&end_year=2020`,
+      {},
+      400,
+      'malformed-query-parameter',
+      /start_year 2024 is after end_year 2020/,
+    ],
+    [`${STATS}/doy?month=4&day=1`, {}, 400, 'malformed-query-parameter', /start_year/],
+    [
+      '/datasets/nosuch/stats/09406000:UT:USGS/date-range?datetime=../..',
+      {},
+      404,
+      'dataset-not-found',
+      /no dataset 'nosuch'/,
+    ],
+    [
+      '/datasets/snodas/stats/99999999:UT:USGS/date-range?datetime=../..',
+      {},
+      404,
+      'pourpoint-not-found',
+      /99999999:UT:USGS/,
+    ],
+    [
+      '/datasets/snodas/stats/OFFGRID:UT:TEST/date-range?datetime=../..',
+      {},
+      409,
+      'pourpoint-not-covered',
+      /outside the grid/,
+    ],
+    [
+      `${STATS}/date-range?datetime=../..&zone=terrain.slope`,
+      {},
+      422,
+      'invalid-query-parameter',
+      /Unknown zone layer 'terrain\.slope'/,
+    ],
+    [
+      `${STATS}/date-range?datetime=../..&zone=terrain.aspect:x=1`,
+      {},
+      422,
+      'invalid-query-parameter',
+      /aspect/,
+    ],
+    [
+      `${STATS}/date-range?datetime=../..&variable=snow`,
+      {},
+      422,
+      'invalid-query-parameter',
+      /unknown variable 'snow'/,
+    ],
+    [`${STATS}/date-range?datetime=../..`, { Accept: 'image/png' }, 406, 'not-acceptable', /image\/png/],
+    [
+      '/datasets/snodas/stats/not-a-triplet/date-range?datetime=../..',
+      {},
+      422,
+      'invalid-path-parameter',
+      /pourpoint must match/,
+    ],
+    [
+      '/datasets/..%2F..%2Fetc/stats/09406000:UT:USGS/date-range?datetime=../..',
+      {},
+      422,
+      'invalid-path-parameter',
+      /dataset must match/,
+    ],
+    ['/pourpoints/..%2F..%2Fsnowdb.json', {}, 422, 'invalid-path-parameter', /pourpoint/],
+    ['/pourpoints?bbox=1,2,3', {}, 400, 'malformed-query-parameter', /bbox '1,2,3'/],
+    ['/pourpoints?limit=0', {}, 400, 'malformed-query-parameter', /limit must be >= 1/],
+    ['/nowhere', {}, 404, 'resource-not-found', /no resource at GET \/nowhere/],
+    ['/problems/nosuch', {}, 404, 'problem-type-not-found', /nosuch/],
+  ];
+  for (const [url, headers, status, key, detail] of cases) {
+    it(`${status} ${key}: GET ${url}`, async () => {
+      const r = await app.inject({ method: 'GET', url, headers });
+      assert.equal(r.statusCode, status, r.body);
+      assert.match(r.headers['content-type'] as string, /^application\/problem\+json/);
+      const p = r.json() as { type: string; title: string; status: number; detail: string };
+      assert.equal(p.type, `/problems/${key}`);
+      assert.equal(p.status, status);
+      assert.match(p.detail, detail);
+      const type = await app.inject({ method: 'GET', url: p.type });
+      assert.equal((type.json() as { status: number }).status, status);
+    });
+  }
+
+  it('a malformed parameter names it; an invalid zone names the allowed layers', async () => {
+    const r = (await app.inject({ method: 'GET', url: `${STATS}/date-range` })).json() as Json;
+    assert.equal(r.parameter, 'datetime');
+    const z = (
+      await app.inject({ method: 'GET', url: `${STATS}/date-range?datetime=../..&variable=snow` })
+    ).json() as Json;
+    assert.equal(z.parameter, 'variable');
+    assert.ok((z.allowed as string[]).includes('swe'));
+  });
+
+  it('the OpenAPI document matches its snapshot (test/api/openapi.snapshot.json)', async () => {
+    const doc = (await app.inject({ method: 'GET', url: '/openapi.json' })).json() as {
+      info: { version: string };
+    };
+    doc.info.version = '0';
+    const file = fixturePath('../api/openapi.snapshot.json');
+    if (process.env.UPDATE_SNAPSHOTS === '1') await writeFile(file, `${JSON.stringify(doc, null, 2)}\n`);
+    assert.deepEqual(doc, JSON.parse(await readFile(file, 'utf8')));
+  });
+});

@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium } from 'playwright-core';
+import { snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
+
+/** Debian's Chromium, headless, with a fresh profile (playwright makes a temporary one). */
+function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-quic',
+    ],
+  });
+}
+
+describe('API documentation pages render offline in headless Chromium', () => {
+  let cleanup: () => Promise<void>;
+  let server: ReturnType<typeof spawnSnowdb>;
+  let base: string;
+  let browser: Browser;
+
+  before(async () => {
+    let dir: string;
+    ({ dir, cleanup } = await tempDir());
+    const db = join(dir, 'db');
+    assert.equal((await snowdb(['init', db])).code, 0);
+    server = spawnSnowdb(['api', 'serve', '--port', '0'], { env: { SNOWDB_CONFIG: db } });
+    let err = '';
+    server.stderr.setEncoding('utf8');
+    while (!/on (http:\/\/\S+) /.test(err)) err += (await once(server.stderr, 'data'))[0];
+    base = /on (http:\/\/\S+) /.exec(err)![1]!;
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    server.kill('SIGTERM');
+    await once(server, 'close');
+    await cleanup();
+  });
+
+  for (const [path, selector, operation] of [
+    ['/docs', '.swagger-ui .info .title', '.opblock-summary-description'],
+    ['/redoc', 'h1', 'h2'],
+  ] as const) {
+    it(`${path} shows our title and the stats operations, with no request leaving 127.0.0.1`, async () => {
+      const page = await browser.newPage();
+      const outside: string[] = [];
+      await page.route('**/*', (route) => {
+        const url = new URL(route.request().url());
+        if (url.hostname === '127.0.0.1' || url.protocol === 'data:' || url.protocol === 'blob:')
+          return route.continue();
+        outside.push(url.href);
+        return route.abort();
+      });
+      await page.goto(`${base}${path}`);
+      const title = page.locator(selector).first();
+      await title.waitFor({ timeout: 30_000 });
+      assert.match(await title.innerText(), /snowdb API/);
+      await page
+        .locator(operation, { hasText: 'Stratified statistics of a basin over a date range' })
+        .first()
+        .waitFor({ timeout: 30_000 });
+      assert.deepEqual(outside, []);
+      await page.close();
+    });
+  }
+});

@@ -1,0 +1,56 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { snowdb } from './cli.js';
+import { fixturePath } from './raster.js';
+import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from './snodas.js';
+
+export const ZION = '09406000:UT:USGS';
+const SWE = PRODUCTS.findIndex((p) => p.variable === 'swe');
+/** A column of SNODAS that crosses the Virgin River basin: nodata on every date. */
+export const HOLE_COL = 1400;
+
+/** SWE of the generated days: 2024-01-15 uniform 100 mm, 2024-01-16 varying by pixel. */
+export const ZION_DAYS: readonly [string, (row: number, col: number) => number][] = [
+  ['20240115', () => 100],
+  ['20240116', (row, col) => 20 + ((row * 7 + col * 3) % 41)],
+];
+
+/** A generated SNODAS tar of `date` whose SWE is `swe` (nodata in HOLE_COL); other products keep the generator's pattern. */
+export async function zionTar(dir: string, date: string, swe: (row: number, col: number) => number) {
+  const g = join(dir, 'gen', date);
+  const stems = await writeMembers(g, date, 'current', 'txt', 'us', (k, row, col) =>
+    k !== SWE ? rawValue(k, row, col) : col === HOLE_COL ? -9999 : swe(row, col),
+  );
+  return tarOf(join(dir, `SNODAS_${date}.tar`), g, memberNames(stems, 'txt'));
+}
+
+/**
+ * A database at `<dir>/db` holding the Virgin River basin, an inactive `snodas` dataset with zone
+ * layers from the Zion DEM and NLCD, and the ZION_DAYS ingested. Returns the CLI environment.
+ */
+export async function buildZionDb(dir: string): Promise<Record<string, string>> {
+  const db = join(dir, 'db');
+  const env = { SNOWDB_CONFIG: db };
+  const cli = async (...args: string[]) => {
+    const r = await snowdb(args, { env });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+  };
+  await cli('init', db);
+  await cli('pourpoint', 'sync', fixturePath('zion/pourpoints'));
+  await cli('dataset', 'create', 'snodas', '--template', 'snodas');
+  await cli(
+    'dataset',
+    'generate-zones',
+    'snodas',
+    '--source',
+    'terrain',
+    fixturePath('zion/srtm.tif'),
+    '--source',
+    'landcover',
+    fixturePath('zion/nlcd2011.tif'),
+  );
+  const tars: string[] = [];
+  for (const [date, swe] of ZION_DAYS) tars.push(await zionTar(dir, date, swe));
+  await cli('dataset', 'ingest', 'snodas', ...tars);
+  return env;
+}
