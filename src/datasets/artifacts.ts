@@ -25,6 +25,11 @@ export function gridHash(d: Dataset): string {
   return createHash('sha256').update(JSON.stringify(d.config.grid)).digest('hex').slice(0, 16);
 }
 
+/** The SNOWDB_AOI_HASH a current AOI raster of a basin with this geometry hash carries. */
+export function aoiHash(d: Dataset, geometryHash: string): string {
+  return `${FORMAT}:${geometryHash}:${gridHash(d)}`;
+}
+
 export function aoiPath(d: Dataset, triplet: string): string {
   return join(d.dir, AOI_DIR, `${stemOf(triplet)}.tif`);
 }
@@ -101,7 +106,7 @@ export async function buildAoi(
   rebuild = false,
 ): Promise<BuildAction> {
   const path = aoiPath(d, triplet);
-  const hash = `${FORMAT}:${geometryHash}:${gridHash(d)}`;
+  const hash = aoiHash(d, geometryHash);
   if (covered && !rebuild && (await readTag(path, 'SNOWDB_AOI_HASH')) === hash) return 'current';
   const cov = covered ? polygonCoverage(d.grid, basin) : null;
   if (cov === null) {

@@ -1,13 +1,8 @@
-import { readFile } from 'node:fs/promises';
-import { byString } from '../util/compare.js';
+import { type DatasetHealth, databaseHealth, type Finding } from '../datasets/health.js';
 import type { Database } from './database.js';
 
-/** One registered dataset as `status` reports it (later issues add artifacts and health). */
-export interface DatasetStatus {
-  readonly name: string;
-  readonly active: boolean;
-  readonly config: string;
-}
+/** One registered dataset as `status` reports it: artifacts, dates and a health summary. */
+export type DatasetStatus = Omit<DatasetHealth, 'findings'>;
 
 export interface DbStatus {
   /** Absolute database directory. */
@@ -17,17 +12,31 @@ export interface DbStatus {
   readonly pourpoints: number;
 }
 
-/** Inventory of a database: registered datasets (sorted by name) and indexed pourpoints. */
+/** Inventory of a database: each registered dataset (sorted by name) and the indexed pourpoints. */
 export async function readStatus(db: Database): Promise<DbStatus> {
-  const datasets = Object.entries(db.config.datasets)
-    .sort(([a], [b]) => byString(a, b))
-    .map(([name, link]) => ({ name, active: link.active, config: link.path }));
-  return { root: db.root, datasets, pourpoints: await countIndexed(db.paths.pourpointIndex) };
+  const { datasets } = await databaseHealth(db);
+  return {
+    root: db.root,
+    datasets: datasets.map(({ findings: _, ...d }) => d),
+    pourpoints: (await db.index()).size,
+  };
 }
 
-async function countIndexed(indexFile: string): Promise<number> {
-  const text = await readFile(indexFile, 'utf8').catch(() => null);
-  if (text === null) return 0;
-  const json = JSON.parse(text) as { features?: unknown[] };
-  return Array.isArray(json.features) ? json.features.length : 0;
+export interface DoctorReport {
+  readonly root: string;
+  readonly ok: boolean;
+  readonly failures: number;
+  readonly findings: readonly Finding[];
+}
+
+/**
+ * Every health check: grids and files match the configs, every date complete, every covered
+ * basin has a current AOI raster, zone layers present and current, index matches the records.
+ * A basin outside a dataset's domain is information, not a failure.
+ */
+export async function runDoctor(db: Database): Promise<DoctorReport> {
+  const { datasets, index } = await databaseHealth(db);
+  const findings = [...index, ...datasets.flatMap((d) => d.findings)];
+  const failures = findings.filter((f) => f.severity === 'fail').length;
+  return { root: db.root, ok: failures === 0, failures, findings };
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { readStatus } from '../../db/status.js';
+import { readStatus, runDoctor } from '../../db/status.js';
+import { SnowdbError } from '../../errors.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 import { type Format, formatOption } from '../options.js';
@@ -23,8 +24,28 @@ export function registerStatus(program: Command, run: Runner): void {
         } else {
           lines.push(
             renderTable(
-              ['dataset', 'active', 'config'],
-              status.datasets.map((d) => [d.name, d.active ? 'yes' : 'no', d.config]),
+              [
+                'dataset',
+                'active',
+                'area raster',
+                'AOI rasters',
+                'zone layers',
+                'dates',
+                'first',
+                'last',
+                'health',
+              ],
+              status.datasets.map((d) => [
+                d.name,
+                d.active ? 'yes' : 'no',
+                d.area_raster ? 'yes' : 'missing',
+                `${d.aoi_rasters} of ${d.covered_basins}`,
+                `${d.zone_layers} of ${d.zone_layers_enabled}`,
+                String(d.dates),
+                d.first_date ?? '-',
+                d.last_date ?? '-',
+                d.health,
+              ]),
             ),
           );
         }
@@ -34,6 +55,28 @@ export function registerStatus(program: Command, run: Runner): void {
             : `pourpoints: ${status.pourpoints} basin-bearing`,
         );
         ctx.out.data(lines.join('\n'));
+      }),
+    );
+  program
+    .command('doctor')
+    .description('run every health check; exit 1 when one fails (basins outside a domain are information)')
+    .addOption(formatOption())
+    .action((opts: { format: Format }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const report = await runDoctor(await ctx.openDatabase());
+        if (opts.format === 'json') ctx.out.data(renderJson(report, ctx.out.stdoutIsTty));
+        else {
+          const rows = report.findings.map((f) => [f.severity, f.check, f.dataset || '-', f.target, f.issue]);
+          ctx.out.data(
+            [
+              `database: ${report.root}`,
+              ...(rows.length ? [renderTable(['', 'check', 'dataset', 'target', 'issue'], rows)] : []),
+              report.ok ? 'doctor: every check passed' : `doctor: ${report.failures} check(s) failed`,
+            ].join('\n'),
+          );
+        }
+        if (!report.ok)
+          throw new SnowdbError('health-check-failed', `${report.failures} health check(s) failed`);
       }),
     );
 }

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { snowdb, tempDir } from '../helpers/cli.js';
+import { shiftedRecord } from '../helpers/fs.js';
+import { fixturePath } from '../helpers/raster.js';
+import { buildZionDb } from '../helpers/zion-db.js';
+
+describe('status and doctor', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  const cli = (...args: string[]) => snowdb(args, { env });
+  const ds = () => join(dir, 'db/data/snodas');
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = await buildZionDb(dir);
+    const off = join(dir, 'OFFGRID_UT_TEST.geojson');
+    await writeFile(
+      off,
+      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), 'OFFGRID:UT:TEST', -60, 0),
+    );
+    assert.equal((await cli('pourpoint', 'import', off)).code, 0);
+  });
+  after(() => cleanup());
+
+  it('a healthy database: status counts every artifact; doctor passes and reports an off-grid basin as information', async () => {
+    const s = await cli('status', '--format', 'json');
+    assert.equal(s.code, 0, s.stderr);
+    const [d] = (JSON.parse(s.stdout) as { datasets: Record<string, unknown>[] }).datasets;
+    assert.deepEqual(d, {
+      name: 'snodas',
+      active: false,
+      area_raster: true,
+      aoi_rasters: 1,
+      covered_basins: 1,
+      zone_layers: 6,
+      zone_layers_enabled: 6,
+      dates: 2,
+      first_date: '2024-01-15',
+      last_date: '2024-01-16',
+      health: 'ok',
+    });
+    const table = await cli('status');
+    assert.match(table.stdout, /^snodas +no +yes +1 of 1 +6 of 6 +2 +2024-01-15 +2024-01-16 +ok$/m);
+    const doc = await cli('doctor');
+    assert.equal(doc.code, 0, doc.stdout + doc.stderr);
+    assert.match(doc.stdout, /^info +pourpoints +snodas +OFFGRID:UT:TEST +outside the dataset's domain/m);
+    assert.match(doc.stdout, /^doctor: every check passed$/m);
+  });
+
+  it('each broken artifact is a named failure, doctor exits 1, and status shows the count', async () => {
+    await rm(join(ds(), 'cogs/20240116/depth.tif'));
+    await rm(join(ds(), 'aoi/09406000_UT_USGS.tif'));
+    await rm(join(ds(), 'zones/terrain/northness.tif'));
+    await rm(join(dir, 'db/pourpoints/OFFGRID_UT_TEST.geojson'));
+    const doc = await cli('doctor', '--format', 'json');
+    assert.equal(doc.code, 1);
+    assert.match(doc.stderr, /4 health check\(s\) failed/);
+    const report = JSON.parse(doc.stdout) as {
+      failures: number;
+      findings: { check: string; target: string; issue: string; severity: string }[];
+    };
+    const fails = report.findings
+      .filter((f) => f.severity === 'fail')
+      .map((f) => `${f.check} ${f.target}: ${f.issue}`);
+    assert.deepEqual(fails.sort(), [
+      'dates 2024-01-16: incomplete: a variable COG or the manifest is missing (re-ingest it)',
+      "files terrain.northness: zone layer missing (run 'snowdb dataset generate-zones snodas')",
+      "index OFFGRID:UT:TEST: indexed without a record (run 'snowdb pourpoint reindex')",
+      "pourpoints 09406000:UT:USGS: no AOI raster (run 'snowdb pourpoint rasterize 09406000:UT:USGS')",
+    ]);
+    const s = JSON.parse((await cli('status', '--format', 'json')).stdout) as {
+      datasets: { health: string }[];
+    };
+    assert.equal(s.datasets[0]!.health, '3 failed');
+  });
+});
