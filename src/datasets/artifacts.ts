@@ -9,7 +9,7 @@ import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
 import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
 import type { AreaGeometry } from '../raster/geometry.js';
-import { subGrid, tileAlignedWindow, type Window } from '../raster/grid.js';
+import { type Grid, subGrid, tileAlignedWindow, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import type { Dataset } from './registry.js';
@@ -34,16 +34,24 @@ export function aoiPath(d: Dataset, triplet: string): string {
   return join(d.dir, AOI_DIR, `${stemOf(triplet)}.tif`);
 }
 
-/** A provenance tag stored in a raster's GDAL metadata, or null when the file is absent or unreadable. */
-export async function readTag(path: string, tag: string): Promise<string | null> {
+/** A raster's grid and GDAL metadata items, or null when the file is absent or unreadable. */
+export async function readHeader(
+  path: string,
+): Promise<{ grid: Grid; items: Record<string, string> } | null> {
   const src = new FileSource(path);
   try {
-    return (await Cog.open(src)).metadata.items[tag] ?? null;
+    const cog = await Cog.open(src);
+    return { grid: cog.grid, items: cog.metadata.items };
   } catch {
     return null;
   } finally {
     await src.close();
   }
+}
+
+/** A provenance tag stored in a raster's GDAL metadata, or null when the file is absent or unreadable. */
+export async function readTag(path: string, tag: string): Promise<string | null> {
+  return (await readHeader(path))?.items[tag] ?? null;
 }
 
 /** Parse a `col row width height` window tag. */

@@ -1,17 +1,15 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Database } from '../db/database.js';
-import { AOI_DIR } from '../db/layout.js';
+import { AOI_DIR, DATES_DIR } from '../db/layout.js';
 import { dateComplete } from '../ingest/date-dir.js';
 import { storedTriplets } from '../pourpoints/store.js';
 import { stemOf } from '../pourpoints/triplet.js';
-import { Cog } from '../raster/cog.reader.js';
 import { type Grid, intersectWindows, type Window } from '../raster/grid.js';
-import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import { enabledLayers, layerPath } from '../zones/layers.js';
 import { ZONES_FORMAT } from '../zones/plan.js';
-import { AREA_RASTER, aoiHash, aoiPath, aoiWindows, parseWindowTag } from './artifacts.js';
+import { AREA_RASTER, aoiHash, aoiPath, parseWindowTag, readHeader } from './artifacts.js';
 import { ingestedDates } from './inventory.js';
 import { type Dataset, openDatasets } from './registry.js';
 
@@ -43,20 +41,6 @@ export interface DatasetHealth {
   readonly findings: readonly Finding[];
 }
 
-type Meta = { grid: Grid; items: Record<string, string> } | null;
-
-async function meta(path: string): Promise<Meta> {
-  const src = new FileSource(path);
-  try {
-    const cog = await Cog.open(src);
-    return { grid: cog.grid, items: cog.metadata.items };
-  } catch {
-    return null;
-  } finally {
-    await src.close();
-  }
-}
-
 const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
 
 /** Whether a full-grid raster lies on the dataset grid (size and transform). */
@@ -81,7 +65,7 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
   const out: Finding[] = [];
   const fail = (check: Finding['check'], target: string, issue: string) =>
     out.push({ check, dataset: d.name, target, issue, severity: 'fail' });
-  const area = await meta(join(d.dir, AREA_RASTER));
+  const area = await readHeader(join(d.dir, AREA_RASTER));
   if (area === null) fail('files', AREA_RASTER, 'missing or unreadable');
   else {
     const bad = onGrid(d, area.grid);
@@ -96,7 +80,7 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
   const first = dates[0];
   if (first !== undefined) {
     const v = Object.keys(d.config.variables).sort()[0]!;
-    const m = await meta(join(d.dir, 'cogs', first.replaceAll('-', ''), `${v}.tif`));
+    const m = await readHeader(join(d.dir, DATES_DIR, first.replaceAll('-', ''), `${v}.tif`));
     const bad = m === null ? 'unreadable' : onGrid(d, m.grid);
     if (bad) fail('grid', `${first} ${v}.tif`, bad);
   }
@@ -107,6 +91,7 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
     (await readdir(join(d.dir, AOI_DIR)).catch(() => [] as string[])).filter((f) => f.endsWith('.tif')),
   );
   const known = new Set<string>();
+  const windows: Window[] = []; // AOI windows of the covered basins, from the headers read below
   for (const e of index.values()) {
     known.add(`${stemOf(e.triplet)}.tif`);
     const c = e.coverage[d.name] ?? 'none';
@@ -121,7 +106,9 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
       continue;
     }
     covered++;
-    const m = rasters.has(`${stemOf(e.triplet)}.tif`) ? await meta(aoiPath(d, e.triplet)) : null;
+    const m = rasters.has(`${stemOf(e.triplet)}.tif`) ? await readHeader(aoiPath(d, e.triplet)) : null;
+    const w = parseWindowTag(m?.items.SNOWDB_AOI_WINDOW ?? null);
+    if (w !== null) windows.push(w);
     if (m === null)
       fail('pourpoints', e.triplet, `no AOI raster (run 'snowdb pourpoint rasterize ${e.triplet}')`);
     else if (m.items.SNOWDB_AOI_HASH !== aoiHash(d, e.geometryHash))
@@ -134,10 +121,9 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
   for (const f of rasters) if (!known.has(f)) fail('pourpoints', f, 'orphan AOI raster: no indexed basin');
 
   const enabled = enabledLayers(d);
-  const union = await aoiWindows(d);
   let present = 0;
   for (const { spec } of enabled) {
-    const m = await meta(layerPath(d, spec));
+    const m = await readHeader(layerPath(d, spec));
     if (m === null) {
       fail('files', spec.key, `zone layer missing (run 'snowdb dataset generate-zones ${d.name}')`);
       continue;
@@ -147,7 +133,7 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
     const at = parseWindowTag(m.items.SNOWDB_ZONE_WINDOW ?? null);
     if (!hash.startsWith(`${ZONES_FORMAT}:`))
       fail('files', spec.key, `stale zone-layer format (current ${ZONES_FORMAT})`);
-    else if (at !== null && union.some((w) => !inside(w, at)))
+    else if (at !== null && windows.some((w) => !inside(w, at)))
       fail(
         'files',
         spec.key,
@@ -171,7 +157,7 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
   };
 }
 
-/** Whether window `w` lies inside `at` (a layer may be clipped to its source: then the overlap counts). */
+/** Whether window `w` lies wholly inside `at` (a layer clipped to a smaller source fails this too). */
 function inside(w: Window, at: Window): boolean {
   const i = intersectWindows(w, at);
   return i !== null && i.width === w.width && i.height === w.height;

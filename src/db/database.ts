@@ -1,6 +1,6 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { SnowdbError } from '../errors.js';
-import { FileMemo, fileSignature } from '../io/memo.js';
+import { FileMemo } from '../io/memo.js';
 import { type IndexEntry, readIndex } from '../pourpoints/index-file.js';
 import { type DbPaths, dbPaths, Layout } from './layout.js';
 import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from './root-config.js';
@@ -13,13 +13,13 @@ import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from 
 export class Database {
   readonly paths: DbPaths;
   config: RootConfig;
-  private configSignature: string;
+  private readonly configMemo: FileMemo<RootConfig>;
   private readonly indexMemo: FileMemo<ReadonlyMap<string, IndexEntry>>;
 
-  private constructor(paths: DbPaths, config: RootConfig, signature: string) {
+  private constructor(paths: DbPaths, configMemo: FileMemo<RootConfig>, config: RootConfig) {
     this.paths = paths;
+    this.configMemo = configMemo;
     this.config = config;
-    this.configSignature = signature;
     this.indexMemo = new FileMemo(paths.pourpointIndex, () => readIndex(paths.pourpointIndex));
   }
 
@@ -30,16 +30,13 @@ export class Database {
   /** Open the database at `root` (an existing directory holding `snowdb.json`). */
   static async open(root: string): Promise<Database> {
     const paths = dbPaths(root);
-    const signature = await fileSignature(paths.rootConfig);
-    return new Database(paths, await readRootConfig(paths.rootConfig), signature);
+    const memo = new FileMemo(paths.rootConfig, () => readRootConfig(paths.rootConfig));
+    return new Database(paths, memo, await memo.get());
   }
 
   /** Re-read the root config if the file changed since it was read (one stat). */
   async refresh(): Promise<void> {
-    const signature = await fileSignature(this.paths.rootConfig);
-    if (signature === this.configSignature) return;
-    this.config = await readRootConfig(this.paths.rootConfig);
-    this.configSignature = signature;
+    this.config = await this.configMemo.get();
   }
 
   /** The pourpoint index by triplet (read-only; re-read when the file changed). */
@@ -51,7 +48,6 @@ export class Database {
   async saveConfig(config: RootConfig): Promise<void> {
     await writeRootConfig(this.paths.rootConfig, config);
     this.config = config;
-    this.configSignature = await fileSignature(this.paths.rootConfig);
   }
 }
 

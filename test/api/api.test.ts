@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
-import { snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
-import { shiftedRecord } from '../helpers/fs.js';
+import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
 import { fixturePath } from '../helpers/raster.js';
-import { buildZionDb, ZION, zionTar } from '../helpers/zion-db.js';
+import { buildZionDb, importOffGrid, ZION, zionTar } from '../helpers/zion-db.js';
 
 type Json = Record<string, unknown> & { links?: { rel: string; href: string; templated?: boolean }[] };
 
@@ -18,7 +16,7 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
   let cleanup: () => Promise<void>;
   let env: Record<string, string>;
   let base: string;
-  let server: ReturnType<typeof spawnSnowdb>;
+  let stop: () => Promise<void>;
   const cli = (...args: string[]) => snowdb(args, { env });
   const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base}${path}`, { headers });
   const json = async (path: string, headers: Record<string, string> = {}) => {
@@ -31,15 +29,10 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
   before(async () => {
     ({ dir, cleanup } = await tempDir());
     env = await buildZionDb(dir);
-    server = spawnSnowdb(['api', 'serve', '--port', '0'], { env });
-    let err = '';
-    server.stderr.setEncoding('utf8');
-    while (!/on (http:\/\/\S+) /.test(err)) err += (await once(server.stderr, 'data'))[0];
-    base = /on (http:\/\/\S+) /.exec(err)![1]!;
+    ({ base, stop } = await serveApi(env));
   });
   after(async () => {
-    server.kill('SIGTERM');
-    await once(server, 'close');
+    await stop();
     await cleanup();
   });
 
@@ -233,12 +226,7 @@ describe('HTTP API: every error is problem+json from the catalog (in-process req
     ({ dir, cleanup } = await tempDir());
     const env = await buildZionDb(dir);
     assert.equal((await snowdb(['dataset', 'activate', 'snodas'], { env })).code, 0);
-    const off = join(dir, 'OFFGRID_UT_TEST.geojson');
-    await writeFile(
-      off,
-      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), 'OFFGRID:UT:TEST', -60, 0),
-    );
-    assert.equal((await snowdb(['pourpoint', 'import', off], { env })).code, 0);
+    await importOffGrid(dir, env);
     app = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
   });
   after(async () => {

@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
-import { snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
+import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
 
 /** Debian's Chromium, headless, with a fresh profile (playwright makes a temporary one). */
 function launch(): Promise<Browser> {
@@ -24,7 +23,7 @@ function launch(): Promise<Browser> {
 
 describe('API documentation pages render offline in headless Chromium', () => {
   let cleanup: () => Promise<void>;
-  let server: ReturnType<typeof spawnSnowdb>;
+  let stop: () => Promise<void>;
   let base: string;
   let browser: Browser;
 
@@ -33,17 +32,12 @@ describe('API documentation pages render offline in headless Chromium', () => {
     ({ dir, cleanup } = await tempDir());
     const db = join(dir, 'db');
     assert.equal((await snowdb(['init', db])).code, 0);
-    server = spawnSnowdb(['api', 'serve', '--port', '0'], { env: { SNOWDB_CONFIG: db } });
-    let err = '';
-    server.stderr.setEncoding('utf8');
-    while (!/on (http:\/\/\S+) /.test(err)) err += (await once(server.stderr, 'data'))[0];
-    base = /on (http:\/\/\S+) /.exec(err)![1]!;
+    ({ base, stop } = await serveApi({ SNOWDB_CONFIG: db }));
     browser = await launch();
   });
   after(async () => {
     await browser?.close();
-    server.kill('SIGTERM');
-    await once(server, 'close');
+    await stop();
     await cleanup();
   });
 

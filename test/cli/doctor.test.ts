@@ -1,11 +1,9 @@
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snowdb, tempDir } from '../helpers/cli.js';
-import { shiftedRecord } from '../helpers/fs.js';
-import { fixturePath } from '../helpers/raster.js';
-import { buildZionDb } from '../helpers/zion-db.js';
+import { buildZionDb, importOffGrid } from '../helpers/zion-db.js';
 
 describe('status and doctor', () => {
   let dir: string;
@@ -17,12 +15,7 @@ describe('status and doctor', () => {
   before(async () => {
     ({ dir, cleanup } = await tempDir());
     env = await buildZionDb(dir);
-    const off = join(dir, 'OFFGRID_UT_TEST.geojson');
-    await writeFile(
-      off,
-      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), 'OFFGRID:UT:TEST', -60, 0),
-    );
-    assert.equal((await cli('pourpoint', 'import', off)).code, 0);
+    await importOffGrid(dir, env);
   });
   after(() => cleanup());
 

@@ -1,4 +1,5 @@
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,10 +41,9 @@ export function spawnSnowdb(
   });
 }
 
-/** Run the real `snowdb` CLI as a child process to its end. */
-export function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
+/** Wait for a child to end, collecting its stdout and stderr. */
+function finished(child: ChildProcessByStdio<null, Readable, Readable>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnSnowdb(args, opts);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -51,6 +51,11 @@ export function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Run the real `snowdb` CLI as a child process to its end. */
+export function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
+  return finished(spawnSnowdb(args, opts));
 }
 
 /**
@@ -65,15 +70,27 @@ export async function snowdbOnTty(args: readonly string[], opts: CliOptions = {}
     cwd: opts.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const code = await new Promise<number>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (c) => resolve(c ?? -1));
-  });
-  return { code, stdout: stdout.replaceAll('\r\n', '\n'), stderr };
+  const r = await finished(child);
+  return { ...r, stdout: r.stdout.replaceAll('\r\n', '\n') };
+}
+
+/**
+ * Start `snowdb api serve --port 0` and wait for the URL it prints; `stop` ends it. The server
+ * is a real child process on 127.0.0.1.
+ */
+export async function serveApi(
+  env: Record<string, string>,
+): Promise<{ base: string; stop: () => Promise<void> }> {
+  const server = spawnSnowdb(['api', 'serve', '--port', '0'], { env });
+  let err = '';
+  server.stderr.setEncoding('utf8');
+  const listening = /on (http:\/\/\S+) /;
+  while (!listening.test(err)) err += (await once(server.stderr, 'data'))[0];
+  const stop = async () => {
+    server.kill('SIGTERM');
+    await once(server, 'close');
+  };
+  return { base: listening.exec(err)![1]!, stop };
 }
 
 /** A fresh temp directory, removed by the returned cleanup. */

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { snowdb } from './cli.js';
+import { shiftedRecord } from './fs.js';
 import { fixturePath } from './raster.js';
 import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from './snodas.js';
 
@@ -53,4 +55,17 @@ export async function buildZionDb(dir: string): Promise<Record<string, string>> 
   for (const [date, swe] of ZION_DAYS) tars.push(await zionTar(dir, date, swe));
   await cli('dataset', 'ingest', 'snodas', ...tars);
   return env;
+}
+
+export const OFFGRID = 'OFFGRID:UT:TEST';
+
+/** Import the Zion basin moved 60° west (to about -173°, off the SNODAS grid) as OFFGRID. */
+export async function importOffGrid(dir: string, env: Record<string, string>): Promise<void> {
+  const file = join(dir, 'OFFGRID_UT_TEST.geojson');
+  await writeFile(
+    file,
+    await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), OFFGRID, -60, 0),
+  );
+  const r = await snowdb(['pourpoint', 'import', file], { env });
+  assert.equal(r.code, 0, r.stderr);
 }

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snowdb, snowdbOnTty, tempDir } from '../helpers/cli.js';
-import { shiftedRecord } from '../helpers/fs.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
-import { buildZionDb, ZION } from '../helpers/zion-db.js';
+import { buildZionDb, importOffGrid, ZION } from '../helpers/zion-db.js';
 
 const TRIPLET = ZION;
 
@@ -254,13 +253,7 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
     assert.equal(nods.code, 1);
     assert.match(nods.stderr, /nosuch/);
     // A basin moved 60° west (to about -173°) lies off the SNODAS grid: no AOI raster, a clear error.
-    const off = join(dir, 'OFFGRID_UT_TEST.geojson');
-    await writeFile(
-      off,
-      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), 'OFFGRID:UT:TEST', -60, 0),
-    );
-    const imp = await cli('pourpoint', 'import', off);
-    assert.equal(imp.code, 0, imp.stderr);
+    await importOffGrid(dir, env);
     const offgrid = await cli('stats', 'snodas', 'OFFGRID:UT:TEST');
     assert.equal(offgrid.code, 1);
     assert.match(offgrid.stderr, /pourpoint OFFGRID:UT:TEST lies outside the grid of 'snodas'/);

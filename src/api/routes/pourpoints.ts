@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
-import { showPourpoint } from '../../pourpoints/catalog.js';
+import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
-import { readStoredBasin } from '../../pourpoints/store.js';
+import { indexedEntry, readStoredBasin } from '../../pourpoints/store.js';
 import { baseOf, seg, sendJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
@@ -75,9 +75,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       const { geometry, bbox, offset } = req.query;
       const limit = req.query.limit ?? (geometry === 'basin' ? 25 : 100);
       const inBox = bbox === undefined ? () => true : parseBbox(bbox);
-      const all = [...(await db.index()).values()]
-        .filter((e) => inBox(e.point[0], e.point[1]))
-        .sort((a, b) => (a.triplet < b.triplet ? -1 : a.triplet > b.triplet ? 1 : 0));
+      const all = (await listPourpoints(db)).filter((e) => inBox(e.point[0], e.point[1]));
       const page = all.slice(offset, offset + limit);
       const b = baseOf(req);
       const features = await Promise.all(
@@ -141,32 +139,32 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       },
     },
     async (req, reply) => {
-      const p = await showPourpoint(db, req.params.pourpoint);
-      const rec = await readStoredBasin(db, p.triplet);
+      const e = indexedEntry(await db.index(), req.params.pourpoint);
+      const rec = await readStoredBasin(db, e.triplet);
       const b = baseOf(req);
-      const coverage = activeCoverage(db, (await db.index()).get(p.triplet)!);
+      const coverage = activeCoverage(db, e);
       return sendJson(
         reply,
         {
           type: 'Feature',
-          id: p.triplet,
+          id: e.triplet,
           geometry: rec.basin,
-          bbox: p.basin_bbox,
+          bbox: e.basinBbox,
           properties: {
-            name: p.name,
-            area_meters: p.area_meters,
-            pourpoint: p.point,
+            name: rec.name,
+            area_meters: e.areaMeters,
+            pourpoint: rec.point,
             coverage,
-            awdb_id: p.awdb_id,
-            usgs_id: p.usgs_id,
+            awdb_id: rec.awdbId,
+            usgs_id: rec.usgsId,
           },
           links: [
-            { href: `${b}/pourpoints/${seg(p.triplet)}`, rel: 'self', type: GEO },
+            { href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO },
             { href: `${b}/`, rel: 'root', type: 'application/json' },
             { href: `${b}/pourpoints`, rel: 'collection', type: GEO },
             ...Object.entries(coverage)
               .filter(([, c]) => c !== 'none')
-              .flatMap(([name]) => statsLinks(b, name, seg(p.triplet))),
+              .flatMap(([name]) => statsLinks(b, name, seg(e.triplet))),
           ],
         },
         GEO,
