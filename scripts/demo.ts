@@ -1,57 +1,86 @@
 /**
- * `npm run demo`: builds a demo database under .demo/ from bundled sample data through the real
- * CLI, in the spec's order: init, pourpoints (the BAGIS records bundled under test/fixtures), the
- * three datasets, zone layers from the bundled Zion DEM and NLCD, then status. Later issues add
- * ingest and the server.
+ * `npm run demo`: build a demo snowdb from data bundled in the repo, through the real CLI in the
+ * spec's order, then serve the API and the web page.
+ *   init → pourpoint sync (10 BAGIS basins, demo/basins) → dataset create (snodas, swann, instarr)
+ *   → generate-zones (CC0 Zion SRTM DEM + NLCD 2011) → generated upstream files (scripts/demo/) →
+ *   ingest → activate → doctor → api serve
+ * A second run reuses what is current: sources are kept, and each step converges.
+ *
+ * Options: --dir <folder> (default .demo; the database is <dir>/db, sources <dir>/sources),
+ * --host <addr> (127.0.0.1), --port <n> (8000; 0 picks a free port), --no-serve (build only).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { mapPool } from '../src/util/pool.js';
+import { DEMO_DATES, SPIRES_DATES } from './demo/snow.js';
+import { DEMO_TILES, type Produced, SOURCE_KINDS, type SourceKind } from './demo/sources.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-const root = process.env.SNOWDB_DEMO_DIR ?? `${repo}.demo/db`;
-const records = `${repo}test/fixtures/pourpoints`;
+const { values: opts } = parseArgs({
+  options: {
+    dir: { type: 'string', default: `${repo}.demo` },
+    host: { type: 'string', default: '127.0.0.1' },
+    port: { type: 'string', default: '8000' },
+    'no-serve': { type: 'boolean', default: false },
+  },
+});
+const dir = resolve(opts.dir);
+const root = `${dir}/db`;
+const env = { ...process.env, SNOWDB_CONFIG: root };
 const zion = `${repo}test/fixtures/zion`;
+const started = Date.now();
+const seconds = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 
-function step(title: string, args: string[]): void {
+/** Run one snowdb command as a user would, echoing it; the demo stops on the first failure. */
+async function step(title: string, args: string[]): Promise<void> {
   process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
-  const r = spawnSync(process.execPath, [cli, ...args], {
-    stdio: 'inherit',
-    env: { ...process.env, SNOWDB_CONFIG: root },
-  });
-  if (r.status !== 0) {
-    process.stderr.write(`demo step failed (exit ${r.status}): snowdb ${args.join(' ')}\n`);
-    process.exit(r.status ?? 1);
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env });
+  const code = await new Promise<number | null>((ok) => child.on('exit', ok));
+  process.stderr.write(`  (${seconds(t0)})\n`);
+  if (code !== 0) {
+    process.stderr.write(`demo step failed (exit ${code}): snowdb ${args.join(' ')}\n`);
+    process.exit(code ?? 1);
   }
 }
 
-step('create (or reuse) the demo database', ['init', root]);
-step('mirror the bundled basin records (point-only ones are skipped)', ['pourpoint', 'sync', records]);
-step('add a Virgin River basin under the bundled Zion DEM and land cover', [
-  'pourpoint',
-  'import',
-  `${zion}/pourpoints/09406000_UT_USGS.geojson`,
-]);
-step('one basin whose outflow point lies far from its polygon', ['pourpoint', 'show', '09021000:CO:USGS']);
-for (const [name, template] of [
+/** Run a helper process; its stdout, or exit 1 with its stderr shown. */
+async function run(cmd: string, args: string[]): Promise<string> {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const code = await new Promise<number | null>((ok) => child.on('exit', ok));
+  if (code !== 0) {
+    process.stderr.write(`demo step failed (exit ${code}): ${args.join(' ')}\n`);
+    process.exit(code ?? 1);
+  }
+  return out;
+}
+
+const DATASETS = [
   ['snodas', 'snodas'],
   ['swann', 'swann-800m'],
   ['instarr', 'instarr'],
-]) {
-  step(`stage the ${template} dataset: area raster, AOI rasters, coverage`, [
+] as const;
+
+await step('create (or reuse) the demo database', ['init', root]);
+await step('mirror the bundled BAGIS basin records', ['pourpoint', 'sync', `${repo}demo/basins`]);
+for (const [name, template] of DATASETS) {
+  await step(`stage the ${template} dataset: area raster, AOI rasters, coverage`, [
     'dataset',
     'create',
-    name!,
+    name,
     '--template',
-    template!,
+    template,
   ]);
 }
-step('zone layers for all three datasets in one read of each source (CC0 Zion SRTM DEM, NLCD 2011)', [
+await step('zone layers for all three datasets in one read of each source (CC0 Zion SRTM DEM, NLCD 2011)', [
   'dataset',
   'generate-zones',
-  'snodas',
-  'swann',
-  'instarr',
+  ...DATASETS.map(([n]) => n),
   '--source',
   'terrain',
   `${zion}/srtm.tif`,
@@ -59,9 +88,70 @@ step('zone layers for all three datasets in one read of each source (CC0 Zion SR
   'landcover',
   `${zion}/nlcd2011.tif`,
 ]);
-step('what the SNODAS dataset holds', ['dataset', 'info', 'snodas']);
-step('coverage of every basin per dataset', ['pourpoint', 'list']);
-step('what is in it', ['status']);
+
+// Generate the upstream files of each source in its own process, two at a time; each dataset is
+// ingested as soon as its files exist (ingests run one after another, in the datasets' order).
 process.stderr.write(
-  `\ndemo database: ${root}\ntry: SNOWDB_CONFIG=${root} npx snowdb status --format json\n`,
+  `\n# upstream files for spring 2025 (${DEMO_DATES.length} SNODAS and SWANN dates, ${SPIRES_DATES.length} SPIRES dates of ${DEMO_TILES.length} tiles), generated into ${dir}/sources\n`,
 );
+const INGEST: Record<SourceKind, [dataset: string, title: string]> = {
+  snodas: ['snodas', 'SNODAS daily tars → per-date COGs'],
+  swann: ['swann', 'UA SWANN daily NetCDF → per-date COGs'],
+  spires: ['instarr', 'SPIRES NRT tiles (a folder in the upstream layout) → per-date mosaics'],
+};
+let ingests = Promise.resolve();
+await mapPool(SOURCE_KINDS, 2, async (kind) => {
+  const t0 = Date.now();
+  const r = await run(process.execPath, [
+    fileURLToPath(new URL('./demo/generate.js', import.meta.url)),
+    kind,
+    `${dir}/sources`,
+  ]);
+  const { files, written, total } = JSON.parse(r) as Produced;
+  process.stderr.write(
+    `# ${kind}: ${written} file(s) generated, ${total - written} reused (${seconds(t0)})\n`,
+  );
+  const [dataset, title] = INGEST[kind];
+  ingests = ingests.then(() => step(title, ['dataset', 'ingest', dataset, ...files]));
+});
+await ingests;
+for (const [name] of DATASETS) await step(`make ${name} visible to readers`, ['dataset', 'activate', name]);
+await step('check every artifact', ['doctor']);
+process.stderr.write(`\ndemo database ready in ${seconds(started)}: ${root}\n`);
+
+if (opts['no-serve']) process.exit(0);
+
+const examples = [
+  `export SNOWDB_CONFIG=${root}`,
+  'npx snowdb stats snodas 09406000:UT:USGS --variable swe --zone terrain.elevation --format csv',
+  'npx snowdb stats swann 09408150:UT:USGS --dates 2025-03-01/2025-03-31 --zone terrain.aspect --zone landcover.forest_cover',
+  'npx snowdb stats instarr 10128500:UT:USGS --variable snow_fraction --variable grain_size',
+];
+const server = spawn(process.execPath, [cli, 'api', 'serve', '--host', opts.host, '--port', opts.port], {
+  env,
+  stdio: ['ignore', 'inherit', 'pipe'],
+});
+let announced = false;
+server.stderr.setEncoding('utf8');
+server.stderr.on('data', (chunk: string) => {
+  process.stderr.write(chunk);
+  const url = /snowdb API on (http:\/\/\S+?)\/?\s/.exec(chunk)?.[1];
+  if (url === undefined || announced) return;
+  announced = true;
+  process.stderr.write(
+    [
+      '',
+      `web page     ${url}/app`,
+      `API          ${url}/`,
+      `API docs     ${url}/docs  (ReDoc: ${url}/redoc)`,
+      '',
+      'try, in another terminal:',
+      ...examples.map((e) => `  ${e}`),
+      '',
+      'Ctrl-C stops the server.',
+      '',
+    ].join('\n'),
+  );
+});
+for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => server.kill(sig));
+server.on('exit', (code) => process.exit(code ?? 0));

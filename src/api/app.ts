@@ -10,6 +10,7 @@ import { datasetRoutes } from './routes/datasets.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
 import { API_DESCRIPTION, API_TITLE, serviceRoutes } from './routes/service.js';
 import { statsRoutes } from './routes/stats.js';
+import { webRoutes } from './routes/web.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 
 /**
@@ -61,6 +62,7 @@ export async function buildApp(db: Database, opts: { logger?: boolean } = {}): P
     await datasetRoutes(scope, db);
     await pourpointRoutes(scope, db);
     await statsRoutes(scope, db);
+    await webRoutes(scope);
   });
   return app;
 }

@@ -131,14 +131,25 @@ async function checkDataset(db: Database, d: Dataset): Promise<DatasetHealth> {
     present++;
     const hash = m.items.SNOWDB_ZONE_HASH ?? '';
     const at = parseWindowTag(m.items.SNOWDB_ZONE_WINDOW ?? null);
+    // Asked-for window: layers from a source smaller than the basins are clipped on purpose.
+    const asked = parseWindowTag(m.items.SNOWDB_ZONE_REQUESTED ?? null) ?? at;
+    const beyond = (a: Window | null) => (a === null ? 0 : windows.filter((w) => !inside(w, a)).length);
     if (!hash.startsWith(`${ZONES_FORMAT}:`))
       fail('files', spec.key, `stale zone-layer format (current ${ZONES_FORMAT})`);
-    else if (at !== null && windows.some((w) => !inside(w, at)))
+    else if (beyond(asked) > 0)
       fail(
         'files',
         spec.key,
         `does not reach every basin (regenerate with 'snowdb dataset generate-zones ${d.name}')`,
       );
+    else if (beyond(at) > 0)
+      out.push({
+        check: 'files',
+        dataset: d.name,
+        target: spec.key,
+        issue: `${m.items.SNOWDB_ZONE_SOURCE ?? 'its source'} covers the whole AOI window of ${windows.length - beyond(at)} of ${windows.length} basins (the source is smaller); elsewhere the zone is empty`,
+        severity: 'info',
+      });
   }
   const failures = out.filter((f) => f.severity === 'fail').length;
   return {

@@ -97,8 +97,8 @@ const swann: DatasetConfig = {
 /** MODIS sinusoid tiling: tile edge (m), pixel size (m), world upper-left corner (m). */
 export const MODIS_TILE = 1111950.5196666666;
 export const MODIS_PIXEL = 463.3127165693847;
-const MODIS_WORLD_X0 = -20015109.354;
-const MODIS_WORLD_Y0 = 10007554.677;
+export const MODIS_WORLD_X0 = -20015109.354;
+export const MODIS_WORLD_Y0 = 10007554.677;
 
 /** Outline of MODIS tile (h, v) as a closed ring in sinusoid metres. */
 export function modisTileRing(h: number, v: number): number[][] {

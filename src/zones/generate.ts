@@ -136,6 +136,7 @@ async function stageLayers(
         SNOWDB_ZONE_LAYER: l.key,
         SNOWDB_ZONE_HASH: t.hash,
         SNOWDB_ZONE_WINDOW: windowTag(t.window),
+        SNOWDB_ZONE_REQUESTED: windowTag(t.requested),
         SNOWDB_ZONE_SOURCE: source,
         SNOWDB_ZONE_SAMPLES: String(t.sampler.s),
       },

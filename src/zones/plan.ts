@@ -29,6 +29,8 @@ export interface Target {
 
 /** A target placed against an opened source: where to read and how to sample. */
 export interface PlacedTarget extends Target {
+  /** The window asked for (the basins' AOI windows); `window` is it clipped to what the source covers. */
+  readonly requested: Window;
   /** Source pixels that can fall in `window` (inside the source grid). */
   readonly sourceWindow: Window;
   readonly map: PixelMap;
@@ -90,6 +92,7 @@ export function placeTarget(t: Target, src: Grid): PlacedTarget | null {
   return {
     ...t,
     window,
+    requested: t.window,
     sourceWindow,
     map: toTarget,
     sampler: new Sampler(s, sourceWindow.col, sourceWindow.width, window),

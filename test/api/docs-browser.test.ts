@@ -1,25 +1,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium, localOnly } from '../helpers/browser.js';
 import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
-
-/** Debian's Chromium, headless, with a fresh profile (playwright makes a temporary one). */
-function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-      '--disable-sync',
-      '--disable-quic',
-    ],
-  });
-}
 
 describe('API documentation pages render offline in headless Chromium', () => {
   let cleanup: () => Promise<void>;
@@ -33,7 +17,7 @@ describe('API documentation pages render offline in headless Chromium', () => {
     const db = join(dir, 'db');
     assert.equal((await snowdb(['init', db])).code, 0);
     ({ base, stop } = await serveApi({ SNOWDB_CONFIG: db }));
-    browser = await launch();
+    browser = await launchChromium();
   });
   after(async () => {
     await browser?.close();
@@ -47,14 +31,7 @@ describe('API documentation pages render offline in headless Chromium', () => {
   ] as const) {
     it(`${path} shows our title and the stats operations, with no request leaving 127.0.0.1`, async () => {
       const page = await browser.newPage();
-      const outside: string[] = [];
-      await page.route('**/*', (route) => {
-        const url = new URL(route.request().url());
-        if (url.hostname === '127.0.0.1' || url.protocol === 'data:' || url.protocol === 'blob:')
-          return route.continue();
-        outside.push(url.href);
-        return route.abort();
-      });
+      const outside = await localOnly(page);
       await page.goto(`${base}${path}`);
       const title = page.locator(selector).first();
       await title.waitFor({ timeout: 30_000 });

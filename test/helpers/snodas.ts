@@ -1,83 +1,20 @@
 import { execFile } from 'node:child_process';
-import { copyFile, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import {
+  COLS,
+  headerText as header,
+  type Lattice,
+  PRODUCTS,
+  ROWS,
+  stemOf,
+} from '../../scripts/demo/snodas.js';
 import { fixturePath } from './raster.js';
 
 const run = promisify(execFile);
 
-export const COLS = 6935;
-export const ROWS = 3351;
-
-/** The eight products: stem parts, header units, and a value pattern (raw header units). */
-export const PRODUCTS = [
-  {
-    variable: 'precip_liquid',
-    code: '01025SlL00',
-    time: 'T0024',
-    iv: 'DP001',
-    units: 'Kilograms per square meter / 10.000000',
-    base: 0,
-  },
-  {
-    variable: 'precip_solid',
-    code: '01025SlL01',
-    time: 'T0024',
-    iv: 'DP001',
-    units: 'Kilograms per square meter / 10.000000',
-    base: 100,
-  },
-  {
-    variable: 'swe',
-    code: '11034tS__',
-    time: 'T0001',
-    iv: 'HP001',
-    units: 'Meters / 1000.000000',
-    base: 200,
-  },
-  {
-    variable: 'depth',
-    code: '11036tS__',
-    time: 'T0001',
-    iv: 'HP001',
-    units: 'Meters / 1000.000000',
-    base: 1200,
-  },
-  { variable: 'average_temp', code: '11038wS__', time: 'A0024', iv: 'DP001', units: 'Kelvins', base: 2636 },
-  {
-    variable: 'sublimation_blowing',
-    code: '11039lL00',
-    time: 'T0024',
-    iv: 'DP000',
-    units: 'Meters / 100000.000000',
-    base: 3,
-  },
-  {
-    variable: 'runoff',
-    code: '11044bS__',
-    time: 'T0024',
-    iv: 'DP000',
-    units: 'Meters / 100000.000000',
-    base: 40,
-  },
-  {
-    variable: 'sublimation',
-    code: '11050lL00',
-    time: 'T0024',
-    iv: 'DP000',
-    units: 'Meters / 100000.000000',
-    base: 7,
-  },
-] as const;
-
-export type Lattice = 'current' | 'pre2013';
-const CORNERS: Record<Lattice, [string, string, string, string]> = {
-  current: ['-124.733333333333', '-66.9416666666642', '24.9499999999990', '52.8749999999978'],
-  pre2013: ['-124.733749999995', '-66.9420833333302', '24.9495833333324', '52.8745833333313'],
-};
-
-export const stemOf = (region: string, p: (typeof PRODUCTS)[number], date: string) =>
-  `${region}_ssmv${p.code}${p.time}TTNATS${date}05${p.iv}`;
+export { COLS, type Lattice, PRODUCTS, ROWS, stemOf } from '../../scripts/demo/snodas.js';
 
 /** Raw value (header units) of cell (row, col) of product index k: a band of data, nodata elsewhere. */
 export function rawValue(k: number, row: number, col: number): number {
@@ -85,33 +22,13 @@ export function rawValue(k: number, row: number, col: number): number {
   return PRODUCTS[k]!.base + ((row * 3 + col + k * 7) % 95);
 }
 
-/** A header from the real template with this product's units, grid corners and data file. */
-export async function headerText(
+/** A header from the real template (the fixture) with this product's units, grid corners and data file. */
+export const headerText = (
   stem: string,
   units: string,
   lattice: Lattice,
   dims: [number, number] = [COLS, ROWS],
-): Promise<string> {
-  const [minX, maxX, minY, maxY] = CORNERS[lattice];
-  const repl: Record<string, string> = {
-    'Data units': units,
-    'Data file pathname': `${stem}.dat`,
-    'Number of columns': String(dims[0]),
-    'Number of rows': String(dims[1]),
-    'Minimum x-axis coordinate': minX,
-    'Maximum x-axis coordinate': maxX,
-    'Minimum y-axis coordinate': minY,
-    'Maximum y-axis coordinate': maxY,
-  };
-  const text = await readFile(fixturePath('snodas/fake_snodas.hdr'), 'latin1');
-  return text
-    .split('\n')
-    .map((line) => {
-      const key = line.split(':')[0]!;
-      return key in repl ? `${key}: ${repl[key]}` : line;
-    })
-    .join('\n');
-}
+) => header(fixturePath('snodas/fake_snodas.hdr'), stem, units, lattice, dims);
 
 /** Raw value of product k at (row, col): the generator's pattern unless a test supplies its own. */
 export type ValueOf = (k: number, row: number, col: number) => number;

@@ -43,6 +43,8 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     (req, reply) => {
+      // A browser asking for a page first gets the web page; API clients get this document.
+      if (/^\s*text\/html/.test(req.headers.accept ?? '')) return reply.redirect('app/');
       const b = baseOf(req);
       return sendJson(reply, {
         title: API_TITLE,
@@ -58,6 +60,7 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
             type: 'application/vnd.oai.openapi+json;version=3.1',
             title: 'OpenAPI document',
           },
+          { href: `${b}/app/`, rel: 'alternate', type: 'text/html', title: 'Web page: basin map and charts' },
           { href: `${b}/docs`, rel: 'service-doc', type: 'text/html', title: 'Swagger UI' },
           { href: `${b}/redoc`, rel: 'service-doc', type: 'text/html', title: 'ReDoc' },
           { href: `${b}/problems`, rel: 'describedby', type: 'application/json', title: 'Problem types' },

@@ -1,0 +1,181 @@
+/**
+ * NetCDF-4 writers for the demo sources, through h5wasm: HDF5 with dimension scales (what netCDF-C
+ * and GDAL's netCDF driver read as dimensions), chunked and deflated like the producers' files.
+ *   UA SWANN: `UA_SWE_Depth_800m_v1_<date>_<stage>.nc`, SWE and DEPTH int16 mm (time, lat, lon), fill -999.
+ *   SPIRES NRT: one MODIS tile, nine variables (time, y, x), x/y cell centres in sinusoid metres.
+ */
+import h5wasm from 'h5wasm/node';
+import { MODIS_PIXEL, MODIS_TILE, MODIS_WORLD_X0, MODIS_WORLD_Y0 } from '../../src/datasets/templates.js';
+
+type H5File = InstanceType<typeof h5wasm.File>;
+type H5Dataset = InstanceType<typeof h5wasm.Dataset>;
+type Typed = Int16Array | Uint8Array | Uint16Array | Float64Array;
+
+/** h5wasm dtype string of a typed array (little-endian). */
+function dtypeOf(a: Typed): string {
+  if (a instanceof Int16Array) return '<h';
+  if (a instanceof Uint16Array) return '<H';
+  if (a instanceof Uint8Array) return '<B';
+  return '<d';
+}
+
+function attrs(d: H5Dataset | H5File, a: Readonly<Record<string, string | number>>): void {
+  for (const [k, v] of Object.entries(a)) {
+    if (typeof v === 'string') d.create_attribute(k, v);
+    else d.create_attribute(k, new Float64Array([v]), [1], '<d');
+  }
+}
+
+/** A 1-D coordinate variable that is also its dimension's scale. */
+function coordinate(f: H5File, name: string, values: Float64Array, a: Record<string, string>): void {
+  f.create_dataset({ name, data: values, shape: [values.length], dtype: '<d' });
+  const d = f.get(name) as H5Dataset;
+  d.make_scale(name);
+  attrs(d, a);
+}
+
+/** A (time, rows, cols) data variable, deflated in chunks, with its fill value and dimensions attached. */
+function variable(
+  f: H5File,
+  name: string,
+  data: Typed,
+  dims: readonly [string, string, string],
+  shape: readonly [number, number],
+  fill: number,
+  a: Record<string, string>,
+): void {
+  const dtype = dtypeOf(data);
+  f.create_dataset({
+    name,
+    data,
+    shape: [1, shape[0], shape[1]],
+    dtype,
+    chunks: [1, Math.min(512, shape[0]), Math.min(512, shape[1])],
+    compression: 'gzip',
+    compression_opts: 1,
+  });
+  const d = f.get(name) as H5Dataset;
+  const fillArray =
+    data instanceof Int16Array
+      ? new Int16Array([fill])
+      : data instanceof Uint16Array
+        ? new Uint16Array([fill])
+        : new Uint8Array([fill]);
+  d.create_attribute('_FillValue', fillArray, [1], dtype);
+  attrs(d, a);
+  for (const [i, dim] of dims.entries()) d.attach_scale(i, dim);
+}
+
+/** Days since 1900-01-01 of a YYYYMMDD date (the time coordinate's value). */
+const daysSince1900 = (date: string) =>
+  (Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8))) -
+    Date.UTC(1900, 0, 1)) /
+  86_400_000;
+
+/** The UA SWANN 800 m grid: cell centres of rows (north first) and columns. */
+export const SWANN_GRID = {
+  west: -125.0208,
+  north: 49.9375,
+  cell: 0.008333325394357,
+  cols: 7025,
+  rows: 3105,
+};
+
+/** Write a SWANN daily file: `swe`, `depth` are north-up int16 mm rows of the UA grid. */
+export async function writeSwann(
+  path: string,
+  date: string,
+  swe: Int16Array,
+  depth: Int16Array,
+): Promise<void> {
+  await h5wasm.ready;
+  const g = SWANN_GRID;
+  const f = new h5wasm.File(path, 'w');
+  try {
+    coordinate(f, 'time', new Float64Array([daysSince1900(date)]), {
+      units: 'days since 1900-01-01 00:00:00',
+      calendar: 'gregorian',
+    });
+    const lat = new Float64Array(g.rows).map((_, i) => g.north - (i + 0.5) * g.cell);
+    const lon = new Float64Array(g.cols).map((_, i) => g.west + (i + 0.5) * g.cell);
+    coordinate(f, 'lat', lat, { units: 'degrees_north', standard_name: 'latitude' });
+    coordinate(f, 'lon', lon, { units: 'degrees_east', standard_name: 'longitude' });
+    const dims = ['time', 'lat', 'lon'] as const;
+    const shape = [g.rows, g.cols] as const;
+    variable(f, 'SWE', swe, dims, shape, -999, {
+      units: 'mm',
+      long_name: 'snow water equivalent',
+      grid_mapping: 'crs',
+    });
+    variable(f, 'DEPTH', depth, dims, shape, -999, {
+      units: 'mm',
+      long_name: 'snow depth',
+      grid_mapping: 'crs',
+    });
+    f.create_dataset({ name: 'crs', data: new Int16Array([0]), shape: [], dtype: '<h' });
+    attrs(f.get('crs') as H5Dataset, {
+      grid_mapping_name: 'latitude_longitude',
+      semi_major_axis: 6378137,
+      inverse_flattening: 298.257222101,
+      spatial_ref:
+        'GEOGCS["NAD83",DATUM["North_American_Datum_1983",SPHEROID["GRS 1980",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4269"]]',
+      GeoTransform: `${g.west} ${g.cell} 0 ${g.north} 0 ${-g.cell}`,
+    });
+    attrs(f, { Conventions: 'CF-1.6', title: 'snowdb demo: UA SWE/depth 800 m layout, generated values' });
+  } finally {
+    f.close();
+  }
+}
+
+/** MODIS sinusoid: world upper-left (m), tile edge (m), pixel (m), pixels per tile edge. */
+export const MODIS = {
+  x0: MODIS_WORLD_X0,
+  y0: MODIS_WORLD_Y0,
+  tile: MODIS_TILE,
+  pixel: MODIS_PIXEL,
+  n: 2400,
+};
+
+/** SPIRES NRT variables: name, dtype, fill, units. */
+export const SPIRES_VARIABLES = [
+  ['snow_fraction', 'u8', 255, 'percent'],
+  ['viewable_snow_fraction', 'u8', 255, 'percent'],
+  ['albedo_dirty_flat', 'u8', 255, 'percent'],
+  ['albedo_dirty_terrain_corrected', 'u8', 255, 'percent'],
+  ['deltavis', 'u8', 255, 'percent'],
+  ['grain_size', 'u16', 65535, 'um'],
+  ['dust_concentration', 'u16', 65535, 'ppm'],
+  ['snow_cover_duration', 'u16', 65535, 'day'],
+  ['radiative_forcing', 'u16', 65535, 'W m-2'],
+] as const;
+
+export type SpiresVariable = (typeof SPIRES_VARIABLES)[number][0];
+
+/** Write one SPIRES NRT tile (h, v) of `date`; `values(name)` gives its 2400 × 2400 north-up grid. */
+export async function writeSpiresTile(
+  path: string,
+  h: number,
+  v: number,
+  date: string,
+  values: (name: SpiresVariable) => Uint8Array | Uint16Array,
+): Promise<void> {
+  await h5wasm.ready;
+  const { n, pixel } = MODIS;
+  const x0 = MODIS.x0 + h * MODIS.tile;
+  const y1 = MODIS.y0 - v * MODIS.tile;
+  const f = new h5wasm.File(path, 'w');
+  try {
+    coordinate(f, 'time', new Float64Array([daysSince1900(date)]), {
+      units: 'days since 1900-01-01',
+      calendar: 'standard',
+    });
+    const axis = (start: number, step: number) => new Float64Array(n).map((_, i) => start + (i + 0.5) * step);
+    coordinate(f, 'y', axis(y1, -pixel), { standard_name: 'projection_y_coordinate', units: 'm', axis: 'Y' });
+    coordinate(f, 'x', axis(x0, pixel), { standard_name: 'projection_x_coordinate', units: 'm', axis: 'X' });
+    for (const [name, , fill, units] of SPIRES_VARIABLES)
+      variable(f, name, values(name), ['time', 'y', 'x'], [n, n], fill, { units, grid_mapping: 'crs' });
+    attrs(f, { Conventions: 'CF-1.7', title: 'snowdb demo: SPIRES NRT tile layout, generated values' });
+  } finally {
+    f.close();
+  }
+}

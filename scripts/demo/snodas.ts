@@ -1,0 +1,174 @@
+/**
+ * Format-exact SNODAS daily archives: the eight products of a date as big-endian int16 `.dat`
+ * grids with headers rewritten from a real NOHRSC header, each gzipped, in one ustar tar (the
+ * layout of NSIDC G02158's `SNODAS_<YYYYMMDD>.tar`). Shared by the demo and the test generators.
+ */
+import { readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+
+/** Masked CONUS grid size (columns, rows). */
+export const COLS = 6935;
+export const ROWS = 3351;
+
+/** The eight products: stem parts and header units (raw values are header units). */
+export const PRODUCTS = [
+  {
+    variable: 'precip_liquid',
+    code: '01025SlL00',
+    time: 'T0024',
+    iv: 'DP001',
+    units: 'Kilograms per square meter / 10.000000',
+    base: 0,
+  },
+  {
+    variable: 'precip_solid',
+    code: '01025SlL01',
+    time: 'T0024',
+    iv: 'DP001',
+    units: 'Kilograms per square meter / 10.000000',
+    base: 100,
+  },
+  {
+    variable: 'swe',
+    code: '11034tS__',
+    time: 'T0001',
+    iv: 'HP001',
+    units: 'Meters / 1000.000000',
+    base: 200,
+  },
+  {
+    variable: 'depth',
+    code: '11036tS__',
+    time: 'T0001',
+    iv: 'HP001',
+    units: 'Meters / 1000.000000',
+    base: 1200,
+  },
+  { variable: 'average_temp', code: '11038wS__', time: 'A0024', iv: 'DP001', units: 'Kelvins', base: 2636 },
+  {
+    variable: 'sublimation_blowing',
+    code: '11039lL00',
+    time: 'T0024',
+    iv: 'DP000',
+    units: 'Meters / 100000.000000',
+    base: 3,
+  },
+  {
+    variable: 'runoff',
+    code: '11044bS__',
+    time: 'T0024',
+    iv: 'DP000',
+    units: 'Meters / 100000.000000',
+    base: 40,
+  },
+  {
+    variable: 'sublimation',
+    code: '11050lL00',
+    time: 'T0024',
+    iv: 'DP000',
+    units: 'Meters / 100000.000000',
+    base: 7,
+  },
+] as const;
+
+export type Product = (typeof PRODUCTS)[number];
+export type Lattice = 'current' | 'pre2013';
+
+/** Header corner coordinates [minX, maxX, minY, maxY] of the two SNODAS lattices. */
+const CORNERS: Record<Lattice, [string, string, string, string]> = {
+  current: ['-124.733333333333', '-66.9416666666642', '24.9499999999990', '52.8749999999978'],
+  pre2013: ['-124.733749999995', '-66.9420833333302', '24.9495833333324', '52.8745833333313'],
+};
+
+/** Member stem of a product on a date, e.g. `us_ssmv11034tS__T0001TTNATS2025020105HP001`. */
+export const stemOf = (region: string, p: Product, date: string) =>
+  `${region}_ssmv${p.code}${p.time}TTNATS${date}05${p.iv}`;
+
+/** A header from the real template at `templatePath` with this product's units, grid and data file. */
+export async function headerText(
+  templatePath: string,
+  stem: string,
+  units: string,
+  lattice: Lattice,
+  dims: readonly [number, number] = [COLS, ROWS],
+): Promise<string> {
+  const [minX, maxX, minY, maxY] = CORNERS[lattice];
+  const repl: Record<string, string> = {
+    'Data units': units,
+    'Data file pathname': `${stem}.dat`,
+    'Number of columns': String(dims[0]),
+    'Number of rows': String(dims[1]),
+    'Minimum x-axis coordinate': minX,
+    'Maximum x-axis coordinate': maxX,
+    'Minimum y-axis coordinate': minY,
+    'Maximum y-axis coordinate': maxY,
+  };
+  const text = await readFile(templatePath, 'latin1');
+  return text
+    .split('\n')
+    .map((line) => {
+      const key = line.split(':')[0]!;
+      return key in repl ? `${key}: ${repl[key]}` : line;
+    })
+    .join('\n');
+}
+
+/** One ustar header block (512 bytes) for a regular file. */
+function ustarHeader(name: string, size: number, mtime: number): Buffer {
+  const h = Buffer.alloc(512);
+  const put = (text: string, at: number, len: number) => h.write(text.slice(0, len), at, len, 'latin1');
+  const octal = (n: number, len: number) =>
+    `${Math.floor(n)
+      .toString(8)
+      .padStart(len - 1, '0')}\0`;
+  put(name, 0, 100);
+  put(octal(0o644, 8), 100, 8);
+  put(octal(0, 8), 108, 8);
+  put(octal(0, 8), 116, 8);
+  put(octal(size, 12), 124, 12);
+  put(octal(mtime, 12), 136, 12);
+  put('        ', 148, 8); // checksum field counts as spaces
+  put('0', 156, 1);
+  put('ustar\u000000', 257, 8);
+  let sum = 0;
+  for (const b of h) sum += b;
+  put(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 8);
+  return h;
+}
+
+/** A ustar archive of `members` (name, bytes), padded to 512-byte blocks, two zero blocks at the end. */
+export function ustar(members: readonly { name: string; data: Uint8Array }[], mtime: number): Buffer {
+  const parts: Uint8Array[] = [];
+  for (const m of members) {
+    parts.push(ustarHeader(m.name, m.data.length, mtime), m.data);
+    const pad = (512 - (m.data.length % 512)) % 512;
+    if (pad > 0) parts.push(Buffer.alloc(pad));
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}
+
+/** Big-endian bytes of int16 values (the `.dat` layout). */
+export function bigEndian(values: Int16Array): Buffer {
+  return Buffer.from(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength)).swap16();
+}
+
+/**
+ * A whole `SNODAS_<date>.tar` in memory: for each product its `.dat.gz` (from `grids`, raw header
+ * units on the current lattice) and `.txt.gz` header, gzipped at level 1.
+ */
+export async function snodasTar(
+  templatePath: string,
+  date: string,
+  grids: (p: Product) => Int16Array,
+): Promise<Buffer> {
+  const members: { name: string; data: Uint8Array }[] = [];
+  for (const p of PRODUCTS) {
+    const stem = stemOf('us', p, date);
+    const header = await headerText(templatePath, stem, p.units, 'current');
+    members.push({ name: `${stem}.dat.gz`, data: gzipSync(bigEndian(grids(p)), { level: 1 }) });
+    members.push({ name: `${stem}.txt.gz`, data: gzipSync(Buffer.from(header, 'latin1'), { level: 1 }) });
+  }
+  const t = Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)), 12);
+  return ustar(members, t / 1000);
+}

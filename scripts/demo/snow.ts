@@ -1,0 +1,126 @@
+/**
+ * The demo's snow: a deterministic, plausible spring of water year 2025 in the western US. SWE
+ * rises with elevation (real SRTM heights under the Zion DEM, a smooth synthetic relief elsewhere),
+ * accumulates from mid-November to a peak that comes later higher up, then melts.
+ */
+import { Cog } from '../../src/raster/cog.reader.js';
+import { fullWindow } from '../../src/raster/grid.js';
+import { FileSource } from '../../src/raster/source.js';
+
+/** Demo dates (YYYYMMDD): weekly from 2025-02-01 to 2025-04-26 (13 dates). */
+export const DEMO_DATES: readonly string[] = Array.from({ length: 13 }, (_, i) =>
+  new Date(Date.UTC(2025, 1, 1 + 7 * i)).toISOString().slice(0, 10).replaceAll('-', ''),
+);
+
+/** SPIRES dates: every other demo date (fewer, larger mosaics). */
+export const SPIRES_DATES: readonly string[] = DEMO_DATES.filter((_, i) => i % 2 === 0);
+
+/** Day of the water year (1 October = 0) of a YYYYMMDD date. */
+export function waterYearDay(date: string): number {
+  const y = Number(date.slice(0, 4));
+  const t = Date.UTC(y, Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)));
+  const start = Date.UTC(Number(date.slice(4, 6)) >= 10 ? y : y - 1, 9, 1);
+  return Math.round((t - start) / 86_400_000);
+}
+
+/** Snowfall begins (water-year day 45 = 15 November). */
+const ONSET = 45;
+
+/** SWE (mm) at elevation `e` (m) on water-year day `day`. */
+export function sweMm(e: number, day: number): number {
+  const peak = Math.max(0, (e - 1500) * 0.55); // mm; 715 mm at 2800 m, nothing below 1500 m
+  if (peak === 0 || day <= ONSET) return 0;
+  const peakDay = 150 + (e - 1500) / 25; // 28 Feb at 1500 m, 20 Apr at 2800 m
+  const swe =
+    day <= peakDay
+      ? (peak * (day - ONSET)) / (peakDay - ONSET)
+      : peak - (day - peakDay) * (6 + 0.25 * (day - peakDay)); // melt accelerates, mm/day
+  return Math.max(0, Math.round(swe));
+}
+
+/** Snow depth (mm) of `swe` mm on water-year day `day`: density 220 kg/m³ rising to 450. */
+export function depthMm(swe: number, day: number): number {
+  const density = Math.min(0.45, 0.22 + 0.0018 * Math.max(0, day - ONSET));
+  return Math.round(swe / density);
+}
+
+/** Elevation (m) from the bundled SRTM DEM where it has data, else a smooth synthetic relief. */
+export class Terrain {
+  private constructor(
+    private readonly dem: Uint16Array,
+    private readonly x0: number,
+    private readonly y0: number,
+    private readonly cell: number,
+    private readonly cols: number,
+    private readonly rows: number,
+  ) {}
+
+  /** Load a geographic UInt16 DEM (nodata 65535), e.g. test/fixtures/zion/srtm.tif. */
+  static async load(path: string): Promise<Terrain> {
+    const src = new FileSource(path);
+    try {
+      const cog = await Cog.open(src);
+      const g = cog.grid;
+      const dem = (await cog.readWindow(fullWindow(g))) as Uint16Array;
+      return new Terrain(dem, g.originX, g.originY, g.cellWidth, g.width, g.height);
+    } finally {
+      await src.close();
+    }
+  }
+
+  /** DEM elevation (m) at a lon/lat (degrees), or NaN off the DEM or on its nodata. */
+  private dem_(lon: number, lat: number): number {
+    const c = Math.floor((lon - this.x0) / this.cell);
+    const r = Math.floor((this.y0 - lat) / this.cell);
+    if (c < 0 || r < 0 || c >= this.cols || r >= this.rows) return Number.NaN;
+    const v = this.dem[r * this.cols + c]!;
+    return v === 65535 ? Number.NaN : v;
+  }
+
+  /** Elevation (m) at a lon/lat (degrees). */
+  at(lon: number, lat: number): number {
+    const d = this.dem_(lon, lat);
+    return Number.isNaN(d) ? syntheticElevation(lon, lat) : d;
+  }
+
+  /**
+   * Elevations (m) at the cell centres of a north-up geographic grid (`west`, `north` edges,
+   * square `cell` in degrees), row-major; cells east of `maxLon` are left 0 (no snow there).
+   * The synthetic relief is separable, so this costs two multiplications per cell.
+   */
+  onGrid(
+    west: number,
+    north: number,
+    cell: number,
+    cols: number,
+    rows: number,
+    maxLon: number,
+  ): Float32Array {
+    const out = new Float32Array(cols * rows);
+    const lastCol = Math.min(cols, Math.ceil((maxLon - west) / cell));
+    const lon = Float64Array.from({ length: lastCol }, (_, c) => west + (c + 0.5) * cell);
+    const sx1 = lon.map((x) => Math.sin(x * 1.7));
+    const sx2 = lon.map((x) => Math.sin(x * 6.1));
+    const east = lon.map((x) => Math.max(0, x + 105) * 120);
+    for (let r = 0; r < rows; r++) {
+      const lat = north - (r + 0.5) * cell;
+      const cy1 = 900 * Math.cos(lat * 2.3);
+      const sy2 = 300 * Math.sin(lat * 5.3);
+      const inDem = lat <= this.y0 && lat >= this.y0 - this.rows * this.cell;
+      for (let c = 0; c < lastCol; c++) {
+        const d = inDem ? this.dem_(lon[c]!, lat) : Number.NaN;
+        out[r * cols + c] = Number.isNaN(d)
+          ? Math.max(0, 2100 + sx1[c]! * cy1 + sx2[c]! * sy2 - east[c]!)
+          : d;
+      }
+    }
+    return out;
+  }
+}
+
+/** A smooth relief of ranges and valleys (m): 900–3300 m over the West, falling east of 105° W. */
+export function syntheticElevation(lon: number, lat: number): number {
+  const ranges = 900 * Math.sin(lon * 1.7) * Math.cos(lat * 2.3);
+  const hills = 300 * Math.sin(lon * 6.1) * Math.sin(lat * 5.3);
+  return Math.max(0, 2100 + ranges + hills - Math.max(0, lon + 105) * 120);
+}
