@@ -166,8 +166,12 @@ async function loadStats() {
       : '';
   status(`${body.variables[stat]}: ${dates.length} dates, ${body.zones.length} zones.${note}`);
   const csv = body.links.find((l) => l.rel === 'alternate');
+  if (!$('csv')) {
+    const a = Object.assign(document.createElement('a'), { id: 'csv', download: '' });
+    a.textContent = 'Download these numbers as CSV';
+    $('downloads').append(a);
+  }
   $('csv').href = csv.href;
-  $('downloads').hidden = false;
   draw(body, stat, dates);
   tabulate(body, stat, dates);
 }
