@@ -310,4 +310,25 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.deepEqual(problems, []);
     await page.close();
   });
+
+  it('a basin no zone layer reaches gets its whole-basin series, and the page says so', async () => {
+    const { page, problems } = await openPage();
+    await page.selectOption('#dataset', 'instarr');
+    // Its outflow point: at the starting zoom the basin itself is a few pixels under the marker.
+    await page.locator('.outlet-12488000-WA-USGS').click();
+    await page.waitForSelector('#table tbody tr');
+    assert.match((await page.textContent('#status')) ?? '', /No zone layer reaches this basin/);
+    const s = await api<Stats>(
+      '/datasets/instarr/stats/12488000:WA:USGS/date-range?datetime=2025-02-01/2025-04-26&variable=snow_fraction',
+    );
+    const dates = Object.keys(s.results).sort();
+    assert.equal(dates.length, 7);
+    const chart = (await page.evaluate(
+      () => (globalThis as unknown as { snowdbChart: { data: number[][] } }).snowdbChart.data,
+    )) as number[][];
+    assert.deepEqual(chart.slice(1), [dates.map((d) => s.results[d]![0]![0]!)]);
+    assert.deepEqual(await page.locator('#table thead th').allTextContents(), ['date', 'whole basin']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 });

@@ -61,7 +61,7 @@ function datasetChanged() {
   for (const v of d.variables.filter((x) => x.reducer === 'mean'))
     sel.add(new Option(`${v.key} (${v.unit})`, v.key));
   const keys = [...sel.options].map((o) => o.value);
-  sel.value = keys.includes(keep) ? keep : keys.includes('swe') ? 'swe' : keys[0];
+  sel.value = [keep, 'swe', 'snow_fraction'].find((k) => keys.includes(k)) ?? keys[0];
   for (const id of ['from', 'to']) {
     $(id).min = d.dates.first ?? '';
     $(id).max = d.dates.last ?? '';
@@ -101,7 +101,7 @@ async function loadMap() {
       weight: 1,
       fillColor: '#fff',
       fillOpacity: 1,
-      className: 'outlet',
+      className: `outlet outlet-${f.id.replaceAll(':', '-')}`,
     })
       .bindTooltip(`${f.properties.name}<br>${f.id}`)
       .on('click', () => selectBasin(f))
@@ -147,11 +147,17 @@ async function loadStats() {
   const q = new URLSearchParams({ datetime: `${$('from').value}/${$('to').value}`, variable });
   if ($('zone').value) q.append('zone', $('zone').value);
   status('loading…');
+  const path = `datasets/${encodeURIComponent(dataset)}/stats/${encodeURIComponent(f.id)}/date-range`;
   let body;
+  let note = '';
   try {
-    body = await getJson(
-      `datasets/${encodeURIComponent(dataset)}/stats/${encodeURIComponent(f.id)}/date-range?${q}`,
-    );
+    body = await getJson(`${path}?${q}`);
+    if (body.zones.length === 0 && q.has('zone')) {
+      // No zone layer reaches this basin: show the whole basin rather than nothing.
+      q.delete('zone');
+      body = await getJson(`${path}?${q}`);
+      note = ' No zone layer reaches this basin, so this is the whole basin.';
+    }
   } catch (e) {
     status(e.message, true);
     return;
@@ -160,10 +166,6 @@ async function loadStats() {
   state.stats = body;
   const stat = body.variables.findIndex((v) => v.startsWith('mean_'));
   const dates = Object.keys(body.results).sort();
-  const note =
-    body.zones.length === 0 && $('zone').value
-      ? ' No zone layer reaches this basin (the demo builds zones from the Zion DEM only): choose "whole basin".'
-      : '';
   status(`${body.variables[stat]}: ${dates.length} dates, ${body.zones.length} zones.${note}`);
   const csv = body.links.find((l) => l.rel === 'alternate');
   if (!$('csv')) {
