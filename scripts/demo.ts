@@ -90,7 +90,7 @@ await step('zone layers for all three datasets in one read of each source (CC0 Z
 ]);
 
 // Generate the upstream files of each source in its own process, two at a time; each dataset is
-// ingested as soon as its files exist (ingests run one after another, in the datasets' order).
+// ingested as soon as its files exist (ingests run one at a time, in the order generation ends).
 process.stderr.write(
   `\n# upstream files for spring 2025 (${DEMO_DATES.length} SNODAS and SWANN dates, ${SPIRES_DATES.length} SPIRES dates of ${DEMO_TILES.length} tiles), generated into ${dir}/sources\n`,
 );
@@ -141,7 +141,7 @@ server.stderr.on('data', (chunk: string) => {
   process.stderr.write(
     [
       '',
-      `web page     ${url}/app`,
+      `web page     ${url}/app/`,
       `API          ${url}/`,
       `API docs     ${url}/docs  (ReDoc: ${url}/redoc)`,
       '',
