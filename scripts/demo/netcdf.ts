@@ -5,7 +5,13 @@
  *   SPIRES NRT: one MODIS tile, nine variables (time, y, x), x/y cell centres in sinusoid metres.
  */
 import h5wasm from 'h5wasm/node';
-import { MODIS_PIXEL, MODIS_TILE, MODIS_WORLD_X0, MODIS_WORLD_Y0 } from '../../src/datasets/templates.js';
+import {
+  MODIS_PIXEL,
+  MODIS_TILE,
+  MODIS_WORLD_X0,
+  MODIS_WORLD_Y0,
+  TEMPLATES,
+} from '../../src/datasets/templates.js';
 
 type H5File = InstanceType<typeof h5wasm.File>;
 type H5Dataset = InstanceType<typeof h5wasm.Dataset>;
@@ -73,12 +79,13 @@ const daysSince1900 = (date: string) =>
   86_400_000;
 
 /** The UA SWANN 800 m grid: cell centres of rows (north first) and columns. */
+const ua = TEMPLATES['swann-800m']!.grid;
 export const SWANN_GRID = {
-  west: -125.0208,
-  north: 49.9375,
-  cell: 0.008333325394357,
-  cols: 7025,
-  rows: 3105,
+  west: ua.origin_x,
+  north: ua.origin_y,
+  cell: ua.cell_width,
+  cols: ua.width,
+  rows: ua.height,
 };
 
 /** Write a SWANN daily file: `swe`, `depth` are north-up int16 mm rows of the UA grid. */

@@ -8,6 +8,7 @@
  */
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { TEMPLATES } from '../../src/datasets/templates.js';
 import {
   MODIS,
   SPIRES_VARIABLES,
@@ -24,7 +25,8 @@ const GENERATOR = 'snowdb-demo-sources-v1';
 /** Snow falls only west of this longitude (the demo's basins all lie west of it). */
 const MAX_LON = -100;
 /** SNODAS grid: west and north edges, cell (degrees). */
-const SNODAS = { west: -124.733333333333, north: 52.875, cell: 0.008333333333333 };
+const g0 = TEMPLATES.snodas!.grid;
+const SNODAS = { west: g0.origin_x, north: g0.origin_y, cell: g0.cell_width };
 /** MODIS tiles holding the demo basins. */
 export const DEMO_TILES: readonly (readonly [number, number])[] = [
   [8, 5],
