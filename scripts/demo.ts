@@ -34,30 +34,31 @@ const zion = `${repo}test/fixtures/zion`;
 const started = Date.now();
 const seconds = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
 
-/** Run one snowdb command as a user would, echoing it; the demo stops on the first failure. */
-async function step(title: string, args: string[]): Promise<void> {
-  process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [cli, ...args], { stdio: 'inherit', env });
-  const code = await new Promise<number | null>((ok) => child.on('exit', ok));
-  process.stderr.write(`  (${seconds(t0)})\n`);
-  if (code !== 0) {
-    process.stderr.write(`demo step failed (exit ${code}): snowdb ${args.join(' ')}\n`);
-    process.exit(code ?? 1);
-  }
-}
-
-/** Run a helper process; its stdout, or exit 1 with its stderr shown. */
-async function run(cmd: string, args: string[]): Promise<string> {
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+/**
+ * Run a node script (`args[0]`) with `args`; stdout is returned when `capture`, else shown. The
+ * demo stops on the first failure, naming what failed.
+ */
+async function node(args: string[], capture = false): Promise<string> {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', capture ? 'pipe' : 'inherit', 'inherit'],
+    env,
+  });
   let out = '';
-  child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-  const code = await new Promise<number | null>((ok) => child.on('exit', ok));
+  child.stdout?.setEncoding('utf8').on('data', (c: string) => (out += c));
+  const code = await new Promise<number | null>((ok) => child.on('close', ok));
   if (code !== 0) {
     process.stderr.write(`demo step failed (exit ${code}): ${args.join(' ')}\n`);
     process.exit(code ?? 1);
   }
   return out;
+}
+
+/** Run one snowdb command as a user would, echoing it and its time. */
+async function step(title: string, args: string[]): Promise<void> {
+  process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
+  const t0 = Date.now();
+  await node([cli, ...args]);
+  process.stderr.write(`  (${seconds(t0)})\n`);
 }
 
 const DATASETS = [
@@ -102,11 +103,10 @@ const INGEST: Record<SourceKind, [dataset: string, title: string]> = {
 let ingests = Promise.resolve();
 await mapPool(SOURCE_KINDS, 2, async (kind) => {
   const t0 = Date.now();
-  const r = await run(process.execPath, [
-    fileURLToPath(new URL('./demo/generate.js', import.meta.url)),
-    kind,
-    `${dir}/sources`,
-  ]);
+  const r = await node(
+    [fileURLToPath(new URL('./demo/generate.js', import.meta.url)), kind, `${dir}/sources`],
+    true,
+  );
   const { files, written, total } = JSON.parse(r) as Produced;
   process.stderr.write(
     `# ${kind}: ${written} file(s) generated, ${total - written} reused (${seconds(t0)})\n`,

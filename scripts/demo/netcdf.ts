@@ -5,6 +5,7 @@
  *   SPIRES NRT: one MODIS tile, nine variables (time, y, x), x/y cell centres in sinusoid metres.
  */
 import h5wasm from 'h5wasm/node';
+import { gridOf } from '../../src/datasets/config.js';
 import {
   MODIS_PIXEL,
   MODIS_TILE,
@@ -78,15 +79,8 @@ const daysSince1900 = (date: string) =>
     Date.UTC(1900, 0, 1)) /
   86_400_000;
 
-/** The UA SWANN 800 m grid: cell centres of rows (north first) and columns. */
-const ua = TEMPLATES['swann-800m']!.grid;
-export const SWANN_GRID = {
-  west: ua.origin_x,
-  north: ua.origin_y,
-  cell: ua.cell_width,
-  cols: ua.width,
-  rows: ua.height,
-};
+/** The UA SWANN 800 m grid (the template's). */
+export const SWANN_GRID = gridOf(TEMPLATES['swann-800m']!);
 
 /** Write a SWANN daily file: `swe`, `depth` are north-up int16 mm rows of the UA grid. */
 export async function writeSwann(
@@ -103,12 +97,12 @@ export async function writeSwann(
       units: 'days since 1900-01-01 00:00:00',
       calendar: 'gregorian',
     });
-    const lat = new Float64Array(g.rows).map((_, i) => g.north - (i + 0.5) * g.cell);
-    const lon = new Float64Array(g.cols).map((_, i) => g.west + (i + 0.5) * g.cell);
+    const lat = new Float64Array(g.height).map((_, i) => g.originY - (i + 0.5) * g.cellHeight);
+    const lon = new Float64Array(g.width).map((_, i) => g.originX + (i + 0.5) * g.cellWidth);
     coordinate(f, 'lat', lat, { units: 'degrees_north', standard_name: 'latitude' });
     coordinate(f, 'lon', lon, { units: 'degrees_east', standard_name: 'longitude' });
     const dims = ['time', 'lat', 'lon'] as const;
-    const shape = [g.rows, g.cols] as const;
+    const shape = [g.height, g.width] as const;
     variable(f, 'SWE', swe, dims, shape, -999, {
       units: 'mm',
       long_name: 'snow water equivalent',
@@ -126,7 +120,7 @@ export async function writeSwann(
       inverse_flattening: 298.257222101,
       spatial_ref:
         'GEOGCS["NAD83",DATUM["North_American_Datum_1983",SPHEROID["GRS 1980",6378137,298.257222101]],PRIMEM["Greenwich",0],UNIT["degree",0.0174532925199433],AUTHORITY["EPSG","4269"]]',
-      GeoTransform: `${g.west} ${g.cell} 0 ${g.north} 0 ${-g.cell}`,
+      GeoTransform: `${g.originX} ${g.cellWidth} 0 ${g.originY} 0 ${-g.cellHeight}`,
     });
     attrs(f, { Conventions: 'CF-1.6', title: 'snowdb demo: UA SWE/depth 800 m layout, generated values' });
   } finally {

@@ -5,10 +5,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
+import { gridOf } from '../../src/datasets/config.js';
+import { TEMPLATES } from '../../src/datasets/templates.js';
 
 /** Masked CONUS grid size (columns, rows). */
-export const COLS = 6935;
-export const ROWS = 3351;
+export const SNODAS_GRID = gridOf(TEMPLATES.snodas!);
+export const COLS = SNODAS_GRID.width;
+export const ROWS = SNODAS_GRID.height;
 
 /** The eight products: stem parts and header units (raw values are header units). */
 export const PRODUCTS = [

@@ -4,7 +4,7 @@
  * accumulates from mid-November to a peak that comes later higher up, then melts.
  */
 import { Cog } from '../../src/raster/cog.reader.js';
-import { fullWindow } from '../../src/raster/grid.js';
+import { fullWindow, type Grid } from '../../src/raster/grid.js';
 import { FileSource } from '../../src/raster/source.js';
 
 /** Demo dates (YYYYMMDD): weekly from 2025-02-01 to 2025-04-26 (13 dates). */
@@ -84,18 +84,11 @@ export class Terrain {
   }
 
   /**
-   * Elevations (m) at the cell centres of a north-up geographic grid (`west`, `north` edges,
-   * square `cell` in degrees), row-major; cells east of `maxLon` are left 0 (no snow there).
+   * Elevations (m) at the cell centres of a north-up geographic grid with square cells, row-major; cells east of `maxLon` are left 0 (no snow there).
    * The synthetic relief is separable, so this costs two multiplications per cell.
    */
-  onGrid(
-    west: number,
-    north: number,
-    cell: number,
-    cols: number,
-    rows: number,
-    maxLon: number,
-  ): Float32Array {
+  onGrid(g: Grid, maxLon: number): Float32Array {
+    const { originX: west, originY: north, cellWidth: cell, width: cols, height: rows } = g;
     const out = new Float32Array(cols * rows);
     const lastCol = Math.min(cols, Math.ceil((maxLon - west) / cell));
     const lon = Float64Array.from({ length: lastCol }, (_, c) => west + (c + 0.5) * cell);

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { crsFromEpsg } from '../../src/raster/crs.js';
+import { gridOf } from '../../src/datasets/config.js';
+import { TEMPLATES } from '../../src/datasets/templates.js';
 import type { TypedArray } from '../../src/raster/dtype.js';
 import type { AreaGeometry } from '../../src/raster/geometry.js';
 import type { Grid } from '../../src/raster/grid.js';
@@ -42,26 +43,8 @@ export async function basinOf(triplet: string): Promise<AreaGeometry> {
   return g as unknown as AreaGeometry;
 }
 
-/** The SNODAS masked grid (post-2013): 6935 × 3351 at 30″ on EPSG:4326. */
-export const SNODAS_GRID: Grid = {
-  crs: crsFromEpsg(4326)!,
-  originX: -124.73333333333333,
-  originY: 52.875,
-  cellWidth: 0.008333333333333,
-  cellHeight: 0.008333333333333,
-  width: 6935,
-  height: 3351,
-  tileSize: 256,
-};
+/** The SNODAS masked grid (post-2013): 6935 × 3351 at 30″ on EPSG:4326 (the template's). */
+export const SNODAS_GRID: Grid = gridOf(TEMPLATES.snodas!);
 
-/** The UA SWANN 800 m grid: 7025 × 3105 on EPSG:4269. */
-export const SWANN_GRID: Grid = {
-  crs: crsFromEpsg(4269)!,
-  originX: -125.0208,
-  originY: 49.9375,
-  cellWidth: 0.008333325394357,
-  cellHeight: 0.008333325394357,
-  width: 7025,
-  height: 3105,
-  tileSize: 256,
-};
+/** The UA SWANN 800 m grid: 7025 × 3105 on EPSG:4269 (the template's). */
+export const SWANN_GRID: Grid = gridOf(TEMPLATES['swann-800m']!);

@@ -25,15 +25,15 @@ const FILES: Readonly<Record<string, [string, string, number]>> = {
 export async function webRoutes(app: FastifyInstance): Promise<void> {
   const hide = { schema: { hide: true } };
   for (const [path, [file, type, maxAge]] of Object.entries(FILES)) {
-    const body = await readFile(file);
-    app.get(`/app/${path}`, hide, (req, reply) =>
+    let body: Promise<Buffer> | null = null; // read on first request, then kept
+    app.get(`/app/${path}`, hide, async (req, reply) =>
       // '/app' and '/app/' share a route; the page's relative links need the slash.
       path === '' && !req.url.split('?')[0]!.endsWith('/')
         ? reply.redirect('app/')
         : reply
             .type(type)
             .header('Cache-Control', maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache')
-            .send(body),
+            .send(await (body ??= readFile(file))),
     );
   }
 }
