@@ -26,6 +26,10 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
   const hide = { schema: { hide: true } };
   for (const [path, [file, type, maxAge]] of Object.entries(FILES)) {
     let body: Promise<Buffer> | null = null; // read on first request, then kept
+    const read = () => {
+      body ??= readFile(file);
+      return body;
+    };
     app.get(`/app/${path}`, hide, async (req, reply) =>
       // '/app' and '/app/' share a route; the page's relative links need the slash.
       path === '' && !req.url.split('?')[0]!.endsWith('/')
@@ -33,7 +37,7 @@ export async function webRoutes(app: FastifyInstance): Promise<void> {
         : reply
             .type(type)
             .header('Cache-Control', maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache')
-            .send(await (body ??= readFile(file))),
+            .send(await read()),
     );
   }
 }
