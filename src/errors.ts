@@ -34,6 +34,7 @@ export const ErrorCatalog = {
   'unsupported-crs': { status: 422, title: 'Unsupported coordinate reference system', exit: 1 },
   'zone-layer-missing': { status: 409, title: 'Zone layer not generated', exit: 1 },
   'date-incomplete': { status: 409, title: 'Date is missing a variable', exit: 1 },
+  'date-locked': { status: 503, title: 'Date locked by another ingest', exit: 1 },
   'basin-raster-missing': { status: 409, title: 'Basin AOI raster missing', exit: 1 },
   'invalid-path-parameter': { status: 422, title: 'Invalid path parameter', exit: 1 },
   'not-acceptable': { status: 406, title: 'Not acceptable', exit: 1 },
@@ -69,15 +70,10 @@ export class SnowdbError extends Error {
   }
 }
 
-/** Raised for an invalid zone token, variable or query value (spec §7.1). */
+/** Raised for an invalid zone token, variable or query value (docs/reference.md#http-api). */
 export class QueryParameterError extends SnowdbError {
   constructor(message: string, extra: Record<string, unknown> = {}) {
     super('invalid-query-parameter', message, extra);
     this.name = 'QueryParameterError';
   }
-}
-
-/** Exit code for any thrown value: the catalog's for domain errors, 1 for bugs. */
-export function exitCodeOf(e: unknown): number {
-  return SnowdbError.is(e) ? e.kind.exit : 1;
 }

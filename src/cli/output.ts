@@ -6,6 +6,8 @@ export interface Output {
   info(text: string): void;
   /** Warnings on stderr; printed even with --quiet. */
   warn(text: string): void;
+  /** Raw text on stderr, no newline added (a progress bar redrawing its line). */
+  raw(text: string): void;
   /** Styling helpers: identity unless colour is on. */
   readonly style: Style;
   /** True when stdout is a terminal (JSON is indented only then). */
@@ -33,17 +35,26 @@ const colour: Style = {
 };
 const plain: Style = { bold: (s) => s, dim: (s) => s, green: (s) => s, red: (s) => s, yellow: (s) => s };
 
+/** An environment: the process's, or one a test passes to `runCli`. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
 /** Colour only on a terminal, never with NO_COLOR set (any value) or TERM=dumb. */
-export function colourWanted(isTty: boolean, env: NodeJS.ProcessEnv): boolean {
+export function colourWanted(isTty: boolean, env: Env): boolean {
   return isTty && env.NO_COLOR === undefined && env.TERM !== 'dumb';
 }
 
-export interface Streams {
-  readonly stdout: NodeJS.WriteStream;
-  readonly stderr: NodeJS.WriteStream;
+/** What a command writes to: a terminal or pipe (process.stdout), or a test's capture. */
+export interface TextSink {
+  write(text: string): unknown;
+  readonly isTTY?: boolean | undefined;
 }
 
-export function makeOutput(streams: Streams, env: NodeJS.ProcessEnv, quiet: boolean): Output {
+export interface Streams {
+  readonly stdout: TextSink;
+  readonly stderr: TextSink;
+}
+
+export function makeOutput(streams: Streams, env: Env, quiet: boolean): Output {
   const stdoutIsTty = streams.stdout.isTTY === true;
   const stderrIsTty = streams.stderr.isTTY === true;
   const line = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
@@ -51,6 +62,7 @@ export function makeOutput(streams: Streams, env: NodeJS.ProcessEnv, quiet: bool
     data: (s) => void streams.stdout.write(line(s)),
     info: (s) => void (quiet ? undefined : streams.stderr.write(line(s))),
     warn: (s) => void streams.stderr.write(line(s)),
+    raw: (s) => void streams.stderr.write(s),
     style: colourWanted(stderrIsTty, env) ? colour : plain,
     stdoutIsTty,
     stderrIsTty,

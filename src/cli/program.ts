@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CONFIG_ENV } from '../db/locate.js';
+import { ENV } from '../env.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { registerApi } from './commands/api.js';
@@ -9,14 +9,14 @@ import { registerPourpoint } from './commands/pourpoint.js';
 import { registerStats } from './commands/stats.js';
 import { registerStatus } from './commands/status.js';
 import { contextFor, type Runner } from './context.js';
-import type { Streams } from './output.js';
+import type { Env, Streams } from './output.js';
 
 /** The commander program with every command registered; nothing is parsed yet. */
-export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command {
+export function buildProgram(streams: Streams, env: Env): Command {
   const program = new Command('snowdb')
     .description('snowdb: gridded daily snow datasets and basins, stratified statistics per basin')
     .version(VERSION, '-V, --version', 'print the snowdb version')
-    .option('--config <path>', `database directory or its snowdb.json (default: $${CONFIG_ENV})`)
+    .option('--config <path>', `database directory or its snowdb.json (default: $${ENV.config})`)
     .option('-q, --quiet', 'no progress or status lines on stderr (data on stdout is unchanged)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
@@ -40,11 +40,7 @@ export function buildProgram(streams: Streams, env: NodeJS.ProcessEnv): Command 
  * Parse and run: exit 0 on success, 1 for a domain error (one `Error: …` line on stderr),
  * 2 for a usage error. Anything else is a bug: its stack goes to stderr, exit 1.
  */
-export async function runCli(
-  argv: readonly string[],
-  streams: Streams,
-  env: NodeJS.ProcessEnv,
-): Promise<number> {
+export async function runCli(argv: readonly string[], streams: Streams, env: Env): Promise<number> {
   const program = buildProgram(streams, env);
   try {
     await program.parseAsync(argv as string[], { from: 'user' });

@@ -14,6 +14,6 @@ export function progressBar(out: Output, label: string): (done: number, total: n
     if (filled === last && done !== total) return;
     last = filled;
     const bar = `${'#'.repeat(filled)}${'.'.repeat(WIDTH - filled)}`;
-    process.stderr.write(`\r${label} [${bar}] ${done}/${total}${done === total ? '\n' : ''}`);
+    out.raw(`\r${label} [${bar}] ${done}/${total}${done === total ? '\n' : ''}`);
   };
 }

@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { AOI_DIR } from '../db/layout.js';
 import { pathExists } from '../io/fs.js';
-import { stemOf } from '../pourpoints/triplet.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
@@ -17,9 +15,6 @@ import type { Dataset } from './registry.js';
 /** Bump when the bytes an AOI or area raster holds for the same inputs change. */
 const FORMAT = 'v2';
 
-/** File names inside a dataset folder. */
-export const AREA_RASTER = 'area.tif';
-
 /** sha256 prefix of a dataset's grid definition: artifacts built on another grid are stale. */
 export function gridHash(d: Dataset): string {
   return createHash('sha256').update(JSON.stringify(d.config.grid)).digest('hex').slice(0, 16);
@@ -28,10 +23,6 @@ export function gridHash(d: Dataset): string {
 /** The SNOWDB_AOI_HASH a current AOI raster of a basin with this geometry hash carries. */
 export function aoiHash(d: Dataset, geometryHash: string): string {
   return `${FORMAT}:${geometryHash}:${gridHash(d)}`;
-}
-
-export function aoiPath(d: Dataset, triplet: string): string {
-  return join(d.dir, AOI_DIR, `${stemOf(triplet)}.tif`);
 }
 
 /** A raster's grid and GDAL metadata items, or null when the file is absent or unreadable. */
@@ -69,10 +60,10 @@ export function windowTag(w: Window): string {
 
 /** The tile-aligned windows of every basin AOI raster a dataset holds, sorted by file name. */
 export async function aoiWindows(d: Dataset): Promise<Window[]> {
-  const files = (await readdir(join(d.dir, AOI_DIR)).catch(() => [] as string[]))
+  const files = (await readdir(d.paths.aoiDir).catch(() => [] as string[]))
     .filter((f) => f.endsWith('.tif'))
     .sort();
-  const tags = await mapPool(files, 8, (f) => readTag(join(d.dir, AOI_DIR, f), 'SNOWDB_AOI_WINDOW'));
+  const tags = await mapPool(files, 8, (f) => readTag(join(d.paths.aoiDir, f), 'SNOWDB_AOI_WINDOW'));
   return tags.map(parseWindowTag).filter((w): w is Window => w !== null);
 }
 
@@ -84,7 +75,7 @@ export type BuildAction = 'built' | 'current' | 'removed' | 'outside';
  * Rebuilt only when missing or built for another grid (tag SNOWDB_GRID_HASH).
  */
 export async function buildAreaRaster(d: Dataset, rebuild = false): Promise<BuildAction> {
-  const path = join(d.dir, AREA_RASTER);
+  const path = d.paths.area;
   const hash = `${FORMAT}:${gridHash(d)}`;
   if (!rebuild && (await readTag(path, 'SNOWDB_GRID_HASH')) === hash) return 'current';
   const { width, height } = d.grid;
@@ -113,7 +104,7 @@ export async function buildAoi(
   covered: boolean,
   rebuild = false,
 ): Promise<BuildAction> {
-  const path = aoiPath(d, triplet);
+  const path = d.paths.aoi(triplet);
   const hash = aoiHash(d, geometryHash);
   if (covered && !rebuild && (await readTag(path, 'SNOWDB_AOI_HASH')) === hash) return 'current';
   const cov = covered ? polygonCoverage(d.grid, basin) : null;

@@ -62,7 +62,6 @@ export const DatasetConfigSchema = z.strictObject({
 
 export type DatasetConfig = z.infer<typeof DatasetConfigSchema>;
 export type VariableSpec = z.infer<typeof VariableSchema>;
-export type GridSpec = z.infer<typeof GridSchema>;
 
 /** The raster-core grid of a dataset config. */
 export function gridOf(config: DatasetConfig): Grid {

@@ -1,14 +1,14 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Database } from '../db/database.js';
-import { AOI_DIR } from '../db/layout.js';
+import { createdConfigPath, datasetDir, datasetPaths } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { pathExists } from '../io/fs.js';
 import { type Coverage, readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { type BuildAction, buildAreaRaster } from './artifacts.js';
 import { readDatasetConfig, writeDatasetConfig } from './config.js';
 import { rasterizeBasins } from './rasterize.js';
-import { checkDatasetName, createdConfigPath, openDataset, openLink } from './registry.js';
+import { checkDatasetName, openDataset, openLink } from './registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from './templates.js';
 
 export interface CreateReport {
@@ -59,7 +59,7 @@ export async function createDataset(
     );
   }
   const configPath = join(db.root, linkPath);
-  const dir = join(db.root, 'data', name);
+  const dir = datasetDir(db.root, linkPath);
   const present = await pathExists(configPath);
   if (present) {
     const cfg = await readDatasetConfig(configPath);
@@ -70,7 +70,7 @@ export async function createDataset(
       );
     }
   } else {
-    await mkdir(join(dir, AOI_DIR), { recursive: true });
+    await mkdir(datasetPaths(dir).aoiDir, { recursive: true });
     await writeDatasetConfig(configPath, spec);
   }
   const link = existing ?? { path: linkPath, active: false };

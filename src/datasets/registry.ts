@@ -1,6 +1,6 @@
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { Database } from '../db/database.js';
-import { datasetDir } from '../db/layout.js';
+import { type DatasetPaths, datasetDir, datasetPaths } from '../db/layout.js';
 import type { DatasetLink } from '../db/root-config.js';
 import { SnowdbError } from '../errors.js';
 import type { AreaGeometry } from '../raster/geometry.js';
@@ -27,25 +27,24 @@ export interface Dataset {
   readonly link: DatasetLink;
   readonly configPath: string;
   readonly dir: string;
+  /** Every path inside the dataset folder. */
+  readonly paths: DatasetPaths;
   readonly config: DatasetConfig;
   readonly grid: Grid;
   readonly footprint: AreaGeometry | null;
-}
-
-/** Conventional folder of a created dataset, relative to the root. */
-export function createdConfigPath(name: string): string {
-  return join('data', name, 'dataset.json');
 }
 
 /** Open the dataset a link (registered or about to be) points at, from the database `root`. */
 export async function openLink(root: string, name: string, link: DatasetLink): Promise<Dataset> {
   const configPath = resolve(root, link.path);
   const config = await readDatasetConfig(configPath);
+  const dir = datasetDir(root, link.path);
   return {
     name,
     link,
     configPath,
-    dir: datasetDir(root, link.path),
+    dir,
+    paths: datasetPaths(dir),
     config,
     grid: gridOf(config),
     footprint: footprintOf(config),

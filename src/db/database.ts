@@ -1,26 +1,25 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { SnowdbError } from '../errors.js';
 import { FileMemo } from '../io/memo.js';
-import { type IndexEntry, readIndex } from '../pourpoints/index-file.js';
 import { type DbPaths, dbPaths, Layout } from './layout.js';
 import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from './root-config.js';
 
 /**
  * An opened database directory: its paths and its validated root config. A long-lived holder (the
- * API server) calls `refresh` to pick up a changed root config; `index` is re-read only when the
- * index file changed.
+ * API server) calls `refresh` to pick up a changed root config; files read through `memo` are
+ * re-read only when they change.
  */
 export class Database {
   readonly paths: DbPaths;
   config: RootConfig;
   private readonly configMemo: FileMemo<RootConfig>;
-  private readonly indexMemo: FileMemo<ReadonlyMap<string, IndexEntry>>;
+  /** Per-file memos of this database, by absolute path. */
+  private readonly memos = new Map<string, FileMemo<unknown>>();
 
   private constructor(paths: DbPaths, configMemo: FileMemo<RootConfig>, config: RootConfig) {
     this.paths = paths;
     this.configMemo = configMemo;
     this.config = config;
-    this.indexMemo = new FileMemo(paths.pourpointIndex, () => readIndex(paths.pourpointIndex));
   }
 
   get root(): string {
@@ -39,9 +38,17 @@ export class Database {
     this.config = await this.configMemo.get();
   }
 
-  /** The pourpoint index by triplet (read-only; re-read when the file changed). */
-  index(): Promise<ReadonlyMap<string, IndexEntry>> {
-    return this.indexMemo.get();
+  /**
+   * The value `load` makes of a file of this database, loaded again only when the file changed
+   * (one stat per call). One memo per path: the first `load` given for a path is the one kept.
+   */
+  memo<T>(path: string, load: (path: string) => Promise<T>): Promise<T> {
+    let m = this.memos.get(path) as FileMemo<T> | undefined;
+    if (m === undefined) {
+      m = new FileMemo(path, () => load(path));
+      this.memos.set(path, m as FileMemo<unknown>);
+    }
+    return m.get();
   }
 
   /** Persist the root config atomically. */

@@ -1,6 +1,9 @@
 import { dirname, join, resolve } from 'node:path';
 
-/** File and folder names of a database directory (spec §2.7). */
+/**
+ * Every file and folder name of a database directory, and the one place paths inside it are
+ * built. On-disk layout: ARCHITECTURE.md, "On-disk layout"; reference: docs/reference.md.
+ */
 export const Layout = {
   /** Root config file name. */
   rootConfig: 'snowdb.json',
@@ -14,6 +17,32 @@ export const Layout = {
   cache: '.cache',
 } as const;
 
+/** Names inside one dataset folder. */
+const DatasetLayout = {
+  config: 'dataset.json',
+  area: 'area.tif',
+  aoi: 'aoi',
+  dates: 'cogs',
+  manifest: 'manifest.json',
+  zones: 'zones',
+} as const;
+
+/** File stem of a triplet's files: `:` → `_` (`06287000:MT:USGS` → `06287000_MT_USGS`). */
+export function stemOf(triplet: string): string {
+  return triplet.replaceAll(':', '_');
+}
+
+/** Record file name of a triplet: `<stem>.geojson`. */
+export function recordFileName(triplet: string): string {
+  return `${stemOf(triplet)}.geojson`;
+}
+
+/** The triplet a record file name stands for, or null (`06287000_MT_USGS.geojson` → `06287000:MT:USGS`). */
+export function tripletOfFileName(name: string): string | null {
+  const m = /^([a-zA-Z0-9-]+)_([a-zA-Z]{2})_([a-zA-Z]+)\.geojson$/.exec(name);
+  return m ? `${m[1]}:${m[2]}:${m[3]}` : null;
+}
+
 /** Absolute paths of one database rooted at `root`. */
 export interface DbPaths {
   readonly root: string;
@@ -21,6 +50,10 @@ export interface DbPaths {
   readonly pourpoints: string;
   readonly pourpointIndex: string;
   readonly data: string;
+  /** `pourpoints/<stem>.geojson`. */
+  record(triplet: string): string;
+  /** `.cache/<kind>/`: deletable download caches. */
+  cache(kind: string): string;
 }
 
 export function dbPaths(root: string): DbPaths {
@@ -30,19 +63,75 @@ export function dbPaths(root: string): DbPaths {
     pourpoints: join(root, Layout.pourpoints),
     pourpointIndex: join(root, Layout.pourpointIndex),
     data: join(root, Layout.data),
+    record: (triplet) => join(root, Layout.pourpoints, recordFileName(triplet)),
+    cache: (kind) => join(root, Layout.cache, kind),
   };
 }
 
-/** Folder of per-basin AOI rasters inside a dataset folder. */
-export const AOI_DIR = 'aoi';
+/** Config path of a created dataset, relative to the root: `data/<name>/dataset.json`. */
+export function createdConfigPath(name: string): string {
+  return join(Layout.data, name, DatasetLayout.config);
+}
 
 /** A dataset's folder: the folder holding its config (`data/<name>/` for created datasets). */
 export function datasetDir(root: string, configPath: string): string {
   return dirname(resolve(root, configPath));
 }
 
-/** Folder of per-date COG folders (`<YYYYMMDD>/`) inside a dataset folder. */
-export const DATES_DIR = 'cogs';
+/** Date folder name: `YYYYMMDD` (an ISO `YYYY-MM-DD` is accepted and compacted). */
+const day = (date: string) => date.replaceAll('-', '');
 
-/** Folder of zone layers inside a dataset folder. */
-export const ZONES_DIR = 'zones';
+/** Every path inside one dataset folder. Dates may be ISO or `YYYYMMDD`. */
+export interface DatasetPaths {
+  readonly dir: string;
+  /** Cell areas, m² (float32, the whole grid). */
+  readonly area: string;
+  readonly aoiDir: string;
+  /** A basin's AOI raster: `aoi/<stem>.tif`. */
+  aoi(triplet: string): string;
+  /** Folder of the per-date folders; its signature changes with every ingest. */
+  readonly datesDir: string;
+  /** `cogs/<YYYYMMDD>/`. */
+  date(date: string): string;
+  /** `cogs/<YYYYMMDD>/<variable>.tif`. */
+  cog(date: string, variable: string): string;
+  /** `cogs/<YYYYMMDD>/manifest.json`. */
+  manifest(date: string): string;
+  /** `cogs/.<YYYYMMDD>.lock`: the per-date ingest lock. */
+  dateLock(date: string): string;
+  /** `cogs/.<YYYYMMDD>.<nonce>.tmp/`: a date being staged. */
+  dateStaging(date: string, nonce: string): string;
+  /** `cogs/.<YYYYMMDD>.old-<nonce>/`: the replaced date during a swap. */
+  dateAside(date: string, nonce: string): string;
+  readonly zonesDir: string;
+  /** `zones/<provider>/<file>`. */
+  zoneLayer(provider: string, file: string): string;
+  /** `zones/.staging-<provider>-<nonce>/`. */
+  zoneStaging(provider: string, nonce: string): string;
+}
+
+/** Names of the files a date folder holds besides its COGs. */
+export const MANIFEST = DatasetLayout.manifest;
+/** File name of a dataset's area raster inside its folder. */
+export const AREA_RASTER = DatasetLayout.area;
+
+export function datasetPaths(dir: string): DatasetPaths {
+  const dates = join(dir, DatasetLayout.dates);
+  const zones = join(dir, DatasetLayout.zones);
+  return {
+    dir,
+    area: join(dir, DatasetLayout.area),
+    aoiDir: join(dir, DatasetLayout.aoi),
+    aoi: (triplet) => join(dir, DatasetLayout.aoi, `${stemOf(triplet)}.tif`),
+    datesDir: dates,
+    date: (date) => join(dates, day(date)),
+    cog: (date, variable) => join(dates, day(date), `${variable}.tif`),
+    manifest: (date) => join(dates, day(date), DatasetLayout.manifest),
+    dateLock: (date) => join(dates, `.${day(date)}.lock`),
+    dateStaging: (date, nonce) => join(dates, `.${day(date)}.${nonce}.tmp`),
+    dateAside: (date, nonce) => join(dates, `.${day(date)}.old-${nonce}`),
+    zonesDir: zones,
+    zoneLayer: (provider, file) => join(zones, provider, file),
+    zoneStaging: (provider, nonce) => join(zones, `.staging-${provider}-${nonce}`),
+  };
+}

@@ -1,29 +1,27 @@
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { ENV } from '../env.js';
 import { SnowdbError } from '../errors.js';
 import { Layout } from './layout.js';
-
-/** Environment variable naming the database directory or its root config file. */
-export const CONFIG_ENV = 'SNOWDB_CONFIG';
 
 export interface ConfiguredPath {
   /** Absolute path as configured: a database directory or its root config file. */
   readonly path: string;
   /** Where it came from, for messages. */
-  readonly origin: '--config' | typeof CONFIG_ENV;
+  readonly origin: '--config' | typeof ENV.config;
 }
 
 /**
- * The configured location, without touching the filesystem: `--config` wins over SNOWDB_CONFIG.
+ * The configured location, without touching the filesystem: `--config` wins over SNOWDB_CONFIG
+ * (`fromEnv`, its value).
  * @throws SnowdbError `config-not-set` when neither is given.
  */
-export function configuredPath(option: string | undefined, env: NodeJS.ProcessEnv): ConfiguredPath {
+export function configuredPath(option: string | undefined, fromEnv: string | undefined): ConfiguredPath {
   if (option !== undefined && option !== '') return { path: resolve(option), origin: '--config' };
-  const fromEnv = env[CONFIG_ENV];
-  if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(fromEnv), origin: CONFIG_ENV };
+  if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(fromEnv), origin: ENV.config };
   throw new SnowdbError(
     'config-not-set',
-    `no database configured: pass --config <dir|${Layout.rootConfig}> or set ${CONFIG_ENV}`,
+    `no database configured: pass --config <dir|${Layout.rootConfig}> or set ${ENV.config}`,
   );
 }
 

@@ -1,46 +1,50 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { z } from 'zod';
 import type { Dataset } from '../datasets/registry.js';
-import { DATES_DIR } from '../db/layout.js';
+import { parseJsonAs } from '../db/json-file.js';
+import { MANIFEST } from '../db/layout.js';
+import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { sha256Files } from '../io/hash.js';
 
 /** Manifest of one ingested date: written inside the date folder, so it swaps in with the COGs. */
-export interface DateManifest {
-  readonly date: string;
-  readonly source_hash: string;
-  readonly sources: readonly string[];
-  readonly fields: Readonly<Record<string, string>>;
-  readonly rank: number;
-  readonly variables: readonly string[];
-  readonly ingested_at: string;
-}
+const ManifestSchema = z.object({
+  date: z.string(),
+  source_hash: z.string(),
+  sources: z.array(z.string()),
+  fields: z.record(z.string(), z.string()),
+  rank: z.number(),
+  variables: z.array(z.string()),
+  ingested_at: z.string(),
+});
+export type DateManifest = Readonly<z.infer<typeof ManifestSchema>>;
 
-export const MANIFEST = 'manifest.json';
 /** Bump when the COGs written for the same sources change. */
 export const INGEST_FORMAT = 'v1';
-
-export const dateDir = (d: Dataset, date: string) => join(d.dir, DATES_DIR, date);
 
 /** `v1:` + sha256 over the source files' bytes (sorted paths, streamed). */
 export async function sourceHash(files: readonly string[]): Promise<string> {
   return `${INGEST_FORMAT}:${await sha256Files([...files].sort())}`;
 }
 
+/** A date's manifest; null when it is absent or not a manifest (the date is then re-ingested). */
 export async function readManifest(d: Dataset, date: string): Promise<DateManifest | null> {
-  const text = await readFile(join(dateDir(d, date), MANIFEST), 'utf8').catch(() => null);
+  const path = d.paths.manifest(date);
+  const text = await readFile(path, 'utf8').catch(() => null);
   if (text === null) return null;
   try {
-    return JSON.parse(text) as DateManifest;
-  } catch {
-    return null;
+    return parseJsonAs(text, path, ManifestSchema, 'a date manifest');
+  } catch (e) {
+    if (SnowdbError.is(e)) return null;
+    throw e;
   }
 }
 
 /** Whether a date folder holds its manifest and one COG per dataset variable. */
 export async function dateComplete(d: Dataset, date: string): Promise<boolean> {
-  const names = new Set(await readdir(dateDir(d, date)).catch(() => [] as string[]));
+  const names = new Set(await readdir(d.paths.date(date)).catch(() => [] as string[]));
   return names.has(MANIFEST) && Object.keys(d.config.variables).every((v) => names.has(`${v}.tif`));
 }
 
@@ -49,9 +53,8 @@ export async function dateComplete(d: Dataset, date: string): Promise<boolean> {
  * A lock whose process is gone is taken over; another live holder is waited for (up to 10 min).
  */
 export async function withDateLock<T>(d: Dataset, date: string, fn: () => Promise<T>): Promise<T> {
-  const dir = join(d.dir, DATES_DIR);
-  await mkdir(dir, { recursive: true });
-  const lock = join(dir, `.${date}.lock`);
+  await mkdir(d.paths.datesDir, { recursive: true });
+  const lock = d.paths.dateLock(date);
   const deadline = Date.now() + 600_000;
   for (;;) {
     try {
@@ -73,7 +76,8 @@ export async function withDateLock<T>(d: Dataset, date: string, fn: () => Promis
         await rm(lock, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`date ${date} stays locked by process ${pid} (${lock})`);
+      if (Date.now() > deadline)
+        throw new SnowdbError('date-locked', `date ${date} stays locked by process ${pid} (${lock})`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -95,7 +99,7 @@ function isAlive(pid: number): boolean {
 
 /** A fresh staging folder beside the date's folder: `cogs/.<date>.<random>.tmp/`. */
 export async function stagingDir(d: Dataset, date: string): Promise<string> {
-  const p = join(d.dir, DATES_DIR, `.${date}.${randomBytes(6).toString('hex')}.tmp`);
+  const p = d.paths.dateStaging(date, randomBytes(6).toString('hex'));
   await mkdir(p, { recursive: true });
   return p;
 }
@@ -112,8 +116,8 @@ export async function swapIn(
   manifest: DateManifest,
 ): Promise<void> {
   await writeJsonAtomic(join(staging, MANIFEST), manifest);
-  const target = dateDir(d, date);
-  const old = join(d.dir, DATES_DIR, `.${date}.old-${randomBytes(6).toString('hex')}`);
+  const target = d.paths.date(date);
+  const old = d.paths.dateAside(date, randomBytes(6).toString('hex'));
   const hadOld = await rename(target, old).then(
     () => true,
     (e: NodeJS.ErrnoException) => {

@@ -4,7 +4,7 @@ import { openDataset } from '../datasets/registry.js';
 import { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { isoDate as iso } from '../util/dates.js';
-import { type DateResult, ingestDate } from './run.js';
+import { type DateResult, ingestDate } from './date.js';
 import type { DateSource } from './types.js';
 
 /** Message a worker receives, and what it answers. */

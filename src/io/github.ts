@@ -4,21 +4,12 @@ import { httpBytes, httpJson } from './http.js';
 
 /** Where GitHub answers: overridable so tests can point at a loopback server that answers alike. */
 export interface GitHubSettings {
-  /** REST API base, default https://api.github.com (env SNOWDB_GITHUB_API_URL). */
+  /** REST API base, default https://api.github.com (SNOWDB_GITHUB_API_URL). */
   readonly apiUrl: string;
-  /** Raw file base, default https://raw.githubusercontent.com (env SNOWDB_GITHUB_RAW_URL). */
+  /** Raw file base, default https://raw.githubusercontent.com (SNOWDB_GITHUB_RAW_URL). */
   readonly rawUrl: string;
-  /** Bearer token (env GITHUB_TOKEN): 5,000 API calls an hour instead of 60, and private repos. */
+  /** Bearer token (GITHUB_TOKEN): 5,000 API calls an hour instead of 60, and private repos. */
   readonly token: string | undefined;
-}
-
-export function gitHubSettingsFrom(env: NodeJS.ProcessEnv): GitHubSettings {
-  const trim = (u: string) => u.replace(/\/+$/, '');
-  return {
-    apiUrl: trim(env.SNOWDB_GITHUB_API_URL || 'https://api.github.com'),
-    rawUrl: trim(env.SNOWDB_GITHUB_RAW_URL || 'https://raw.githubusercontent.com'),
-    token: env.GITHUB_TOKEN || undefined,
-  };
 }
 
 /** A github.com URL split into its parts; `rest` is `<ref>/<path…>` (refs may hold slashes). */

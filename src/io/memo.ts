@@ -2,13 +2,25 @@ import { stat } from 'node:fs/promises';
 
 /** A stat signature that changes whenever a file is replaced or rewritten (inode, size, mtime ns). */
 export async function fileSignature(path: string): Promise<string> {
+  return (await statSignature(path)).signature;
+}
+
+async function statSignature(path: string): Promise<{ signature: string; mtimeMs: number }> {
   const s = await stat(path, { bigint: true }).catch(() => null);
-  return s === null ? 'absent' : `${s.ino}:${s.size}:${s.mtimeNs}`;
+  if (s === null) return { signature: 'absent', mtimeMs: 0 };
+  return { signature: `${s.ino}:${s.size}:${s.mtimeNs}`, mtimeMs: Number(s.mtimeMs) };
 }
 
 /**
- * A value loaded from one file, reloaded only when the file's signature changes (one stat per
- * `get`). A failed load is not cached: the next `get` tries again.
+ * File timestamps advance in coarse ticks (a few ms): a change within the tick of the last one
+ * keeps the mtime. A value loaded from a file changed less than this long ago is not trusted.
+ */
+const RACY_MS = 100;
+
+/**
+ * A value loaded from one file (or folder: its mtime changes with its entries), reloaded only
+ * when the signature changes (one stat per `get`). A failed load is not cached: the next `get`
+ * tries again; nor is a load of a file changed in the last RACY_MS.
  */
 export class FileMemo<T> {
   private signature: string | null = null;
@@ -20,10 +32,10 @@ export class FileMemo<T> {
   ) {}
 
   async get(): Promise<T> {
-    const sig = await fileSignature(this.path);
-    if (sig !== this.signature || this.value === undefined) {
+    const sig = await statSignature(this.path);
+    if (sig.signature !== this.signature || this.value === undefined) {
       this.value = await this.load();
-      this.signature = sig;
+      this.signature = Date.now() - sig.mtimeMs > RACY_MS ? sig.signature : null;
     }
     return this.value;
   }

@@ -1,18 +1,17 @@
 import { readFile } from 'node:fs/promises';
-import { datasetCoverage } from '../datasets/coverage.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { distanceOutside } from '../raster/geodesic.js';
 import { polygonsOf } from '../raster/geometry.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
-import { type Coverage, entryOf, type IndexEntry, writeIndex } from './index-file.js';
+import { type Coverage, type CoverageOf, entryOf, type IndexEntry, writeIndex } from './index-file.js';
 import { parseRecord } from './record.js';
-import { indexedEntry, readStoredBasin, recordPath, storedTriplets } from './store.js';
+import { indexedEntry, indexOf, readStoredBasin, recordPath, storedTriplets } from './store.js';
 
 /** Indexed (basin-bearing) pourpoints, sorted by triplet. */
 export async function listPourpoints(db: Database): Promise<IndexEntry[]> {
-  return [...(await db.index()).values()].sort((a, b) => byString(a.triplet, b.triplet));
+  return [...(await indexOf(db)).values()].sort((a, b) => byString(a.triplet, b.triplet));
 }
 
 /** One pourpoint in full: index facts plus what only the record holds. */
@@ -39,7 +38,7 @@ export interface PourpointDetail {
  * @throws SnowdbError `invalid-name` for a malformed triplet, `pourpoint-not-found` when not indexed.
  */
 export async function showPourpoint(db: Database, triplet: string): Promise<PourpointDetail> {
-  const entry = indexedEntry(await db.index(), triplet);
+  const entry = indexedEntry(await indexOf(db), triplet);
   const rec = await readStoredBasin(db, triplet);
   const polys = polygonsOf(rec.basin);
   return {
@@ -67,9 +66,8 @@ export interface ReindexReport {
   readonly invalid: readonly { readonly label: string; readonly message: string }[];
 }
 
-/** Rebuild `index.geojson` from the stored records, coverage against every registered dataset. */
-export async function reindexPourpoints(db: Database): Promise<ReindexReport> {
-  const coverageOf = await datasetCoverage(db);
+/** Rebuild `index.geojson` from the stored records, with each basin's coverage from `coverageOf`. */
+export async function reindexPourpoints(db: Database, coverageOf: CoverageOf): Promise<ReindexReport> {
   const triplets = [...(await storedTriplets(db))].sort(byString);
   const invalid: { label: string; message: string }[] = [];
   const entries = await mapPool(triplets, 4, async (t) => {

@@ -18,6 +18,12 @@ export const COVERAGES = ['full', 'partial', 'none'] as const satisfies readonly
 /** Coverage of one basin against every registered dataset (name → coverage). */
 export type CoverageOf = (basin: AreaGeometry) => Record<string, Coverage>;
 
+/** The registered datasets' names and the coverage of a basin against them. */
+export interface DatasetCoverage {
+  readonly datasets: readonly string[];
+  readonly of: CoverageOf;
+}
+
 /** One basin-bearing pourpoint as the index holds it. */
 export interface IndexEntry {
   readonly triplet: string;

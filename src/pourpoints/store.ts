@@ -1,16 +1,20 @@
 import { readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Database } from '../db/database.js';
-import { AOI_DIR, datasetDir } from '../db/layout.js';
+import { datasetDir, datasetPaths, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { readFileIfExists } from '../io/fs.js';
-import type { IndexEntry } from './index-file.js';
+import { type IndexEntry, readIndex } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
-import { checkTriplet, recordFileName, stemOf, tripletOfFileName } from './triplet.js';
+import { checkTriplet } from './triplet.js';
 
 /** Where a triplet's record lives: `pourpoints/<stem>.geojson`. */
 export function recordPath(db: Database, triplet: string): string {
-  return join(db.paths.pourpoints, recordFileName(triplet));
+  return db.paths.record(triplet);
+}
+
+/** The pourpoint index by triplet (read-only; re-read only when the file changed). */
+export function indexOf(db: Database): Promise<ReadonlyMap<string, IndexEntry>> {
+  return db.memo(db.paths.pourpointIndex, readIndex);
 }
 
 /** Triplets of every record file in `pourpoints/` (the index and stray files are not records). */
@@ -27,7 +31,7 @@ export async function readStoredRecord(db: Database, triplet: string): Promise<U
 /** Every per-dataset raster of a basin: its AOI raster in each registered dataset. */
 export function basinRasterPaths(db: Database, triplet: string): string[] {
   return Object.values(db.config.datasets).map((link) =>
-    join(datasetDir(db.root, link.path), AOI_DIR, `${stemOf(triplet)}.tif`),
+    datasetPaths(datasetDir(db.root, link.path)).aoi(triplet),
   );
 }
 

@@ -1,21 +1,25 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { coverageAgainst } from '../datasets/coverage.js';
-import { rasterizeBasins } from '../datasets/rasterize.js';
-import { openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
+import { recordFileName, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { gitBlobSha } from '../io/github.js';
 import { distanceOutside } from '../raster/geodesic.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
-import { type CoverageOf, entryOf, type IndexEntry, readIndex, writeIndex } from './index-file.js';
+import {
+  type CoverageOf,
+  type DatasetCoverage,
+  entryOf,
+  type IndexEntry,
+  readIndex,
+  writeIndex,
+} from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import type { SourceFile, SourceListing } from './sources.js';
 import { deleteBasin, readStoredRecord, recordPath, storedTriplets } from './store.js';
-import { recordFileName, tripletOfFileName } from './triplet.js';
 
 /** Outflow points farther than this outside their basin are reported, m. */
 export const POINT_OFFSET_WARNING_M = 1000;
@@ -30,8 +34,8 @@ export interface SyncOptions {
   /** Downloads/reads in flight (default 8). */
   readonly concurrency?: number | undefined;
   readonly onProgress?: ((done: number, total: number) => void) | undefined;
-  /** Progress of building AOI rasters for imported basins in registered datasets. */
-  readonly onRasterProgress?: ((done: number, total: number) => void) | undefined;
+  /** Coverage of a basin against the registered datasets, folded into new index entries. */
+  readonly coverage: DatasetCoverage;
 }
 
 export interface SyncReport {
@@ -47,9 +51,13 @@ export interface SyncReport {
   readonly invalid: readonly { readonly label: string; readonly message: string }[];
   readonly pruned: readonly string[];
   readonly prunedTo: string | null;
-  /** AOI rasters built for imported basins in the registered datasets. */
-  readonly aoiBuilt: number;
   readonly warnings: readonly string[];
+}
+
+/** A sync's report, and the index entries it wrote anew (their AOI rasters are the caller's). */
+export interface SyncResult {
+  readonly report: SyncReport;
+  readonly changed: readonly IndexEntry[];
 }
 
 /** What one source file turned out to be. */
@@ -158,23 +166,22 @@ function dropDuplicates(outcomes: readonly Outcome[]): Outcome[] {
  * before anything is written, so a failed download, a refused prune or a dry run leave the
  * database as it was. Then: records are written (each atomically), pruned records archived, the
  * index rewritten once (atomically), and only then pruned records and rasters deleted; at every
- * step each index entry has its record on disk. Last, imported basins get their AOI rasters in
- * every registered dataset.
+ * step each index entry has its record on disk. The new and updated entries are returned: the
+ * caller builds their AOI rasters.
  */
 export async function syncPourpoints(
   db: Database,
   listing: SourceListing,
   opts: SyncOptions,
-): Promise<SyncReport> {
+): Promise<SyncResult> {
   const index = await readIndex(db.paths.pourpointIndex);
-  const datasets = await openDatasets(db);
   const staging = await mkdtemp(join(tmpdir(), 'snowdb-sync-'));
   try {
     const ctx: Context = {
       db,
       index,
-      coverageOf: coverageAgainst(datasets),
-      datasetKeys: datasets.map((d) => d.name).join('\n'),
+      coverageOf: opts.coverage.of,
+      datasetKeys: [...opts.coverage.datasets].sort().join('\n'),
       staging,
     };
     let done = 0;
@@ -193,16 +200,11 @@ export async function syncPourpoints(
       );
     }
     const prunedTo = pruned.length > 0 && opts.pruneTo !== undefined ? resolve(opts.pruneTo) : null;
-    let aoiBuilt = 0;
-    if (!dryRun) {
-      await commit(db, index, outcomes, pruned, prunedTo);
-      const changed = outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.entry] : []));
-      if (changed.length > 0 && datasets.length > 0) {
-        const { rows } = await rasterizeBasins(db, changed, datasets, { onProgress: opts.onRasterProgress });
-        aoiBuilt = rows.filter((r) => r.action === 'built').length;
-      }
-    }
-    return { ...report(listing.description, dryRun, outcomes, pruned, prunedTo), aoiBuilt };
+    if (!dryRun) await commit(db, index, outcomes, pruned, prunedTo);
+    const changed = dryRun
+      ? []
+      : outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.entry] : []));
+    return { report: report(listing.description, dryRun, outcomes, pruned, prunedTo), changed };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -258,7 +260,7 @@ function report(
   outcomes: readonly Outcome[],
   pruned: readonly string[],
   prunedTo: string | null,
-): Omit<SyncReport, 'aoiBuilt'> {
+): SyncReport {
   const of = (k: Outcome['kind']) =>
     outcomes.filter((o) => o.kind === k).map((o) => (o as { triplet: string }).triplet);
   return {

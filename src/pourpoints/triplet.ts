@@ -20,19 +20,3 @@ export function checkTriplet(s: string): string {
   }
   return s;
 }
-
-/** File stem of a record: the triplet with `:` → `_` (`06287000_MT_USGS`). */
-export function stemOf(triplet: string): string {
-  return triplet.replaceAll(':', '_');
-}
-
-/** Record file name: `<stem>.geojson`. */
-export function recordFileName(triplet: string): string {
-  return `${stemOf(triplet)}.geojson`;
-}
-
-/** The triplet a record file name stands for, or null (`06287000_MT_USGS.geojson` → `06287000:MT:USGS`). */
-export function tripletOfFileName(name: string): string | null {
-  const m = /^([a-zA-Z0-9-]+)_([a-zA-Z]{2})_([a-zA-Z]+)\.geojson$/.exec(name);
-  return m ? `${m[1]}:${m[2]}:${m[3]}` : null;
-}

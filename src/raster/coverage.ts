@@ -5,7 +5,7 @@ import { type AreaGeometry, polygonsBounds, polygonsOf } from './geometry.js';
 import { type Grid, type Window, windowOfBounds } from './grid.js';
 
 /** Exact coverage of a polygon over a grid window: the covered fraction of each cell's area. */
-export interface Coverage {
+export interface CoverageFractions {
   /** The window of the grid the polygon's bounds touch. */
   readonly window: Window;
   /** Covered fraction in [0, 1] of each window cell, row-major. */
@@ -41,7 +41,7 @@ export function polygonCoverage(
   grid: Grid,
   geometry: AreaGeometry,
   options: CoverageOptions = {},
-): Coverage | null {
+): CoverageFractions | null {
   const inGridCrs = options.input === 'grid' || grid.crs.geographic;
   const project = inGridCrs ? null : proj4('EPSG:4326', grid.crs.proj4);
   const polygons = polygonsOf(geometry).map((poly) =>
@@ -89,7 +89,7 @@ export function polygonCoverage(
 }
 
 /** AOI weights of a coverage: covered fraction × cell area, m², row-major over its window. */
-export function coverageWeights(grid: Grid, cov: Coverage): Float64Array {
+export function coverageWeights(grid: Grid, cov: CoverageFractions): Float64Array {
   const areas = rowAreas(grid);
   const { row, width, height } = cov.window;
   const out = new Float64Array(width * height);

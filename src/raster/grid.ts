@@ -76,11 +76,6 @@ export function windowOfBounds(g: Grid, bounds: Bounds): Window | null {
   return intersectWindows(w, fullWindow(g));
 }
 
-/** Number of tile columns and rows of a grid. */
-export function tileCounts(g: Grid): { readonly across: number; readonly down: number } {
-  return { across: Math.ceil(g.width / g.tileSize), down: Math.ceil(g.height / g.tileSize) };
-}
-
 /** The tiles a window touches (window assumed inside the grid); tiles may be taller than wide. */
 export function tilesOfWindow(tileSize: number, w: Window, tileHeight = tileSize): TileRange {
   return {

@@ -40,20 +40,6 @@ export class FileSource implements Source {
   }
 }
 
-/** Bytes held in memory (tests, freshly encoded rasters). */
-export class MemorySource implements Source {
-  constructor(
-    readonly url: string,
-    private readonly bytes: Uint8Array,
-  ) {}
-
-  async fetch(offset: number, length: number): Promise<Uint8Array> {
-    return this.bytes.subarray(offset, Math.min(offset + length, this.bytes.length));
-  }
-
-  async close(): Promise<void> {}
-}
-
 /** Middleware that records every fetch (offset, length) made through it. */
 export class CountingSource implements Source {
   readonly fetches: { offset: number; length: number }[] = [];

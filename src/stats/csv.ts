@@ -6,7 +6,7 @@ import type { CompactStats } from './engine.js';
 const field = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 const num = (v: number | null): string => (v === null ? '' : String(v));
 
-/** The columns of one axis (spec §2.5): banded min/max, categorical label, threshold side/threshold. */
+/** The columns of one axis (docs/reference.md#stats): banded min/max, categorical label, threshold side/threshold. */
 function axisHeader(layer: string): string[] {
   const s = ZONE_LAYERS.find((l) => l.key === layer)?.scheme;
   if (s?.kind === 'banded' || s?.kind === 'bucketed') {

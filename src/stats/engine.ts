@@ -1,40 +1,15 @@
-import { join } from 'node:path';
-import { aoiPath, parseWindowTag } from '../datasets/artifacts.js';
-import { statNames } from '../datasets/config.js';
-import { ingestedDates } from '../datasets/inventory.js';
-import { type Dataset, openActiveDataset } from '../datasets/registry.js';
+import { parseWindowTag } from '../datasets/artifacts.js';
 import type { Database } from '../db/database.js';
-import { DATES_DIR } from '../db/layout.js';
-import { QueryParameterError, SnowdbError } from '../errors.js';
-import { indexedEntry } from '../pourpoints/store.js';
+import { SnowdbError } from '../errors.js';
 import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
-import { enabledLayers, layerPath, ZONE_LAYERS } from '../zones/layers.js';
-import type { Axis, ZoneRef } from '../zones/schemes.js';
-import { parseZoneTokens } from '../zones/tokens.js';
-import { type DateQuery, selectDates } from './dates.js';
+import type { ZoneRef } from '../zones/schemes.js';
+import { openStatsPlan, type StatsPlan, type StatsQuery } from './plan.js';
 
-/** Default cap on the number of cells a crossing may have. */
-export const MAX_ZONE_CELLS = 10_000;
-
-export interface StatsQuery {
-  readonly dataset: string;
-  readonly pourpoint: string;
-  readonly dates: DateQuery;
-  /** Zone tokens, one per axis, in order. */
-  readonly zones?: readonly string[];
-  /** Variable keys; absent or empty = all of the dataset's. */
-  readonly variables?: readonly string[];
-  readonly includeEmptyZones?: boolean;
-  /** Add `valid_fraction_<var>` after each variable's stats. */
-  readonly validFraction?: boolean;
-  readonly maxZoneCells?: number;
-}
-
-/** The compact stats body (spec §2.3). */
+/** The compact stats body (docs/reference.md#stats). */
 export interface CompactStats {
   zone_layers: string[];
   variables: string[];
@@ -83,18 +58,13 @@ async function readOnto(
 }
 
 /** Each pixel's cell index in the crossed product (−1 = in no cell), first axis most significant. */
-async function cellIndex(
-  d: Dataset,
-  axes: readonly Axis[],
-  w: Window,
-  weights: TypedArray,
-): Promise<Int32Array> {
+async function cellIndex(plan: StatsPlan, w: Window, weights: TypedArray): Promise<Int32Array> {
+  const d = plan.dataset;
   const cell = new Int32Array(weights.length);
   for (let i = 0; i < weights.length; i++) cell[i] = weights[i]! > 0 ? 0 : -1;
   const ord = new Int32Array(weights.length);
-  for (const axis of axes) {
-    const spec = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
-    const layer = await readOnto(layerPath(d, spec), 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
+  for (const { axis, layer: spec, path } of plan.axes) {
+    const layer = await readOnto(path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
     if (layer === null) {
       throw new SnowdbError(
         'zone-layer-missing',
@@ -112,46 +82,13 @@ async function cellIndex(
 }
 
 /**
- * Stratified statistics of one basin (spec §2.3–2.6): per date, per cell of the crossed zone
- * axes, each variable's area-weighted mean (weights = the AOI raster's exact coverage × cell
- * area, over pixels with data) and, for water variables, its volume. Only active datasets.
+ * Execute a plan: per date, per cell of the crossed zone axes, each variable's area-weighted mean
+ * (weights = the AOI raster's exact coverage × cell area, over pixels with data) and, for water
+ * variables, its volume.
  */
-export async function computeStats(db: Database, q: StatsQuery): Promise<CompactStats> {
-  const d = await openActiveDataset(db, q.dataset);
-  const entry = indexedEntry(await db.index(), q.pourpoint);
-  if ((entry.coverage[d.name] ?? 'none') === 'none') {
-    throw new SnowdbError(
-      'pourpoint-not-covered',
-      `pourpoint ${entry.triplet} lies outside the grid of '${d.name}'`,
-    );
-  }
-  const axes = parseZoneTokens(q.zones ?? [], enabledLayers(d));
-  const product = axes.reduce((p, a) => p * a.zones.length, 1);
-  const cap = q.maxZoneCells ?? MAX_ZONE_CELLS;
-  if (product > cap) {
-    throw new QueryParameterError(
-      `the zone crossing has ${product} cells, more than the limit of ${cap}; use fewer axes or coarser parameters`,
-      { parameter: 'zone' },
-    );
-  }
-  const keys = Object.keys(d.config.variables).sort();
-  const wanted = q.variables && q.variables.length > 0 ? [...new Set(q.variables)].sort() : keys;
-  for (const v of wanted) {
-    if (!keys.includes(v))
-      throw new QueryParameterError(`unknown variable '${v}' for '${d.name}'; valid: ${keys.join(', ')}`, {
-        parameter: 'variable',
-        allowed: keys,
-      });
-  }
-  const stats = statNames(d.config).filter((s) => wanted.includes(s.variable));
-  const columns: { variable: string; kind: 'mean' | 'total' | 'valid'; name: string }[] = [];
-  for (const v of wanted) {
-    for (const s of stats.filter((x) => x.variable === v))
-      columns.push({ variable: v, kind: s.reducer, name: s.stat });
-    if (q.validFraction) columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}` });
-  }
-
-  const aoi = await readOnto(aoiPath(d, entry.triplet), 'SNOWDB_AOI_WINDOW', null, 0);
+export async function executeStats(plan: StatsPlan): Promise<CompactStats> {
+  const { dataset: d, entry, product, columns } = plan;
+  const aoi = await readOnto(plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
   if (aoi === null) {
     throw new SnowdbError(
       'basin-raster-missing',
@@ -159,7 +96,7 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
     );
   }
   const { data: weights, window: w } = aoi;
-  const cellOf = await cellIndex(d, axes, w, weights);
+  const cellOf = await cellIndex(plan, w, weights);
   // The basin's pixels in some cell, as parallel lists: window offset, cell, weight (m²).
   let n = 0;
   for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) n++;
@@ -177,16 +114,14 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
     j++;
   }
 
-  const dates = selectDates(await ingestedDates(d), q.dates);
   const keep: number[] = [];
-  for (let k = 0; k < product; k++) if (q.includeEmptyZones || area[k]! > 0) keep.push(k);
+  for (let k = 0; k < product; k++) if (plan.includeEmptyZones || area[k]! > 0) keep.push(k);
   const results: Record<string, (number | null)[][]> = {};
-  const rows = await mapPool(dates, 8, async (date) => {
+  const rows = await mapPool(plan.dates, 8, async ({ date, cogs }) => {
     const perVar = new Map<string, { sw: Float64Array; sv: Float64Array }>();
-    for (const v of wanted) {
+    for (const [vi, v] of plan.variables.entries()) {
       const spec = d.config.variables[v]!;
-      const path = join(d.dir, DATES_DIR, date.replaceAll('-', ''), `${v}.tif`);
-      const raster = await readOnto(path, null, w, spec.nodata);
+      const raster = await readOnto(cogs[vi]!, null, w, spec.nodata);
       if (raster === null) {
         throw new SnowdbError(
           'date-incomplete',
@@ -216,9 +151,10 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
       }),
     );
   });
-  dates.forEach((date, i) => {
+  plan.dates.forEach(({ date }, i) => {
     results[date] = rows[i]!;
   });
+  const axes = plan.axes.map((a) => a.axis);
   return {
     zone_layers: axes.map((a) => a.layer),
     variables: columns.map((c) => c.name),
@@ -234,4 +170,9 @@ export async function computeStats(db: Database, q: StatsQuery): Promise<Compact
     }),
     results,
   };
+}
+
+/** Stratified statistics of one basin in an active dataset: plan, then execute. */
+export async function computeStats(db: Database, q: StatsQuery): Promise<CompactStats> {
+  return executeStats(await openStatsPlan(db, q));
 }

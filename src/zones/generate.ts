@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { aoiWindows, readTag, windowTag } from '../datasets/artifacts.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { ZONES_DIR } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
 import { subGrid, unionWindows, type Window } from '../raster/grid.js';
@@ -20,11 +19,13 @@ import {
   type TerrainBlock,
   TerrainReducer,
 } from './reducers.js';
-import { type OpenedSource, openProviderSource } from './sources.js';
+import { type OpenedSource, openProviderSource, type ZoneSourceUrls } from './sources.js';
 
 export interface GenerateOptions {
   /** Local source file per provider (`--source <provider> <path>`); absent = network default. */
   readonly sources?: Partial<Record<Provider, string>>;
+  /** Where the network defaults are (from the settings). */
+  readonly urls: ZoneSourceUrls;
   /** Providers to generate; default every provider a named dataset enables. */
   readonly providers?: readonly Provider[];
   /** Regenerate even when the layers are current. */
@@ -121,7 +122,7 @@ async function stageLayers(
   stagingDirs: string[],
 ): Promise<[string, string][]> {
   const d = t.dataset;
-  const staging = join(d.dir, ZONES_DIR, `.staging-${provider}-${randomBytes(4).toString('hex')}`);
+  const staging = d.paths.zoneStaging(provider, randomBytes(4).toString('hex'));
   stagingDirs.push(staging);
   await mkdir(staging, { recursive: true });
   const arrays = reducer.finish();
@@ -171,7 +172,7 @@ async function isCurrent(t: Target): Promise<boolean> {
 export async function generateZones(
   db: Database,
   names: readonly string[],
-  opts: GenerateOptions = {},
+  opts: GenerateOptions,
 ): Promise<ZoneOutcome[]> {
   const datasets: Dataset[] = [];
   for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
@@ -198,6 +199,7 @@ export async function generateZones(
       provider,
       opts.sources?.[provider],
       bounds,
+      opts.urls,
       progress,
     );
     try {
@@ -216,8 +218,8 @@ async function generateProvider(
   opts: GenerateOptions,
 ): Promise<ZoneOutcome[]> {
   const outcomes: ZoneOutcome[] = [];
-  const files = (t: { layers: Target['layers'] }) =>
-    t.layers.map((l) => `${ZONES_DIR}/${provider}/${l.file}`);
+  const files = (t: { dataset: Dataset; layers: Target['layers'] }) =>
+    t.layers.map((l) => relative(t.dataset.dir, layerPath(t.dataset, l)));
   const pending: PlacedTarget[] = [];
   for (const c of candidates) {
     const t: Target = {

@@ -1,6 +1,4 @@
-import { join } from 'node:path';
 import type { Dataset } from '../datasets/registry.js';
-import { ZONES_DIR } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import type { DType } from '../raster/dtype.js';
 import { parseParam, type Scheme } from './schemes.js';
@@ -139,7 +137,7 @@ export function layersOf(provider: Provider): ZoneLayerSpec[] {
 
 /** Path of a layer file in a dataset. */
 export function layerPath(d: Dataset, l: ZoneLayerSpec): string {
-  return join(d.dir, ZONES_DIR, l.provider, l.file);
+  return d.paths.zoneLayer(l.provider, l.file);
 }
 
 /** A layer a dataset enables, with the parameter value its config sets (else the scheme default). */

@@ -1,7 +1,7 @@
 import { QueryParameterError } from '../errors.js';
 import type { TypedArray } from '../raster/dtype.js';
 
-/** One zone of an axis, as the stats body names it (spec §2.3 ZoneRef). */
+/** One zone of an axis, as the stats body names it (docs/reference.md#stats). */
 export type ZoneRef =
   | { kind: 'band'; layer: string; min: number; max: number; unit: string | null }
   | { kind: 'class'; layer: string; code: number; label: string }

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Database } from '../db/database.js';
-import { Layout } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { extractZipMember, listZip } from '../formats/zip.js';
 import { downloadResumable } from '../io/download.js';
@@ -20,6 +19,14 @@ export const THREEDEP_URL = 'https://prd-tnm.s3.amazonaws.com/StagedProducts/Ele
 /** Annual NLCD Collection 1 v1 land cover 2024, CONUS (override: SNOWDB_NLCD_URL). */
 export const NLCD_URL =
   'https://www.mrlc.gov/downloads/sciweb1/shared/mrlc/data-bundles/Annual_NLCD_LndCov_2024_CU_C1V1.zip';
+
+/** Where the network sources are (settings: SNOWDB_3DEP_URL, SNOWDB_NLCD_URL). */
+export interface ZoneSourceUrls {
+  /** Folder of the 3DEP tile folders, no trailing slash. */
+  readonly threeDep: string;
+  /** The land-cover zip. */
+  readonly nlcd: string;
+}
 
 /** Lon/lat bounds: [west, south, east, north], degrees. */
 export type LonLatBounds = readonly [number, number, number, number];
@@ -74,8 +81,7 @@ export function threeDepTiles(b: LonLatBounds): string[] {
  * exist, e.g. over the sea, are skipped).
  * @throws SnowdbError `source-not-found` when no tile exists; network errors as `httpGet`.
  */
-export async function openThreeDep(bounds: LonLatBounds): Promise<OpenedSource> {
-  const base = (process.env.SNOWDB_3DEP_URL ?? THREEDEP_URL).replace(/\/+$/, '');
+export async function openThreeDep(bounds: LonLatBounds, base: string): Promise<OpenedSource> {
   const names = threeDepTiles(bounds);
   const opened = await mapPool(names, 4, async (n) => {
     try {
@@ -112,10 +118,10 @@ export async function openThreeDep(bounds: LonLatBounds): Promise<OpenedSource> 
  */
 export async function openNlcd(
   db: Database,
+  url: string,
   onProgress: (done: number, total: number) => void = () => {},
 ): Promise<OpenedSource> {
-  const url = process.env.SNOWDB_NLCD_URL ?? NLCD_URL;
-  const dir = join(db.root, Layout.cache, 'landcover');
+  const dir = db.paths.cache('landcover');
   const zipName = basename(new URL(url).pathname) || 'landcover.zip';
   const tif = join(dir, zipName.replace(/\.zip$/i, '.tif'));
   if (!(await pathExists(tif))) {
@@ -138,8 +144,9 @@ export function openProviderSource(
   provider: Provider,
   path: string | undefined,
   bounds: LonLatBounds,
+  urls: ZoneSourceUrls,
   onProgress?: (done: number, total: number) => void,
 ): Promise<OpenedSource> {
   if (path !== undefined) return openLocalSource(path);
-  return provider === 'terrain' ? openThreeDep(bounds) : openNlcd(db, onProgress);
+  return provider === 'terrain' ? openThreeDep(bounds, urls.threeDep) : openNlcd(db, urls.nlcd, onProgress);
 }

@@ -3,7 +3,7 @@ import type { EnabledLayer } from './layers.js';
 import { type Axis, axisOf, parseParam } from './schemes.js';
 
 /**
- * Parse one zone selection token, `LAYER` or `LAYER:PARAM=VALUE` (spec §2.1), against the layers
+ * Parse one zone selection token, `LAYER` or `LAYER:PARAM=VALUE` (docs/reference.md#zone-layers), against the layers
  * a dataset enables. A bare layer uses the dataset's configured parameter (else the scheme's).
  * @throws QueryParameterError naming what is allowed.
  */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { datasetInfo } from '../../datasets/inventory.js';
+import { datasetInfo } from '../../app/datasets.js';
 import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { byString } from '../../util/compare.js';

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
-import { indexedEntry, readStoredBasin } from '../../pourpoints/store.js';
+import { indexedEntry, indexOf, readStoredBasin } from '../../pourpoints/store.js';
 import { baseOf, seg, sendJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
@@ -139,7 +139,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       },
     },
     async (req, reply) => {
-      const e = indexedEntry(await db.index(), req.params.pourpoint);
+      const e = indexedEntry(await indexOf(db), req.params.pourpoint);
       const rec = await readStoredBasin(db, e.triplet);
       const b = baseOf(req);
       const coverage = activeCoverage(db, e);

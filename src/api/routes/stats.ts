@@ -3,7 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
-import { computeStats, type StatsQuery } from '../../stats/engine.js';
+import { executeStats } from '../../stats/engine.js';
+import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
 import { baseOf, seg, selfOf, sendJson } from '../http.js';
 import { type Format, negotiate } from '../negotiate.js';
@@ -55,10 +56,11 @@ async function answer(
     includeEmptyZones: req.query.include_empty_zones,
     validFraction: req.query.valid_fraction,
   };
-  const etag = `"${await statsStateKey(db, q)}.${format}"`;
+  const plan = await openStatsPlan(db, q);
+  const etag = `"${await statsStateKey(plan)}.${format}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
-  const body = await computeStats(db, q);
+  const body = await executeStats(plan);
   if (format === 'csv') {
     return reply
       .type('text/csv; charset=utf-8')

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { buildApp } from '../../api/app.js';
-import { openActiveDataset } from '../../datasets/registry.js';
+import { checkServable } from '../../app/serve.js';
 import { SnowdbError } from '../../errors.js';
 import type { Runner } from '../context.js';
 
@@ -19,16 +18,15 @@ export function registerApi(program: Command, run: Runner): void {
         if (!Number.isInteger(port) || port < 0 || port > 65535)
           throw new SnowdbError('usage-error', `--port ${opts.port}: expected an integer 0-65535`);
         const db = await ctx.openDatabase();
-        const active = Object.entries(db.config.datasets).filter(([, l]) => l.active);
-        // Every active dataset's config and the index must load, or the server would fail per request.
-        for (const [name] of active) await openActiveDataset(db, name);
-        const pourpoints = (await db.index()).size;
+        const { active, pourpoints } = await checkServable(db);
+        // The HTTP stack loads only for this command.
+        const { buildApp } = await import('../../api/app.js');
         const app = await buildApp(db);
         await app.ready();
         if (opts.check) {
           await app.close();
           ctx.out.data(
-            `OK: ${db.root}: ${active.length} active dataset(s) (${active.map(([n]) => n).join(', ') || 'none'}), ${pourpoints} pourpoint(s); the app builds`,
+            `OK: ${db.root}: ${active.length} active dataset(s) (${active.join(', ') || 'none'}), ${pourpoints} pourpoint(s); the app builds`,
           );
           return;
         }

@@ -1,14 +1,13 @@
 import { type Command, Option } from 'commander';
-import { datasetInfo, listDatasets } from '../../datasets/inventory.js';
+import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
+import { listDatasets } from '../../datasets/inventory.js';
 import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
 import { TEMPLATE_NAMES } from '../../datasets/templates.js';
-import { SnowdbError } from '../../errors.js';
-import { ingestSources } from '../../ingest/run.js';
 import type { Runner } from '../context.js';
-import { renderJson } from '../json.js';
-import { type Format, formatOption } from '../options.js';
+import { emit, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
+import { registerIngest } from './ingest.js';
 import { registerZoneCommands } from './zones.js';
 
 export function registerDatasetCommands(program: Command, run: Runner): void {
@@ -72,44 +71,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
       );
   }
 
-  group
-    .command('ingest')
-    .description(
-      'turn source files into per-date COGs: SNODAS daily tars, SWANN NetCDF, SPIRES tiles (files or folders)',
-    )
-    .argument('<name>', 'dataset name')
-    .argument('<source...>', 'source files or folders')
-    .option('--force', 'rebuild dates that are up to date')
-    .addOption(formatOption())
-    .action((name: string, sources: string[], opts: { force?: boolean; format: Format }, cmd: Command) =>
-      run(cmd, async (ctx) => {
-        const r = await ingestSources(await ctx.openDatabase(), name, sources, {
-          force: opts.force,
-          onProgress: progressBar(ctx.out, `${name} ingest`),
-        });
-        const failed = r.results.filter((x) => x.action === 'failed');
-        for (const f of failed) ctx.out.warn(ctx.out.style.red(`failed: ${f.message}`));
-        if (opts.format === 'json') ctx.out.data(renderJson(r, ctx.out.stdoutIsTty));
-        else {
-          ctx.out.data(
-            renderTable(
-              ['dataset', 'date', 'action', 'source'],
-              r.results.map((x) => [name, x.date, x.action, x.source]),
-            ),
-          );
-          const n = (a: string) => r.results.filter((x) => x.action === a).length;
-          ctx.out.info(
-            `ingested ${n('ingested')}, up-to-date ${n('up-to-date')}, kept later stage ${n('kept-later-stage')}, failed ${failed.length}`,
-          );
-        }
-        if (failed.length > 0)
-          throw new SnowdbError(
-            'invalid-source',
-            `${failed.length} source(s) failed; see the messages above`,
-          );
-      }),
-    );
-
+  registerIngest(group, run);
   registerZoneCommands(group, run);
 
   group
@@ -119,23 +81,20 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const rows = await listDatasets(await ctx.openDatabase());
-        if (opts.format === 'json') return ctx.out.data(renderJson(rows, ctx.out.stdoutIsTty));
-        if (rows.length === 0)
-          return ctx.out.data(
-            "no datasets yet (create one with 'snowdb dataset create <name> --template <t>')",
-          );
-        ctx.out.data(
-          renderTable(
-            ['dataset', 'active', 'template', 'dates', 'first', 'last'],
-            rows.map((r) => [
-              r.name,
-              r.active ? 'yes' : 'no',
-              r.template ?? '',
-              String(r.dates),
-              r.first_date ?? '',
-              r.last_date ?? '',
-            ]),
-          ),
+        emit(ctx.out, opts.format, rows, () =>
+          rows.length === 0
+            ? "no datasets yet (create one with 'snowdb dataset create <name> --template <t>')"
+            : renderTable(
+                ['dataset', 'active', 'template', 'dates', 'first', 'last'],
+                rows.map((r) => [
+                  r.name,
+                  r.active ? 'yes' : 'no',
+                  r.template ?? '',
+                  String(r.dates),
+                  r.first_date ?? '',
+                  r.last_date ?? '',
+                ]),
+              ),
         );
       }),
     );
@@ -148,29 +107,33 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
     .action((name: string, opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const i = await datasetInfo(await ctx.openDatabase(), name);
-        if (opts.format === 'json') return ctx.out.data(renderJson(i, ctx.out.stdoutIsTty));
-        const g = i.grid;
-        const lines = [
-          `dataset   ${i.name} (${i.active ? 'active' : 'inactive'}), template ${i.template ?? '-'}, ingester ${i.ingester}`,
-          `          ${i.description}`,
-          `grid      ${g.crs} ${g.width} x ${g.height}, cell ${g.cell_width} x ${g.cell_height}, tile ${g.tile_size}, bounds ${g.bounds.join(', ')}${i.footprint ? ' (footprint declared)' : ''}`,
-          `artifacts area raster ${i.area_raster ? 'present' : 'missing'}, ${i.aoi_rasters} AOI raster(s), zone layers: ${i.zone_layers.length ? i.zone_layers.join(', ') : 'none'}`,
-          `dates     ${i.dates}${i.dates ? ` (${i.first_date} .. ${i.last_date})` : ''}`,
-          '',
-          renderTable(
-            ['variable', 'stat', 'unit', 'dtype', 'nodata', 'scale', 'description'],
-            i.variables.map((v) => [
-              v.variable,
-              v.stat,
-              v.unit,
-              v.dtype,
-              String(v.nodata),
-              String(v.scale_factor),
-              v.description,
-            ]),
-          ),
-        ];
-        ctx.out.data(lines.join('\n'));
+        emit(ctx.out, opts.format, i, () => infoText(i));
       }),
     );
+}
+
+/** The text `dataset info` prints. */
+function infoText(i: DatasetInfo): string {
+  const g = i.grid;
+  const lines = [
+    `dataset   ${i.name} (${i.active ? 'active' : 'inactive'}), template ${i.template ?? '-'}, ingester ${i.ingester}`,
+    `          ${i.description}`,
+    `grid      ${g.crs} ${g.width} x ${g.height}, cell ${g.cell_width} x ${g.cell_height}, tile ${g.tile_size}, bounds ${g.bounds.join(', ')}${i.footprint ? ' (footprint declared)' : ''}`,
+    `artifacts area raster ${i.area_raster ? 'present' : 'missing'}, ${i.aoi_rasters} AOI raster(s), zone layers: ${i.zone_layers.length ? i.zone_layers.join(', ') : 'none'}`,
+    `dates     ${i.dates}${i.dates ? ` (${i.first_date} .. ${i.last_date})` : ''}`,
+    '',
+    renderTable(
+      ['variable', 'stat', 'unit', 'dtype', 'nodata', 'scale', 'description'],
+      i.variables.map((v) => [
+        v.variable,
+        v.stat,
+        v.unit,
+        v.dtype,
+        String(v.nodata),
+        String(v.scale_factor),
+        v.description,
+      ]),
+    ),
+  ];
+  return lines.join('\n');
 }

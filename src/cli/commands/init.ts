@@ -12,7 +12,7 @@ export function registerInit(program: Command, run: Runner): void {
     .argument('[dir]', 'database directory (default: --config or SNOWDB_CONFIG)')
     .action((dir: string | undefined, _opts: unknown, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const target = rootOf(configuredPath(dir ?? ctx.configOption, ctx.env).path);
+        const target = rootOf(configuredPath(dir ?? ctx.configOption, ctx.settings.configPath).path);
         const outcome = await initDatabase(target);
         if (outcome.kind === 'created') ctx.out.data(`initialized snowdb database at ${outcome.root}`);
         else ctx.out.data(`snowdb database already at ${outcome.root}; nothing changed`);

@@ -2,7 +2,8 @@ import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
 import { csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
-import { computeStats, MAX_ZONE_CELLS } from '../../stats/engine.js';
+import { computeStats } from '../../stats/engine.js';
+import { MAX_ZONE_CELLS } from '../../stats/plan.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 

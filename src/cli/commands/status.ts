@@ -1,9 +1,8 @@
 import type { Command } from 'commander';
-import { readStatus, runDoctor } from '../../db/status.js';
+import { type DbStatus, readStatus, runDoctor } from '../../app/status.js';
 import { SnowdbError } from '../../errors.js';
 import type { Runner } from '../context.js';
-import { renderJson } from '../json.js';
-import { type Format, formatOption } from '../options.js';
+import { emit, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 
 export function registerStatus(program: Command, run: Runner): void {
@@ -14,47 +13,7 @@ export function registerStatus(program: Command, run: Runner): void {
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const status = await readStatus(await ctx.openDatabase());
-        if (opts.format === 'json') {
-          ctx.out.data(renderJson(status, ctx.out.stdoutIsTty));
-          return;
-        }
-        const lines = [`database: ${status.root}`];
-        if (status.datasets.length === 0) {
-          lines.push("datasets: none yet (create one with 'snowdb dataset create <name> --template <t>')");
-        } else {
-          lines.push(
-            renderTable(
-              [
-                'dataset',
-                'active',
-                'area raster',
-                'AOI rasters',
-                'zone layers',
-                'dates',
-                'first',
-                'last',
-                'health',
-              ],
-              status.datasets.map((d) => [
-                d.name,
-                d.active ? 'yes' : 'no',
-                d.area_raster ? 'yes' : 'missing',
-                `${d.aoi_rasters} of ${d.covered_basins}`,
-                `${d.zone_layers} of ${d.zone_layers_enabled}`,
-                String(d.dates),
-                d.first_date ?? '-',
-                d.last_date ?? '-',
-                d.health,
-              ]),
-            ),
-          );
-        }
-        lines.push(
-          status.pourpoints === 0
-            ? "pourpoints: none yet (add them with 'snowdb pourpoint import <file>' or 'snowdb pourpoint sync <dir|url>')"
-            : `pourpoints: ${status.pourpoints} basin-bearing`,
-        );
-        ctx.out.data(lines.join('\n'));
+        emit(ctx.out, opts.format, status, () => statusText(status));
       }),
     );
   program
@@ -64,19 +23,56 @@ export function registerStatus(program: Command, run: Runner): void {
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const report = await runDoctor(await ctx.openDatabase());
-        if (opts.format === 'json') ctx.out.data(renderJson(report, ctx.out.stdoutIsTty));
-        else {
+        emit(ctx.out, opts.format, report, () => {
           const rows = report.findings.map((f) => [f.severity, f.check, f.dataset || '-', f.target, f.issue]);
-          ctx.out.data(
-            [
-              `database: ${report.root}`,
-              ...(rows.length ? [renderTable(['', 'check', 'dataset', 'target', 'issue'], rows)] : []),
-              report.ok ? 'doctor: every check passed' : `doctor: ${report.failures} check(s) failed`,
-            ].join('\n'),
-          );
-        }
+          return [
+            `database: ${report.root}`,
+            ...(rows.length ? [renderTable(['', 'check', 'dataset', 'target', 'issue'], rows)] : []),
+            report.ok ? 'doctor: every check passed' : `doctor: ${report.failures} check(s) failed`,
+          ].join('\n');
+        });
         if (!report.ok)
           throw new SnowdbError('health-check-failed', `${report.failures} health check(s) failed`);
       }),
     );
+}
+
+function statusText(status: DbStatus): string {
+  const lines = [`database: ${status.root}`];
+  if (status.datasets.length === 0) {
+    lines.push("datasets: none yet (create one with 'snowdb dataset create <name> --template <t>')");
+  } else {
+    lines.push(
+      renderTable(
+        [
+          'dataset',
+          'active',
+          'area raster',
+          'AOI rasters',
+          'zone layers',
+          'dates',
+          'first',
+          'last',
+          'health',
+        ],
+        status.datasets.map((d) => [
+          d.name,
+          d.active ? 'yes' : 'no',
+          d.area_raster ? 'yes' : 'missing',
+          `${d.aoi_rasters} of ${d.covered_basins}`,
+          `${d.zone_layers} of ${d.zone_layers_enabled}`,
+          String(d.dates),
+          d.first_date ?? '-',
+          d.last_date ?? '-',
+          d.health,
+        ]),
+      ),
+    );
+  }
+  lines.push(
+    status.pourpoints === 0
+      ? "pourpoints: none yet (add them with 'snowdb pourpoint import <file>' or 'snowdb pourpoint sync <dir|url>')"
+      : `pourpoints: ${status.pourpoints} basin-bearing`,
+  );
+  return lines.join('\n');
 }

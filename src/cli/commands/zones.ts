@@ -3,8 +3,7 @@ import { SnowdbError } from '../../errors.js';
 import { checkProvider, generateZones } from '../../zones/generate.js';
 import { PROVIDERS, type Provider } from '../../zones/layers.js';
 import type { Runner } from '../context.js';
-import { renderJson } from '../json.js';
-import { type Format, formatOption } from '../options.js';
+import { emit, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
 
@@ -51,6 +50,7 @@ export function registerZoneCommands(group: Command, run: Runner): void {
           const bars = new Map<string, (d: number, t: number) => void>();
           const outcomes = await generateZones(db, names, {
             sources: sourcePairs(opts.source ?? []),
+            urls: ctx.settings.zoneSources,
             providers: opts.provider,
             force: opts.force,
             onProgress: (label, done, total) => {
@@ -58,8 +58,7 @@ export function registerZoneCommands(group: Command, run: Runner): void {
               bars.get(label)!(done, total);
             },
           });
-          if (opts.format === 'json') return ctx.out.data(renderJson(outcomes, ctx.out.stdoutIsTty));
-          ctx.out.data(
+          emit(ctx.out, opts.format, outcomes, () =>
             renderTable(
               ['dataset', 'provider', 'action', 'window', 'layers'],
               outcomes.map((o) => [
@@ -71,6 +70,7 @@ export function registerZoneCommands(group: Command, run: Runner): void {
               ]),
             ),
           );
+          if (opts.format === 'json') return;
           const source = [...new Set(outcomes.map((o) => o.source).filter((s) => s !== null))];
           if (source.length > 0) ctx.out.info(`source: ${source.join('; ')}`);
           for (const o of outcomes.filter((x) => x.action === 'no-basins')) {

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import { type StatName, statNames } from '../datasets/config.js';
+import { type DatasetSummary, datasetSummary, ingestedDates, namesIn } from '../datasets/inventory.js';
+import { type Dataset, openDataset } from '../datasets/registry.js';
+import type { Database } from '../db/database.js';
+import { AREA_RASTER } from '../db/layout.js';
+import { ZONE_LAYERS, type ZoneInfo, zoneInfos } from '../zones/layers.js';
+
+export interface DatasetInfo extends DatasetSummary {
+  readonly description: string;
+  readonly ingester: string;
+  readonly grid: Dataset['config']['grid'] & {
+    readonly bounds: readonly number[];
+    readonly geographic: boolean;
+  };
+  readonly footprint: boolean;
+  readonly variables: readonly (StatName & {
+    readonly description: string;
+    readonly dtype: string;
+    readonly nodata: number;
+    readonly scale_factor: number;
+  })[];
+  /** Zone axes the dataset offers (key, parameter, default, unit, domain or classes). */
+  readonly zones: readonly ZoneInfo[];
+  /** Zone layer files present under `zones/`. */
+  readonly zone_layers: readonly string[];
+  readonly area_raster: boolean;
+  readonly aoi_rasters: number;
+  readonly date_list: readonly string[];
+}
+
+/** Everything about one registered dataset (active or not). */
+export async function datasetInfo(db: Database, name: string): Promise<DatasetInfo> {
+  const d = await openDataset(db, name);
+  const dates = await ingestedDates(d);
+  const g = d.config.grid;
+  const zoneLayers: string[] = [];
+  for (const provider of (await namesIn(d.paths.zonesDir)).sort()) {
+    for (const f of (await namesIn(join(d.paths.zonesDir, provider))).sort()) {
+      if (f.endsWith('.tif')) zoneLayers.push(`${provider}/${f}`);
+    }
+  }
+  return {
+    ...(await datasetSummary(d)),
+    description: d.config.description,
+    ingester: d.config.ingester,
+    grid: {
+      ...g,
+      geographic: d.grid.crs.geographic,
+      bounds: [
+        g.origin_x,
+        g.origin_y - g.height * g.cell_height,
+        g.origin_x + g.width * g.cell_width,
+        g.origin_y,
+      ],
+    },
+    footprint: d.footprint !== null,
+    variables: statNames(d.config).map((s) => {
+      const v = d.config.variables[s.variable]!;
+      return {
+        ...s,
+        description: v.description,
+        dtype: v.dtype,
+        nodata: v.nodata,
+        scale_factor: v.scale_factor,
+      };
+    }),
+    zones: zoneInfos(
+      d,
+      new Set(ZONE_LAYERS.filter((l) => zoneLayers.includes(`${l.provider}/${l.file}`)).map((l) => l.key)),
+    ),
+    zone_layers: zoneLayers,
+    area_raster: (await namesIn(d.dir)).includes(AREA_RASTER),
+    aoi_rasters: (await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).length,
+    date_list: dates,
+  };
+}

@@ -1,0 +1,165 @@
+import { parseWindowTag } from '../../datasets/artifacts.js';
+import type { Dataset } from '../../datasets/registry.js';
+import { AREA_RASTER, stemOf } from '../../db/layout.js';
+import { type Grid, intersectWindows, type Window } from '../../raster/grid.js';
+import { ZONES_FORMAT } from '../../zones/plan.js';
+import type { DatabaseFacts, DatasetFacts } from './facts.js';
+
+/** One finding: a failure makes `doctor` exit non-zero; info is reported only. */
+export interface Finding {
+  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'index';
+  readonly dataset: string;
+  readonly target: string;
+  readonly issue: string;
+  readonly severity: 'fail' | 'info';
+}
+
+/** A check of one dataset: pure, over the facts read once. */
+type DatasetCheck = (f: DatasetFacts) => Finding[];
+
+const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b));
+
+/** Why a full-grid raster is not on the dataset grid (size and transform), or null when it is. */
+function offGrid(d: Dataset, g: Grid): string | null {
+  const want = d.grid;
+  if (g.width !== want.width || g.height !== want.height)
+    return `is ${g.width}x${g.height}, the config declares ${want.width}x${want.height}`;
+  const pairs = [
+    [g.originX, want.originX],
+    [g.originY, want.originY],
+    [g.cellWidth, want.cellWidth],
+    [g.cellHeight, want.cellHeight],
+  ] as const;
+  return pairs.every(([a, b]) => near(a, b)) ? null : 'has a geotransform other than the config declares';
+}
+
+const finding =
+  (d: Dataset, check: Finding['check'], severity: Finding['severity'] = 'fail') =>
+  (target: string, issue: string): Finding => ({ check, dataset: d.name, target, issue, severity });
+
+/** Whether window `w` lies wholly inside `at` (a layer clipped to a smaller source fails this too). */
+function inside(w: Window, at: Window): boolean {
+  const i = intersectWindows(w, at);
+  return i !== null && i.width === w.width && i.height === w.height;
+}
+
+/** The AOI windows of the covered basins that have a readable AOI raster. */
+function aoiWindows(f: DatasetFacts): Window[] {
+  return f.basins
+    .map((b) => parseWindowTag(b.aoi?.items.SNOWDB_AOI_WINDOW ?? null))
+    .filter((w): w is Window => w !== null);
+}
+
+const areaRaster: DatasetCheck = (f) => {
+  if (f.area === null) return [finding(f.dataset, 'files')(AREA_RASTER, 'missing or unreadable')];
+  const bad = offGrid(f.dataset, f.area.grid);
+  return bad ? [finding(f.dataset, 'grid')(AREA_RASTER, bad)] : [];
+};
+
+const completeDates: DatasetCheck = (f) =>
+  f.incomplete.map((date) =>
+    finding(f.dataset, 'dates')(date, 'incomplete: a variable COG or the manifest is missing (re-ingest it)'),
+  );
+
+const firstDateGrid: DatasetCheck = (f) => {
+  if (f.firstCog === null) return [];
+  const { date, variable, header } = f.firstCog;
+  const bad = header === null ? 'unreadable' : offGrid(f.dataset, header.grid);
+  return bad ? [finding(f.dataset, 'grid')(`${date} ${variable}.tif`, bad)] : [];
+};
+
+const basinRasters: DatasetCheck = (f) => {
+  const out: Finding[] = [];
+  const fail = finding(f.dataset, 'pourpoints');
+  for (const b of f.basins) {
+    if (b.coverage === 'none')
+      out.push(
+        finding(
+          f.dataset,
+          'pourpoints',
+          'info',
+        )(b.triplet, "outside the dataset's domain (no raster needed)"),
+      );
+    else if (b.aoi === null)
+      out.push(fail(b.triplet, `no AOI raster (run 'snowdb pourpoint rasterize ${b.triplet}')`));
+    else if (b.aoi.items.SNOWDB_AOI_HASH !== b.wantHash)
+      out.push(fail(b.triplet, `stale AOI raster (run 'snowdb pourpoint rasterize ${b.triplet} --rebuild')`));
+  }
+  const known = new Set(f.basins.map((b) => `${stemOf(b.triplet)}.tif`));
+  for (const file of f.aoiFiles)
+    if (!known.has(file)) out.push(fail(file, 'orphan AOI raster: no indexed basin'));
+  return out;
+};
+
+const zoneLayers: DatasetCheck = (f) => {
+  const out: Finding[] = [];
+  const d = f.dataset;
+  const fail = finding(d, 'files');
+  const windows = aoiWindows(f);
+  for (const { spec, header } of f.zoneLayers) {
+    if (header === null) {
+      out.push(fail(spec.key, `zone layer missing (run 'snowdb dataset generate-zones ${d.name}')`));
+      continue;
+    }
+    const hash = header.items.SNOWDB_ZONE_HASH ?? '';
+    const at = parseWindowTag(header.items.SNOWDB_ZONE_WINDOW ?? null);
+    // Asked-for window: layers from a source smaller than the basins are clipped on purpose.
+    const asked = parseWindowTag(header.items.SNOWDB_ZONE_REQUESTED ?? null) ?? at;
+    const beyond = (a: Window | null) => (a === null ? 0 : windows.filter((w) => !inside(w, a)).length);
+    if (!hash.startsWith(`${ZONES_FORMAT}:`))
+      out.push(fail(spec.key, `stale zone-layer format (current ${ZONES_FORMAT})`));
+    else if (beyond(asked) > 0)
+      out.push(
+        fail(
+          spec.key,
+          `does not reach every basin (regenerate with 'snowdb dataset generate-zones ${d.name}')`,
+        ),
+      );
+    else if (beyond(at) > 0)
+      out.push(
+        finding(
+          d,
+          'files',
+          'info',
+        )(
+          spec.key,
+          `${header.items.SNOWDB_ZONE_SOURCE ?? 'its source'} covers the whole AOI window of ${windows.length - beyond(at)} of ${windows.length} basins (the source is smaller); elsewhere the zone is empty`,
+        ),
+      );
+  }
+  return out;
+};
+
+/** Every check of a dataset, in report order. */
+export const DATASET_CHECKS: readonly DatasetCheck[] = [
+  areaRaster,
+  completeDates,
+  firstDateGrid,
+  basinRasters,
+  zoneLayers,
+];
+
+/** Records without an index entry and index entries without a record. */
+export function indexChecks(f: DatabaseFacts): Finding[] {
+  const indexed = new Set(f.indexed);
+  const fail = (target: string, issue: string): Finding => ({
+    check: 'index',
+    dataset: '',
+    target,
+    issue,
+    severity: 'fail',
+  });
+  return [
+    ...[...f.stored]
+      .filter((t) => !indexed.has(t))
+      .map((t) => fail(t, "record not in the index (run 'snowdb pourpoint reindex')")),
+    ...f.indexed
+      .filter((t) => !f.stored.has(t))
+      .map((t) => fail(t, "indexed without a record (run 'snowdb pourpoint reindex')")),
+  ];
+}
+
+/** The one runner: every dataset check over its facts. */
+export function checkDataset(f: DatasetFacts): Finding[] {
+  return DATASET_CHECKS.flatMap((check) => check(f));
+}

@@ -1,0 +1,92 @@
+import { readdir } from 'node:fs/promises';
+import { aoiHash, readHeader } from '../../datasets/artifacts.js';
+import { ingestedDates } from '../../datasets/inventory.js';
+import { type Dataset, openDatasets } from '../../datasets/registry.js';
+import type { Database } from '../../db/database.js';
+import { stemOf } from '../../db/layout.js';
+import { dateComplete } from '../../ingest/date-dir.js';
+import type { Coverage } from '../../pourpoints/index-file.js';
+import { indexOf, storedTriplets } from '../../pourpoints/store.js';
+import type { Grid } from '../../raster/grid.js';
+import { mapPool } from '../../util/pool.js';
+import { enabledLayers, layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
+
+/** A raster's grid and GDAL metadata items; null = absent or unreadable. */
+export type Header = { readonly grid: Grid; readonly items: Readonly<Record<string, string>> } | null;
+
+/** One indexed basin as one dataset sees it. */
+export interface BasinFacts {
+  readonly triplet: string;
+  readonly coverage: Coverage;
+  /** Its AOI raster's header (null: no file, or unreadable); read only for covered basins. */
+  readonly aoi: Header;
+  /** The SNOWDB_AOI_HASH a current AOI raster carries. */
+  readonly wantHash: string;
+}
+
+/** What the checks of one dataset look at: read once, then checked without I/O. */
+export interface DatasetFacts {
+  readonly dataset: Dataset;
+  readonly area: Header;
+  /** Ingested dates (ISO, ascending) and those missing a COG or the manifest. */
+  readonly dates: readonly string[];
+  readonly incomplete: readonly string[];
+  /** The first date's COG of the first variable (sorted), when a date exists. */
+  readonly firstCog: { readonly date: string; readonly variable: string; readonly header: Header } | null;
+  /** File names in `aoi/` ending in .tif. */
+  readonly aoiFiles: ReadonlySet<string>;
+  /** Every indexed basin, in index order. */
+  readonly basins: readonly BasinFacts[];
+  /** Every layer the config enables, with its header. */
+  readonly zoneLayers: readonly { readonly spec: ZoneLayerSpec; readonly header: Header }[];
+}
+
+/** What the database-wide checks look at. */
+export interface DatabaseFacts {
+  /** Triplets of the record files. */
+  readonly stored: ReadonlySet<string>;
+  /** Triplets of the index. */
+  readonly indexed: readonly string[];
+  readonly datasets: readonly DatasetFacts[];
+}
+
+async function datasetFacts(d: Dataset, db: Database): Promise<DatasetFacts> {
+  const area = await readHeader(d.paths.area);
+  const dates = await ingestedDates(d);
+  const incomplete = (
+    await mapPool(dates, 16, async (date) => ((await dateComplete(d, date)) ? null : date))
+  ).filter((x): x is string => x !== null);
+  const first = dates[0];
+  const variable = Object.keys(d.config.variables).sort()[0]!;
+  const firstCog =
+    first === undefined
+      ? null
+      : { date: first, variable, header: await readHeader(d.paths.cog(first, variable)) };
+  const aoiFiles = new Set(
+    (await readdir(d.paths.aoiDir).catch(() => [] as string[])).filter((f) => f.endsWith('.tif')),
+  );
+  const basins: BasinFacts[] = [];
+  for (const e of (await indexOf(db)).values()) {
+    const coverage = e.coverage[d.name] ?? 'none';
+    const present = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
+    basins.push({
+      triplet: e.triplet,
+      coverage,
+      aoi: present ? await readHeader(d.paths.aoi(e.triplet)) : null,
+      wantHash: aoiHash(d, e.geometryHash),
+    });
+  }
+  const zoneLayers = [];
+  for (const { spec } of enabledLayers(d))
+    zoneLayers.push({ spec, header: await readHeader(layerPath(d, spec)) });
+  return { dataset: d, area, dates, incomplete, firstCog, aoiFiles, basins, zoneLayers };
+}
+
+/** Read what every health check needs: headers and listings, no pixel data. */
+export async function readFacts(db: Database): Promise<DatabaseFacts> {
+  return {
+    stored: await storedTriplets(db),
+    indexed: [...(await indexOf(db)).keys()],
+    datasets: await mapPool(await openDatasets(db), 2, (d) => datasetFacts(d, db)),
+  };
+}

@@ -1,0 +1,77 @@
+import type { Database } from '../db/database.js';
+import { checkDataset, type Finding, indexChecks } from './health/checks.js';
+import { type DatasetFacts, readFacts } from './health/facts.js';
+
+export type { Finding } from './health/checks.js';
+
+/** One registered dataset as `status` reports it: artifacts, dates and a health summary. */
+export interface DatasetStatus {
+  readonly name: string;
+  readonly active: boolean;
+  readonly area_raster: boolean;
+  /** AOI rasters present / basins the dataset covers (full or partial). */
+  readonly aoi_rasters: number;
+  readonly covered_basins: number;
+  /** Zone layer files present / layers the dataset enables. */
+  readonly zone_layers: number;
+  readonly zone_layers_enabled: number;
+  readonly dates: number;
+  readonly first_date: string | null;
+  readonly last_date: string | null;
+  /** `ok`, or how many checks failed. */
+  readonly health: string;
+}
+
+export interface DbStatus {
+  /** Absolute database directory. */
+  readonly root: string;
+  readonly datasets: readonly DatasetStatus[];
+  /** Basin-bearing pourpoints in the index. */
+  readonly pourpoints: number;
+}
+
+function statusOf(f: DatasetFacts, findings: readonly Finding[]): DatasetStatus {
+  const failures = findings.filter((x) => x.severity === 'fail').length;
+  return {
+    name: f.dataset.name,
+    active: f.dataset.link.active,
+    area_raster: f.area !== null,
+    aoi_rasters: f.aoiFiles.size,
+    covered_basins: f.basins.filter((b) => b.coverage !== 'none').length,
+    zone_layers: f.zoneLayers.filter((l) => l.header !== null).length,
+    zone_layers_enabled: f.zoneLayers.length,
+    dates: f.dates.length,
+    first_date: f.dates[0] ?? null,
+    last_date: f.dates.at(-1) ?? null,
+    health: failures === 0 ? 'ok' : `${failures} failed`,
+  };
+}
+
+/** Inventory of a database: each registered dataset (sorted by name) and the indexed pourpoints. */
+export async function readStatus(db: Database): Promise<DbStatus> {
+  const facts = await readFacts(db);
+  return {
+    root: db.root,
+    datasets: facts.datasets.map((f) => statusOf(f, checkDataset(f))),
+    pourpoints: facts.indexed.length,
+  };
+}
+
+export interface DoctorReport {
+  readonly root: string;
+  readonly ok: boolean;
+  readonly failures: number;
+  readonly findings: readonly Finding[];
+}
+
+/**
+ * Every health check: grids and files match the configs, every date complete, every covered
+ * basin has a current AOI raster, zone layers present and current, index matches the records.
+ * A basin outside a dataset's domain is information, not a failure.
+ */
+export async function runDoctor(db: Database): Promise<DoctorReport> {
+  const facts = await readFacts(db);
+  const findings = [...indexChecks(facts), ...facts.datasets.flatMap(checkDataset)];
+  const failures = findings.filter((f) => f.severity === 'fail').length;
+  return { root: db.root, ok: failures === 0, failures, findings };
+}

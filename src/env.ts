@@ -1,0 +1,19 @@
+/**
+ * The names of every environment variable snowdb reads. They are read in one place,
+ * `app/settings.ts` (`settingsFrom`), and the values passed down: no other module reads
+ * `process.env`. Documented in docs/reference.md#environment.
+ */
+export const ENV = {
+  /** The database directory or its snowdb.json (`--config` wins). */
+  config: 'SNOWDB_CONFIG',
+  /** Folder of the USGS 3DEP 1/3″ tiles (`<base>/<tile>/USGS_13_<tile>.tif`). */
+  threeDepUrl: 'SNOWDB_3DEP_URL',
+  /** The Annual NLCD land-cover zip. */
+  nlcdUrl: 'SNOWDB_NLCD_URL',
+  /** GitHub REST API base, for pourpoint sources on GitHub. */
+  githubApiUrl: 'SNOWDB_GITHUB_API_URL',
+  /** GitHub raw file base. */
+  githubRawUrl: 'SNOWDB_GITHUB_RAW_URL',
+  /** GitHub token: 5,000 API calls an hour instead of 60, and private repositories. */
+  githubToken: 'GITHUB_TOKEN',
+} as const;

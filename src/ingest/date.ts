@@ -1,0 +1,75 @@
+import { rm } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import type { Dataset } from '../datasets/registry.js';
+import { SnowdbError } from '../errors.js';
+import { writeCog } from '../raster/cog.writer.js';
+import { isoDate as iso } from '../util/dates.js';
+import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
+import { ingesterFor } from './ingesters.js';
+import type { DateSource } from './types.js';
+
+/** What happened to one date. */
+export interface DateResult {
+  readonly date: string;
+  readonly action: 'ingested' | 'up-to-date' | 'kept-later-stage' | 'failed';
+  readonly source: string;
+  readonly message?: string;
+}
+
+/**
+ * Ingest one date into a dataset: skip it when its manifest already carries the same source hash
+ * and every COG is present (no decompression), or when a later stage is already there; else
+ * decode, write one COG per variable into a staging folder and swap the folder in.
+ */
+export async function ingestDate(d: Dataset, src: DateSource, force: boolean): Promise<DateResult> {
+  const source = src.files.map((f) => basename(f)).join(' ');
+  const hash = await sourceHash(src.files);
+  return withDateLock(d, src.date, async () => {
+    const have = await readManifest(d, src.date);
+    if (have !== null && have.rank > src.rank)
+      return {
+        date: iso(src.date),
+        action: 'kept-later-stage',
+        source,
+        message: `a later stage is ingested (${have.fields.SOURCE_STAGE ?? have.rank})`,
+      };
+    if (!force && have?.source_hash === hash && (await dateComplete(d, src.date)))
+      return { date: iso(src.date), action: 'up-to-date', source };
+    const staging = await stagingDir(d, src.date);
+    try {
+      const written: string[] = [];
+      await ingesterFor(d).decode(d, src, async (variable, data, metadata) => {
+        const spec = d.config.variables[variable]!;
+        await writeCog(join(staging, `${variable}.tif`), d.grid, data, {
+          level: 1,
+          nodata: spec.nodata,
+          description: `${variable} (${spec.unit} × ${spec.scale_factor})`,
+          metadata: {
+            SOURCE_DATASET: d.name,
+            SOURCE_DATE: iso(src.date),
+            SOURCE_VARIABLE: variable,
+            SOURCE_HASH: hash,
+            ...src.fields,
+            ...metadata,
+          },
+        });
+        written.push(variable);
+      });
+      const missing = Object.keys(d.config.variables).filter((v) => !written.includes(v));
+      if (missing.length > 0)
+        throw new SnowdbError('invalid-source', `${source}: no data for ${missing.join(', ')}`);
+      await swapIn(d, src.date, staging, {
+        date: iso(src.date),
+        source_hash: hash,
+        sources: src.files.map((f) => basename(f)),
+        fields: src.fields,
+        rank: src.rank,
+        variables: written.sort(),
+        ingested_at: new Date().toISOString(),
+      });
+      return { date: iso(src.date), action: 'ingested', source };
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
+  });
+}

@@ -1,0 +1,135 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { footprintOf, gridOf } from '../../src/datasets/config.js';
+import type { Dataset } from '../../src/datasets/registry.js';
+import { TEMPLATES } from '../../src/datasets/templates.js';
+import { datasetPaths } from '../../src/db/layout.js';
+import type { IndexEntry } from '../../src/pourpoints/index-file.js';
+import { dayOfYear, parseDateRange } from '../../src/stats/dates.js';
+import { type PlanInputs, planStats, type StatsQuery } from '../../src/stats/plan.js';
+
+/** The SNODAS template as a registered dataset at /db/data/snodas: no file is read or written. */
+const DIR = '/db/data/snodas';
+const config = TEMPLATES.snodas!;
+const dataset: Dataset = {
+  name: 'snodas',
+  link: { path: 'data/snodas/dataset.json', active: true },
+  configPath: `${DIR}/dataset.json`,
+  dir: DIR,
+  paths: datasetPaths(DIR),
+  config,
+  grid: gridOf(config),
+  footprint: footprintOf(config),
+};
+const entry = (triplet: string, coverage: 'full' | 'partial' | 'none'): IndexEntry => ({
+  triplet,
+  name: triplet,
+  point: [-113, 37],
+  areaMeters: 1e6,
+  geometryHash: 'ab',
+  basinBbox: [-113.1, 36.9, -112.9, 37.1],
+  coverage: { snodas: coverage },
+});
+const inputs: PlanInputs = {
+  dataset,
+  index: new Map([
+    ['A:UT:USGS', entry('A:UT:USGS', 'partial')],
+    ['B:UT:USGS', entry('B:UT:USGS', 'none')],
+  ]),
+  dates: ['2023-04-01', '2024-01-14', '2024-01-15', '2024-04-01', '2024-04-02'],
+};
+const query = (q: Partial<StatsQuery>): StatsQuery => ({
+  dataset: 'snodas',
+  pourpoint: 'A:UT:USGS',
+  dates: parseDateRange('../..'),
+  ...q,
+});
+
+describe('the stats plan (pure: no raster, no file)', () => {
+  it('names every file a query reads: the AOI raster, the zone layer, one COG per date and variable', () => {
+    const plan = planStats(
+      inputs,
+      query({
+        dates: parseDateRange('2024-01-15/2024-04-01'),
+        zones: ['terrain.aspect'],
+        variables: ['swe', 'depth', 'swe'],
+      }),
+    );
+    assert.equal(plan.aoi, '/db/data/snodas/aoi/A_UT_USGS.tif');
+    assert.deepEqual(
+      plan.axes.map((a) => [a.axis.layer, a.path]),
+      [['terrain.aspect', '/db/data/snodas/zones/terrain/aspect_majority.tif']],
+    );
+    assert.equal(plan.product, 5); // N, E, S, W, flat
+    assert.deepEqual(plan.variables, ['depth', 'swe']);
+    assert.deepEqual(plan.dates, [
+      {
+        date: '2024-01-15',
+        cogs: ['/db/data/snodas/cogs/20240115/depth.tif', '/db/data/snodas/cogs/20240115/swe.tif'],
+      },
+      {
+        date: '2024-04-01',
+        cogs: ['/db/data/snodas/cogs/20240401/depth.tif', '/db/data/snodas/cogs/20240401/swe.tif'],
+      },
+    ]);
+    assert.deepEqual(plan.stateFiles, [
+      '/db/data/snodas/dataset.json',
+      '/db/data/snodas/cogs',
+      '/db/data/snodas/aoi/A_UT_USGS.tif',
+      '/db/data/snodas/zones/terrain/aspect_majority.tif',
+    ]);
+  });
+
+  it('columns: each variable’s mean, its volume when it is water, then its valid fraction on request', () => {
+    const plan = planStats(inputs, query({ variables: ['depth', 'swe'], validFraction: true }));
+    assert.deepEqual(
+      plan.columns.map((c) => c.name),
+      ['mean_depth_mm', 'valid_fraction_depth', 'mean_swe_mm', 'total_swe_m3', 'valid_fraction_swe'],
+    );
+    assert.equal(plan.product, 1);
+    assert.deepEqual(plan.axes, []);
+  });
+
+  it('a day of year selects that calendar day in the years asked for', () => {
+    const plan = planStats(inputs, query({ dates: dayOfYear(4, 1, 2023, 2024), variables: ['swe'] }));
+    assert.deepEqual(
+      plan.dates.map((d) => d.date),
+      ['2023-04-01', '2024-04-01'],
+    );
+  });
+
+  it('refuses a crossing over the cell cap before anything is read, and takes one at the cap', () => {
+    const zones = ['terrain.elevation', 'terrain.aspect'];
+    const { product } = planStats(inputs, query({ zones }));
+    assert.equal(product % 5, 0);
+    assert.equal(planStats(inputs, query({ zones, maxZoneCells: product })).product, product);
+    assert.throws(
+      () => planStats(inputs, query({ zones, maxZoneCells: product - 1 })),
+      (e: Error & { key?: string; extra?: { parameter?: string } }) =>
+        e.key === 'invalid-query-parameter' &&
+        e.extra?.parameter === 'zone' &&
+        e.message ===
+          `the zone crossing has ${product} cells, more than the limit of ${product - 1}; use fewer axes or coarser parameters`,
+    );
+    assert.throws(
+      () => planStats(inputs, query({ zones: ['terrain.elevation:band_step_ft=1'] })),
+      /the zone crossing has \d{5} cells, more than the limit of 10000/,
+    );
+  });
+
+  it('names the basin that is unknown or outside the grid, and the variable that is unknown', () => {
+    assert.throws(
+      () => planStats(inputs, query({ pourpoint: 'C:UT:USGS' })),
+      /no pourpoint C:UT:USGS in the index/,
+    );
+    assert.throws(
+      () => planStats(inputs, query({ pourpoint: 'B:UT:USGS' })),
+      /pourpoint B:UT:USGS lies outside the grid of 'snodas'/,
+    );
+    assert.throws(
+      () => planStats(inputs, query({ variables: ['swe', 'snowfall'] })),
+      (e: Error & { extra?: { allowed?: string[] } }) =>
+        /unknown variable 'snowfall' for 'snodas'/.test(e.message) && e.extra?.allowed?.length === 8,
+    );
+  });
+});
