@@ -4,23 +4,34 @@
  * Extra arguments filter by substring of the path: `npm test -- raster`.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const distTest = fileURLToPath(new URL('../test', import.meta.url));
+/** The longest files start first, so two runners finish together (the rest by path). */
+const SLOW_FIRST = ['demo/', 'ingest/snodas', 'stats/stats'];
+const weight = (f: string) => {
+  const i = SLOW_FIRST.findIndex((s) => relative(distTest, f).startsWith(s));
+  return i < 0 ? 0 : SLOW_FIRST.length - i;
+};
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
 const files = (readdirSync(distTest, { recursive: true, encoding: 'utf8' }) as string[])
   .filter((f) => f.endsWith('.test.js'))
   .map((f) => join(distTest, f))
   .filter((f) => filters.length === 0 || filters.some((s) => relative(distTest, f).includes(s)))
-  .sort();
+  .sort((a, b) => weight(b) - weight(a) || (a < b ? -1 : 1));
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(1);
 }
+// Fixture databases are built once per run, here, and copied per test (test/helpers/fixture-cache.ts).
+const fixtures = mkdtempSync(join(tmpdir(), 'snowdb-fixtures-'));
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...flags, ...files], {
   stdio: 'inherit',
+  env: { ...process.env, SNOWDB_TEST_FIXTURES: fixtures },
 });
+rmSync(fixtures, { recursive: true, force: true });
 process.exit(r.status ?? 1);

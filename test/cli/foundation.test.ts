@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { snowdb, tempDir } from '../helpers/cli.js';
+import { snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
 import { snapshotTree } from '../helpers/fs.js';
 
 const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -134,5 +134,23 @@ describe('snowdb CLI foundation', () => {
       assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr, /error: /);
     }
+  });
+
+  it('the real process (smoke): exit 0 with the version, 1 with a domain error, 2 with a usage error', async () => {
+    const v = await snowdbProcess(['--version']);
+    assert.deepEqual([v.code, v.stdout.trim(), v.stderr], [0, pkg.version, '']);
+    const domain = await snowdbProcess(['status']);
+    assert.equal(domain.code, 1);
+    assert.equal(
+      domain.stderr,
+      'Error: no database configured: pass --config <dir|snowdb.json> or set SNOWDB_CONFIG\n',
+    );
+    const usage = await snowdbProcess(['status', '--bogus']);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /error: unknown option '--bogus'/);
+    const root = join(dir, 'db-process');
+    const init = await snowdbProcess(['init'], { env: { SNOWDB_CONFIG: root } });
+    assert.equal(init.code, 0, init.stderr);
+    assert.equal(init.stdout.trim(), `initialized snowdb database at ${root}`);
   });
 });

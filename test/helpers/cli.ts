@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { runCli } from '../../src/cli/program.js';
 
 /** Absolute path of the compiled CLI entry (dist/test/helpers → dist/src/cli/main.js). */
 export const CLI = fileURLToPath(new URL('../../src/cli/main.js', import.meta.url));
@@ -53,8 +54,31 @@ function finished(child: ChildProcessByStdio<null, Readable, Readable>): Promise
   });
 }
 
-/** Run the real `snowdb` CLI as a child process to its end. */
-export function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
+/** Captures what a command writes; `isTTY` false, as when piped. */
+class Capture {
+  text = '';
+  readonly isTTY = false;
+  write(s: string): boolean {
+    this.text += s;
+    return true;
+  }
+}
+
+/**
+ * Run a `snowdb` command in this process, through the CLI's own entry (`runCli`) with captured
+ * stdout and stderr and an environment of `opts.env` alone (nothing of this process's). This is
+ * what a user's command runs, less the process start.
+ */
+export async function snowdb(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
+  if (opts.cwd !== undefined) throw new Error('snowdb(): a cwd needs snowdbProcess()');
+  const stdout = new Capture();
+  const stderr = new Capture();
+  const code = await runCli(args, { stdout, stderr }, { ...opts.env });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Run the real `snowdb` CLI as a child process to its end (exit codes and streams of a real process). */
+export function snowdbProcess(args: readonly string[], opts: CliOptions = {}): Promise<CliResult> {
   return finished(spawnSnowdb(args, opts));
 }
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { snowdb } from './cli.js';
+import { copyFixture } from './fixture-cache.js';
 import { shiftedRecord } from './fs.js';
 import { fixturePath } from './raster.js';
 import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from './snodas.js';
@@ -28,9 +29,16 @@ export async function zionTar(dir: string, date: string, swe: (row: number, col:
 
 /**
  * A database at `<dir>/db` holding the Virgin River basin, an inactive `snodas` dataset with zone
- * layers from the Zion DEM and NLCD, and the ZION_DAYS ingested. Returns the CLI environment.
+ * layers from the Zion DEM and NLCD, and the ZION_DAYS ingested (their tars beside it in `<dir>`).
+ * Built once per test run, then copied. Returns the CLI environment.
  */
 export async function buildZionDb(dir: string): Promise<Record<string, string>> {
+  await copyFixture('zion', makeZionDb, dir);
+  return { SNOWDB_CONFIG: join(dir, 'db') };
+}
+
+/** Build the Zion database into `dir` with the real CLI, as a user would. */
+async function makeZionDb(dir: string): Promise<void> {
   const db = join(dir, 'db');
   const env = { SNOWDB_CONFIG: db };
   const cli = async (...args: string[]) => {
@@ -54,7 +62,7 @@ export async function buildZionDb(dir: string): Promise<Record<string, string>> 
   const tars: string[] = [];
   for (const [date, swe] of ZION_DAYS) tars.push(await zionTar(dir, date, swe));
   await cli('dataset', 'ingest', 'snodas', ...tars);
-  return env;
+  await rm(join(dir, 'gen'), { recursive: true, force: true });
 }
 
 export const OFFGRID = 'OFFGRID:UT:TEST';
