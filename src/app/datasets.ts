@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { type StatName, statNames } from '../datasets/config.js';
-import { type DatasetSummary, datasetSummary, ingestedDates, namesIn } from '../datasets/inventory.js';
+import { type DatasetSummary, datasetSummary, ingestedDates } from '../datasets/inventory.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { AREA_RASTER } from '../db/layout.js';
+import { namesIn } from '../io/fs.js';
 import { ZONE_LAYERS, type ZoneInfo, zoneInfos } from '../zones/layers.js';
 
 export interface DatasetInfo extends DatasetSummary {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { pathExists } from '../io/fs.js';
+import { namesIn, pathExists } from '../io/fs.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
@@ -60,9 +60,7 @@ export function windowTag(w: Window): string {
 
 /** The tile-aligned windows of every basin AOI raster a dataset holds, sorted by file name. */
 export async function aoiWindows(d: Dataset): Promise<Window[]> {
-  const files = (await readdir(d.paths.aoiDir).catch(() => [] as string[]))
-    .filter((f) => f.endsWith('.tif'))
-    .sort();
+  const files = (await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).sort();
   const tags = await mapPool(files, 8, (f) => readTag(join(d.paths.aoiDir, f), 'SNOWDB_AOI_WINDOW'));
   return tags.map(parseWindowTag).filter((w): w is Window => w !== null);
 }

@@ -1,10 +1,7 @@
-import { readdir } from 'node:fs/promises';
 import type { Database } from '../db/database.js';
+import { namesIn } from '../io/fs.js';
 import { isoDate } from '../util/dates.js';
 import { type Dataset, openDatasets } from './registry.js';
-
-/** Names in a folder; none when it is absent. */
-export const namesIn = (dir: string) => readdir(dir).catch(() => [] as string[]);
 
 /** Ingested dates of a dataset, ISO `YYYY-MM-DD`, ascending (folders `cogs/<YYYYMMDD>/`). */
 export async function ingestedDates(d: Dataset): Promise<string[]> {

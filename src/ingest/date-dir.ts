@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { Dataset } from '../datasets/registry.js';
@@ -7,6 +7,7 @@ import { parseJsonAs } from '../db/json-file.js';
 import { MANIFEST } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
+import { namesIn } from '../io/fs.js';
 import { sha256Files } from '../io/hash.js';
 
 /** Manifest of one ingested date: written inside the date folder, so it swaps in with the COGs. */
@@ -44,7 +45,7 @@ export async function readManifest(d: Dataset, date: string): Promise<DateManife
 
 /** Whether a date folder holds its manifest and one COG per dataset variable. */
 export async function dateComplete(d: Dataset, date: string): Promise<boolean> {
-  const names = new Set(await readdir(d.paths.date(date)).catch(() => [] as string[]));
+  const names = new Set(await namesIn(d.paths.date(date)));
   return names.has(MANIFEST) && Object.keys(d.config.variables).every((v) => names.has(`${v}.tif`));
 }
 

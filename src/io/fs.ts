@@ -1,4 +1,4 @@
-import { access, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 
 /** Whether anything exists at `path`. */
 export function pathExists(path: string): Promise<boolean> {
@@ -15,3 +15,6 @@ export async function readFileIfExists(path: string): Promise<Buffer | null> {
     throw e;
   });
 }
+
+/** Names in a folder; none when it is absent. */
+export const namesIn = (dir: string): Promise<string[]> => readdir(dir).catch(() => [] as string[]);

@@ -7,7 +7,7 @@ import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
 import { type Coverage, type CoverageOf, entryOf, type IndexEntry, writeIndex } from './index-file.js';
 import { parseRecord } from './record.js';
-import { indexedEntry, indexOf, readStoredBasin, recordPath, storedTriplets } from './store.js';
+import { indexedEntry, indexOf, readStoredBasin, storedTriplets } from './store.js';
 
 /** Indexed (basin-bearing) pourpoints, sorted by triplet. */
 export async function listPourpoints(db: Database): Promise<IndexEntry[]> {
@@ -54,7 +54,7 @@ export async function showPourpoint(db: Database, triplet: string): Promise<Pour
     basin_bbox: entry.basinBbox,
     geometry_hash: entry.geometryHash,
     coverage: entry.coverage,
-    record: recordPath(db, triplet),
+    record: db.paths.record(triplet),
     properties: rec.properties,
   };
 }
@@ -71,7 +71,7 @@ export async function reindexPourpoints(db: Database, coverageOf: CoverageOf): P
   const triplets = [...(await storedTriplets(db))].sort(byString);
   const invalid: { label: string; message: string }[] = [];
   const entries = await mapPool(triplets, 4, async (t) => {
-    const file = recordPath(db, t);
+    const file = db.paths.record(t);
     try {
       const rec = parseRecord(await readFile(file), file);
       if (rec.kind === 'basin' && rec.triplet === t) return entryOf(rec, coverageOf);

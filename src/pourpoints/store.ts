@@ -1,16 +1,11 @@
-import { readdir, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { Database } from '../db/database.js';
 import { datasetDir, datasetPaths, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
-import { readFileIfExists } from '../io/fs.js';
+import { namesIn, readFileIfExists } from '../io/fs.js';
 import { type IndexEntry, readIndex } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import { checkTriplet } from './triplet.js';
-
-/** Where a triplet's record lives: `pourpoints/<stem>.geojson`. */
-export function recordPath(db: Database, triplet: string): string {
-  return db.paths.record(triplet);
-}
 
 /** The pourpoint index by triplet (read-only; re-read only when the file changed). */
 export function indexOf(db: Database): Promise<ReadonlyMap<string, IndexEntry>> {
@@ -19,13 +14,13 @@ export function indexOf(db: Database): Promise<ReadonlyMap<string, IndexEntry>> 
 
 /** Triplets of every record file in `pourpoints/` (the index and stray files are not records). */
 export async function storedTriplets(db: Database): Promise<Set<string>> {
-  const names = await readdir(db.paths.pourpoints).catch(() => [] as string[]);
+  const names = await namesIn(db.paths.pourpoints);
   return new Set(names.map(tripletOfFileName).filter((t): t is string => t !== null));
 }
 
 /** A stored record's bytes, or null when there is none. */
 export async function readStoredRecord(db: Database, triplet: string): Promise<Uint8Array | null> {
-  return readFileIfExists(recordPath(db, triplet));
+  return readFileIfExists(db.paths.record(triplet));
 }
 
 /** Every per-dataset raster of a basin: its AOI raster in each registered dataset. */
@@ -38,7 +33,7 @@ export function basinRasterPaths(db: Database, triplet: string): string[] {
 /** Delete a basin's record and its per-dataset rasters (absent files are fine). */
 export async function deleteBasin(db: Database, triplet: string): Promise<void> {
   for (const p of basinRasterPaths(db, triplet)) await rm(p, { force: true });
-  await rm(recordPath(db, triplet), { force: true });
+  await rm(db.paths.record(triplet), { force: true });
 }
 
 /**
@@ -61,7 +56,7 @@ export function indexedEntry(index: ReadonlyMap<string, IndexEntry>, triplet: st
  * @throws SnowdbError `invalid-pourpoint` when the stored file is not a basin record.
  */
 export async function readStoredBasin(db: Database, triplet: string): Promise<BasinRecord> {
-  const file = recordPath(db, triplet);
+  const file = db.paths.record(triplet);
   const rec = parseRecord(await readFile(file), file);
   if (rec.kind !== 'basin') {
     throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);

@@ -19,7 +19,7 @@ import {
 } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import type { SourceFile, SourceListing } from './sources.js';
-import { deleteBasin, readStoredRecord, recordPath, storedTriplets } from './store.js';
+import { deleteBasin, readStoredRecord, storedTriplets } from './store.js';
 
 /** Outflow points farther than this outside their basin are reported, m. */
 export const POINT_OFFSET_WARNING_M = 1000;
@@ -235,7 +235,7 @@ async function commit(
   let changed = pruned.length > 0;
   for (const o of outcomes) {
     if (o.kind === 'new' || o.kind === 'updated') {
-      await writeFileAtomic(recordPath(db, o.triplet), await readFile(o.staged));
+      await writeFileAtomic(db.paths.record(o.triplet), await readFile(o.staged));
     }
     if (o.kind === 'new' || o.kind === 'updated' || o.kind === 'unchanged') {
       if (index.get(o.triplet) !== o.entry) changed = true;

@@ -1,11 +1,11 @@
-import { readdir } from 'node:fs/promises';
 import { aoiHash, readHeader } from '../../datasets/artifacts.js';
 import { ingestedDates } from '../../datasets/inventory.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { stemOf } from '../../db/layout.js';
 import { dateComplete } from '../../ingest/date-dir.js';
-import type { Coverage } from '../../pourpoints/index-file.js';
+import { namesIn } from '../../io/fs.js';
+import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
 import type { Grid } from '../../raster/grid.js';
 import { mapPool } from '../../util/pool.js';
@@ -50,7 +50,7 @@ export interface DatabaseFacts {
   readonly datasets: readonly DatasetFacts[];
 }
 
-async function datasetFacts(d: Dataset, db: Database): Promise<DatasetFacts> {
+async function datasetFacts(d: Dataset, index: ReadonlyMap<string, IndexEntry>): Promise<DatasetFacts> {
   const area = await readHeader(d.paths.area);
   const dates = await ingestedDates(d);
   const incomplete = (
@@ -62,11 +62,9 @@ async function datasetFacts(d: Dataset, db: Database): Promise<DatasetFacts> {
     first === undefined
       ? null
       : { date: first, variable, header: await readHeader(d.paths.cog(first, variable)) };
-  const aoiFiles = new Set(
-    (await readdir(d.paths.aoiDir).catch(() => [] as string[])).filter((f) => f.endsWith('.tif')),
-  );
+  const aoiFiles = new Set((await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')));
   const basins: BasinFacts[] = [];
-  for (const e of (await indexOf(db)).values()) {
+  for (const e of index.values()) {
     const coverage = e.coverage[d.name] ?? 'none';
     const present = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
     basins.push({
@@ -84,9 +82,10 @@ async function datasetFacts(d: Dataset, db: Database): Promise<DatasetFacts> {
 
 /** Read what every health check needs: headers and listings, no pixel data. */
 export async function readFacts(db: Database): Promise<DatabaseFacts> {
+  const index = await indexOf(db);
   return {
     stored: await storedTriplets(db),
-    indexed: [...(await indexOf(db)).keys()],
-    datasets: await mapPool(await openDatasets(db), 2, (d) => datasetFacts(d, db)),
+    indexed: [...index.keys()],
+    datasets: await mapPool(await openDatasets(db), 2, (d) => datasetFacts(d, index)),
   };
 }
