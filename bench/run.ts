@@ -1,8 +1,9 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { datasetsBench } from './datasets.bench.js';
 import { ingestBench } from './ingest.bench.js';
 import { rasterBench } from './raster.bench.js';
+import { speedBench } from './speed.bench.js';
 import { statsBench } from './stats.bench.js';
 
 const only = process.argv[2];
@@ -12,10 +13,21 @@ const rows = [
   ...(only === undefined || only === 'ingest' ? await ingestBench() : []),
   ...(only === undefined || only === 'stats' ? await statsBench() : []),
 ];
+const speed = only === undefined || only === 'speed' ? await speedBench() : [];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
-const cols = ['scenario', 'median_ms', 'target'];
-const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));
-const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-console.log(line(cols));
-console.log(line(widths.map((w) => '-'.repeat(w))));
-for (const r of rows) console.log(line(cols.map((c) => r[c] ?? '')));
+/** Print rows as a Markdown table of `cols`. */
+function table(cols: string[], rows: readonly Record<string, string>[]): void {
+  if (rows.length === 0) return;
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(cols));
+  console.log(line(widths.map((w) => '-'.repeat(w))));
+  for (const r of rows) console.log(line(cols.map((c) => r[c] ?? '')));
+}
+console.log(
+  `load average: ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}`,
+);
+table(['scenario', 'median_ms', 'target'], rows);
+table(['scenario', 'snowdb', 'baseline', 'ratio', 'target'], speed as unknown as Record<string, string>[]);

@@ -1,10 +1,16 @@
 import { coverageAgainst, datasetCoverage } from '../datasets/coverage.js';
-import { rasterizeBasins } from '../datasets/rasterize.js';
-import { openDatasets } from '../datasets/registry.js';
+import {
+  type RasterizeRequest,
+  type RasterizeRow,
+  rasterizeBasins,
+  rasterizeIndexed,
+} from '../datasets/rasterize.js';
+import { openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { type ReindexReport, reindexPourpoints } from '../pourpoints/catalog.js';
 import type { SourceListing } from '../pourpoints/sources.js';
 import { type SyncOptions, type SyncReport, syncPourpoints } from '../pourpoints/sync.js';
+import { extendSeries } from '../series/build.js';
 
 /** A sync's report and how many AOI rasters it built for the basins it imported. */
 export interface ImportReport extends SyncReport {
@@ -35,6 +41,8 @@ export async function importPourpoints(
   if (changed.length > 0 && datasets.length > 0) {
     const { rows } = await rasterizeBasins(db, changed, datasets, { onProgress: opts.onRasterProgress });
     aoiBuilt = rows.filter((r) => r.action === 'built').length;
+    // A new basin's blocks join each series store, its whole history read from the COGs once.
+    for (const d of datasets) await extendSeries(d);
   }
   return { ...report, aoiBuilt };
 }
@@ -42,4 +50,13 @@ export async function importPourpoints(
 /** `pourpoint reindex`: the index rebuilt from the records, coverage against every registered dataset. */
 export async function reindex(db: Database): Promise<ReindexReport> {
   return reindexPourpoints(db, (await datasetCoverage(db)).of);
+}
+
+/** `pourpoint rasterize`: AOI rasters built or rebuilt, then new blocks added to the series stores. */
+export async function rasterizePourpoints(db: Database, req: RasterizeRequest): Promise<RasterizeRow[]> {
+  const rows = await rasterizeIndexed(db, req);
+  const names = req.datasets?.length ? req.datasets : (await openDatasets(db)).map((d) => d.name);
+  if (rows.some((r) => r.action === 'built'))
+    for (const name of names) await extendSeries(await openDataset(db, name));
+  return rows;
 }

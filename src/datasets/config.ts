@@ -47,18 +47,26 @@ const FootprintSchema = z.strictObject({
   coordinates: z.array(z.array(z.array(Position).min(4)).min(1)).min(1),
 });
 
-export const DatasetConfigSchema = z.strictObject({
-  resource: z.literal(DATASET_CONFIG_RESOURCE),
-  template: z.string().optional(),
-  description: z.string(),
-  ingester: z.enum(INGESTERS),
-  grid: GridSchema,
-  /** Where data can exist, in the grid CRS (default: the whole grid extent). */
-  footprint: FootprintSchema.nullable(),
-  variables: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), VariableSchema),
-  /** Zone layers and their parameters, per provider (the zones issue gives them meaning). */
-  zones: z.record(z.string(), z.record(z.string(), z.unknown())),
-});
+export const DatasetConfigSchema = z
+  .strictObject({
+    resource: z.literal(DATASET_CONFIG_RESOURCE),
+    template: z.string().optional(),
+    description: z.string(),
+    ingester: z.enum(INGESTERS),
+    grid: GridSchema,
+    /** Where data can exist, in the grid CRS (default: the whole grid extent). */
+    footprint: FootprintSchema.nullable(),
+    variables: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), VariableSchema),
+    /** Zone layers and their parameters, per provider (the zones issue gives them meaning). */
+    zones: z.record(z.string(), z.record(z.string(), z.unknown())),
+    /** Variables kept in the time-contiguous series store (default: every variable). */
+    series: z.strictObject({ variables: z.array(z.string()) }).optional(),
+  })
+  .superRefine((c, ctx) => {
+    for (const v of c.series?.variables ?? [])
+      if (!(v in c.variables))
+        ctx.addIssue({ code: 'custom', path: ['series', 'variables'], message: `unknown variable '${v}'` });
+  });
 
 export type DatasetConfig = z.infer<typeof DatasetConfigSchema>;
 export type VariableSpec = z.infer<typeof VariableSchema>;

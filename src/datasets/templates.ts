@@ -53,6 +53,8 @@ const snodas: DatasetConfig = {
     sublimation: snodasVar('snowpack sublimation, 24 h total', 'mm', 100),
   },
   zones: DEFAULT_ZONES,
+  // The store serves the long series users ask for; the fluxes are read from the COGs.
+  series: { variables: ['depth', 'swe'] },
 };
 
 /** UA SWANN 800 m: the producer's NAD83 grid (cell 0.008333325394357°, not exactly 1/120°). */

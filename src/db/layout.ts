@@ -25,6 +25,7 @@ const DatasetLayout = {
   dates: 'cogs',
   manifest: 'manifest.json',
   zones: 'zones',
+  series: 'series',
 } as const;
 
 /** File stem of a triplet's files: `:` → `_` (`06287000:MT:USGS` → `06287000_MT_USGS`). */
@@ -108,6 +109,18 @@ export interface DatasetPaths {
   zoneLayer(provider: string, file: string): string;
   /** `zones/.staging-<provider>-<nonce>/`. */
   zoneStaging(provider: string, nonce: string): string;
+  /** The derived time-contiguous store (rebuildable from the COGs): `series/`. */
+  readonly seriesDir: string;
+  /** `series/blocks.bin`: the grid blocks the store holds. */
+  readonly seriesBlocks: string;
+  /** `series/<variable>/`: one page file per 8-day page. */
+  seriesVariable(variable: string): string;
+  /** `series/<variable>/<page>.page`. */
+  seriesPage(variable: string, page: string): string;
+  /** `series/stale/`: one empty file per date whose pages wait for an update. */
+  readonly seriesStaleDir: string;
+  /** `series/stale/<YYYYMMDD>`. */
+  seriesStale(date: string): string;
 }
 
 /** Names of the files a date folder holds besides its COGs. */
@@ -118,6 +131,7 @@ export const AREA_RASTER = DatasetLayout.area;
 export function datasetPaths(dir: string): DatasetPaths {
   const dates = join(dir, DatasetLayout.dates);
   const zones = join(dir, DatasetLayout.zones);
+  const series = join(dir, DatasetLayout.series);
   return {
     dir,
     area: join(dir, DatasetLayout.area),
@@ -133,5 +147,11 @@ export function datasetPaths(dir: string): DatasetPaths {
     zonesDir: zones,
     zoneLayer: (provider, file) => join(zones, provider, file),
     zoneStaging: (provider, nonce) => join(zones, `.staging-${provider}-${nonce}`),
+    seriesDir: series,
+    seriesBlocks: join(series, 'blocks.bin'),
+    seriesVariable: (variable) => join(series, variable),
+    seriesPage: (variable, page) => join(series, variable, `${page}.page`),
+    seriesStaleDir: join(series, 'stale'),
+    seriesStale: (date) => join(series, 'stale', day(date)),
   };
 }

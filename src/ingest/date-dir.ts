@@ -9,6 +9,7 @@ import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { namesIn } from '../io/fs.js';
 import { sha256Files } from '../io/hash.js';
+import { withFileLock } from '../io/lock.js';
 
 /** Manifest of one ingested date: written inside the date folder, so it swaps in with the COGs. */
 const ManifestSchema = z.object({
@@ -53,49 +54,13 @@ export async function dateComplete(d: Dataset, date: string): Promise<boolean> {
  * Hold an exclusive lock on one date of a dataset while `fn` runs (`cogs/.<date>.lock`, O_EXCL).
  * A lock whose process is gone is taken over; another live holder is waited for (up to 10 min).
  */
-export async function withDateLock<T>(d: Dataset, date: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(d.paths.datesDir, { recursive: true });
+export function withDateLock<T>(d: Dataset, date: string, fn: () => Promise<T>): Promise<T> {
   const lock = d.paths.dateLock(date);
-  const deadline = Date.now() + 600_000;
-  for (;;) {
-    try {
-      const fh = await open(lock, 'wx');
-      await fh.writeFile(String(process.pid));
-      await fh.close();
-      break;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(await readFile(lock, 'utf8').catch(() => ''));
-      const alive = pid > 0 && (pid === process.pid || isAlive(pid));
-      if (
-        !alive &&
-        (await stat(lock).then(
-          (s) => Date.now() - s.mtimeMs > 2000,
-          () => true,
-        ))
-      ) {
-        await rm(lock, { force: true });
-        continue;
-      }
-      if (Date.now() > deadline)
-        throw new SnowdbError('date-locked', `date ${date} stays locked by process ${pid} (${lock})`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(lock, { force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return withFileLock(
+    lock,
+    fn,
+    (pid) => new SnowdbError('date-locked', `date ${date} stays locked by process ${pid} (${lock})`),
+  );
 }
 
 /** A fresh staging folder beside the date's folder: `cogs/.<date>.<random>.tmp/`. */

@@ -3,6 +3,7 @@ import { basename, join } from 'node:path';
 import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
+import { markSeriesStale } from '../series/build.js';
 import { isoDate as iso } from '../util/dates.js';
 import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
 import { ingesterFor } from './ingesters.js';
@@ -19,7 +20,8 @@ export interface DateResult {
 /**
  * Ingest one date into a dataset: skip it when its manifest already carries the same source hash
  * and every COG is present (no decompression), or when a later stage is already there; else
- * decode, write one COG per variable into a staging folder and swap the folder in.
+ * decode, write one COG per variable into a staging folder and swap the folder in. The date is
+ * marked stale in the series store before and after the swap (`refreshSeries` catches up).
  */
 export async function ingestDate(d: Dataset, src: DateSource, force: boolean): Promise<DateResult> {
   const source = src.files.map((f) => basename(f)).join(' ');
@@ -58,6 +60,7 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
       const missing = Object.keys(d.config.variables).filter((v) => !written.includes(v));
       if (missing.length > 0)
         throw new SnowdbError('invalid-source', `${source}: no data for ${missing.join(', ')}`);
+      await markSeriesStale(d, iso(src.date));
       await swapIn(d, src.date, staging, {
         date: iso(src.date),
         source_hash: hash,
@@ -67,6 +70,7 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
         variables: written.sort(),
         ingested_at: new Date().toISOString(),
       });
+      await markSeriesStale(d, iso(src.date));
       return { date: iso(src.date), action: 'ingested', source };
     } finally {
       await rm(staging, { recursive: true, force: true });

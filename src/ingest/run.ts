@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
+import { refreshSeries } from '../series/build.js';
 import type { DateResult } from './date.js';
 import { ingesterFor } from './ingesters.js';
 import type { DateSource } from './types.js';
@@ -29,7 +30,8 @@ export interface IngestReport {
 
 /**
  * `dataset ingest`: plan every source by name (a bad one fails alone), keep the highest-ranked
- * source per date, then ingest the dates in parallel on worker threads (inline when only one).
+ * source per date, then ingest the dates in parallel on worker threads (inline when only one),
+ * then bring the series store up to date (built on the first ingest).
  */
 export async function ingestSources(
   db: Database,
@@ -60,5 +62,6 @@ export async function ingestSources(
   }
   const jobs = [...planned.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
   const results = await runJobs(db.root, name, jobs, opts.force === true, opts.onProgress);
+  await refreshSeries(d);
   return { dataset: name, results: [...failed, ...results] };
 }

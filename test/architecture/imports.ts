@@ -15,6 +15,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['db'],
   ['pourpoints'],
   ['datasets'],
+  ['series'],
   ['ingest', 'zones'],
   ['stats'],
   ['app'],

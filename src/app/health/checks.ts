@@ -7,7 +7,7 @@ import type { DatabaseFacts, DatasetFacts } from './facts.js';
 
 /** One finding: a failure makes `doctor` exit non-zero; info is reported only. */
 export interface Finding {
-  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'index';
+  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'index' | 'series';
   readonly dataset: string;
   readonly target: string;
   readonly issue: string;
@@ -131,12 +131,39 @@ const zoneLayers: DatasetCheck = (f) => {
 };
 
 /** Every check of a dataset, in report order. */
+/** The derived store: present once the dataset has dates, current, covering every basin. */
+const seriesStore: DatasetCheck = (f) => {
+  const fail = finding(f.dataset, 'series');
+  const fix = `run 'snowdb dataset rebuild-series ${f.dataset.name}'`;
+  const s = f.series;
+  if (s.blocks === 'absent')
+    return f.dates.length > 0
+      ? [fail('series/', `no series store (${fix}; stats read the COGs meanwhile)`)]
+      : [];
+  if (s.blocks === 'damaged') return [fail('series/blocks.bin', `damaged (${fix})`)];
+  return [
+    ...(s.stale.length > 0
+      ? [
+          fail(
+            'series/stale/',
+            `${s.stale.length} date(s) wait for an update: ${s.stale.slice(0, 5).join(', ')} (re-run the ingest or ${fix})`,
+          ),
+        ]
+      : []),
+    ...(s.missingBlocks > 0
+      ? [fail('series/blocks.bin', `${s.missingBlocks} block(s) under basins are not stored (${fix})`)]
+      : []),
+    ...s.problems.map((p) => fail(p.target, `${p.issue} (${fix})`)),
+  ];
+};
+
 export const DATASET_CHECKS: readonly DatasetCheck[] = [
   areaRaster,
   completeDates,
   firstDateGrid,
   basinRasters,
   zoneLayers,
+  seriesStore,
 ];
 
 /** Records without an index entry and index entries without a record. */

@@ -8,6 +8,7 @@ import { namesIn } from '../../io/fs.js';
 import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
 import type { Grid } from '../../raster/grid.js';
+import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
 import { mapPool } from '../../util/pool.js';
 import { enabledLayers, layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
 
@@ -39,6 +40,8 @@ export interface DatasetFacts {
   readonly basins: readonly BasinFacts[];
   /** Every layer the config enables, with its header. */
   readonly zoneLayers: readonly { readonly spec: ZoneLayerSpec; readonly header: Header }[];
+  /** The derived series store, against the ingested dates. */
+  readonly series: SeriesFacts;
 }
 
 /** What the database-wide checks look at. */
@@ -77,7 +80,8 @@ async function datasetFacts(d: Dataset, index: ReadonlyMap<string, IndexEntry>):
   const zoneLayers = [];
   for (const { spec } of enabledLayers(d))
     zoneLayers.push({ spec, header: await readHeader(layerPath(d, spec)) });
-  return { dataset: d, area, dates, incomplete, firstCog, aoiFiles, basins, zoneLayers };
+  const series = await seriesFacts(d, dates);
+  return { dataset: d, area, dates, incomplete, firstCog, aoiFiles, basins, zoneLayers, series };
 }
 
 /** Read what every health check needs: headers and listings, no pixel data. */

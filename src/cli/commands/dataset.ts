@@ -2,7 +2,10 @@ import { type Command, Option } from 'commander';
 import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
 import { listDatasets } from '../../datasets/inventory.js';
 import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
+import { openDataset } from '../../datasets/registry.js';
 import { TEMPLATE_NAMES } from '../../datasets/templates.js';
+import { rebuildSeries } from '../../series/build.js';
+import { BLOCK } from '../../series/page.js';
 import type { Runner } from '../context.js';
 import { emit, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
@@ -95,6 +98,30 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
                   r.last_date ?? '',
                 ]),
               ),
+        );
+      }),
+    );
+
+  group
+    .command('rebuild-series')
+    .description(
+      'rebuild the derived time-contiguous store (series/) of a dataset from its COGs: every basin block, every date',
+    )
+    .argument('<name>', 'dataset name')
+    .addOption(formatOption())
+    .action((name: string, opts: { format: Format }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const db = await ctx.openDatabase();
+        const r = await rebuildSeries(
+          await openDataset(db, name),
+          progressBar(ctx.out, `${name}: series pages`),
+        );
+        emit(
+          ctx.out,
+          opts.format,
+          r,
+          () =>
+            `rebuilt the series store of ${name}: ${r.variables.join(', ')}; ${r.dates} dates, ${r.blocks} blocks of ${BLOCK}², ${r.pages} pages, ${(r.bytes / 1e6).toFixed(1)} MB`,
         );
       }),
     );

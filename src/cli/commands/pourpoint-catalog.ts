@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { rasterizeIndexed } from '../../datasets/rasterize.js';
+import { rasterizePourpoints } from '../../app/pourpoints.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints, type PourpointDetail, showPourpoint } from '../../pourpoints/catalog.js';
 import type { Runner } from '../context.js';
@@ -70,7 +70,7 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
           if ((triplet === undefined) === (opts.all !== true)) {
             throw new SnowdbError('usage-error', 'name exactly one basin: a triplet or --all');
           }
-          const rows = await rasterizeIndexed(await ctx.openDatabase(), {
+          const rows = await rasterizePourpoints(await ctx.openDatabase(), {
             triplet,
             datasets: opts.dataset,
             rebuild: opts.rebuild,

@@ -1,0 +1,311 @@
+/**
+ * Speed against the rival (issue 18): snowdb and a straightforward Python/GDAL/numpy loop
+ * (bench/baseline.py, Debian's python3-gdal) on the generated 20-year SNODAS database, checked to
+ * agree to 1e-9 (relative) and then timed interleaved. Both sides are warm, long-lived processes:
+ * snowdb answers in-process through the call the CLI and API make, the baseline in its own loop
+ * (it reports the seconds each query took inside Python). HTTP: wrk against `snowdb api serve`
+ * and against the baseline's threading HTTP server.
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { openDataset } from '../src/datasets/registry.js';
+import { Database } from '../src/db/database.js';
+import { indexOf } from '../src/pourpoints/store.js';
+import { type CompactStats, computeStats } from '../src/stats/engine.js';
+import type { StatsQuery } from '../src/stats/plan.js';
+import { REPO } from './cli.js';
+import { type BenchDatabase, benchDatabase } from './fixture/database.js';
+import { median } from './stats.js';
+
+const VIRGIN = '09406000:UT:USGS';
+const BIGHORN = '06287000:MT:USGS';
+const REPS = Number(process.env.SNOWDB_BENCH_REPS ?? 7);
+const M_TO_FT = 3.28084;
+
+interface BaselineQuery {
+  root: string;
+  dataset: string;
+  triplet: string;
+  dates: string[];
+  variables: string[];
+  band_step_ft?: number;
+}
+interface BaselineAnswer {
+  seconds: number;
+  results: Record<string, Record<string, (number | null)[]>>;
+}
+
+/** The baseline's query loop: one JSON line in, one out. */
+class Baseline {
+  private readonly proc: ChildProcess;
+  private readonly lines: AsyncIterableIterator<string>;
+
+  constructor() {
+    this.proc = spawn('/usr/bin/python3', [join(REPO, 'bench/baseline.py'), 'loop'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    this.lines = createInterface({ input: this.proc.stdout! })[Symbol.asyncIterator]();
+  }
+
+  async ask(q: BaselineQuery): Promise<BaselineAnswer> {
+    this.proc.stdin!.write(`${JSON.stringify(q)}\n`);
+    const { value, done } = await this.lines.next();
+    if (done) throw new Error('baseline exited');
+    return JSON.parse(value) as BaselineAnswer;
+  }
+
+  close(): void {
+    this.proc.stdin!.end();
+  }
+}
+
+/** Every mean snowdb reports equals the baseline's (same band) to 1e-9 relative, and vice versa. */
+function assertSame(
+  label: string,
+  ours: CompactStats,
+  theirs: BaselineAnswer,
+  step: number | undefined,
+): void {
+  const first = step ? Math.floor((-100 * M_TO_FT) / step) : 0;
+  let compared = 0;
+  for (const [date, perVar] of Object.entries(theirs.results)) {
+    for (const [v, cells] of Object.entries(perVar)) {
+      const col = ours.variables.indexOf(`mean_${v}_mm`);
+      const mine = new Map<number, number | null>();
+      ours.zones.forEach((z, k) => {
+        const ref = z.zone[0];
+        const band = ref && ref.kind === 'band' ? Math.round(ref.min / step!) - first : 0;
+        mine.set(band, ours.results[date]![k]![col] as number | null);
+      });
+      cells.forEach((x, band) => {
+        const m = mine.get(band) ?? null;
+        const ok = x === null ? m === null : m !== null && Math.abs(m - x) <= 1e-9 * Math.max(1, Math.abs(x));
+        if (!ok) throw new Error(`${label}: ${date} ${v} band ${band}: snowdb ${m}, baseline ${x}`);
+        compared++;
+      });
+    }
+  }
+  if (compared === 0) throw new Error(`${label}: nothing compared`);
+}
+
+interface Row {
+  scenario: string;
+  snowdb: string;
+  baseline: string;
+  ratio: string;
+  target: string;
+}
+
+const fmt = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return `${median(s).toFixed(1)} ms (${s[0]!.toFixed(1)}–${s.at(-1)!.toFixed(1)})`;
+};
+
+/** One stats scenario: check agreement, then REPS interleaved timings of each side. */
+async function scenario(
+  b: BenchDatabase,
+  db: Database,
+  base: Baseline,
+  label: string,
+  target: string,
+  q: StatsQuery,
+  dates: string[],
+  step?: number,
+): Promise<Row> {
+  const bq: BaselineQuery = {
+    root: b.root,
+    dataset: b.dataset,
+    triplet: q.pourpoint,
+    dates,
+    variables: q.variables as string[],
+    ...(step ? { band_step_ft: step } : {}),
+  };
+  const ours = await computeStats(db, q);
+  const theirs = await base.ask(bq);
+  assertSame(label, ours, theirs, step);
+  const s: number[] = [];
+  const p: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const t = performance.now();
+    await computeStats(db, q);
+    s.push(performance.now() - t);
+    p.push((await base.ask(bq)).seconds * 1000);
+  }
+  return {
+    scenario: label,
+    snowdb: fmt(s),
+    baseline: fmt(p),
+    ratio: `${(median(p) / median(s)).toFixed(1)}×`,
+    target,
+  };
+}
+
+/** All basins, one date: snowdb in-process over every basin vs the baseline looping over them. */
+async function allBasins(b: BenchDatabase, db: Database, base: Baseline, date: string): Promise<Row> {
+  const triplets = [...(await indexOf(db)).values()]
+    .filter((e) => (e.coverage[b.dataset] ?? 'none') !== 'none')
+    .map((e) => e.triplet);
+  const run = async () => {
+    for (const t of triplets)
+      await computeStats(db, {
+        dataset: b.dataset,
+        pourpoint: t,
+        dates: { type: 'DateRange', start_date: date, end_date: date },
+        variables: ['swe'],
+      });
+  };
+  const baseRun = async () => {
+    let sec = 0;
+    for (const t of triplets)
+      sec += (
+        await base.ask({ root: b.root, dataset: b.dataset, triplet: t, dates: [date], variables: ['swe'] })
+      ).seconds;
+    return sec * 1000;
+  };
+  await run();
+  await baseRun();
+  const s: number[] = [];
+  const p: number[] = [];
+  for (let i = 0; i < REPS; i++) {
+    const t = performance.now();
+    await run();
+    s.push(performance.now() - t);
+    p.push(await baseRun());
+  }
+  return {
+    scenario: `one date, every covered basin (${triplets.length}), swe, loop of single-basin queries`,
+    snowdb: fmt(s),
+    baseline: fmt(p),
+    ratio: `${(median(p) / median(s)).toFixed(1)}×`,
+    target: '≥ 10× (batch endpoint: history issue)',
+  };
+}
+
+/** wrk at 32 connections for `seconds`: requests/s and p50 latency (ms). */
+function wrk(url: string, seconds: number): { rps: number; p50: number } {
+  const out = execFileSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+  const m = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
+  const p50 = m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : Number.NaN;
+  if (!/Non-2xx/.test(out) && Number.isFinite(rps)) return { rps, p50 };
+  throw new Error(`wrk ${url}: ${out}`);
+}
+
+async function listening(proc: ChildProcess, pattern: RegExp): Promise<string> {
+  let text = '';
+  for (const stream of [proc.stdout!, proc.stderr!]) stream.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    const on = (chunk: string) => {
+      text += chunk;
+      const m = pattern.exec(text);
+      if (m) resolve(m[1] ?? m[0]);
+    };
+    proc.stdout!.on('data', on);
+    proc.stderr!.on('data', on);
+    proc.once('exit', (code) => reject(new Error(`exited ${code}: ${text}`)));
+  });
+}
+
+async function http(b: BenchDatabase, date: string): Promise<Row> {
+  const ours = spawn(process.execPath, [join(REPO, 'dist/src/cli/main.js'), 'api', 'serve', '--port', '0'], {
+    env: { ...process.env, SNOWDB_CONFIG: b.root },
+  });
+  const port = 18765;
+  const theirs = spawn('/usr/bin/python3', [join(REPO, 'bench/baseline.py'), 'serve', String(port)]);
+  try {
+    const address = await listening(ours, /snowdb API on (http:\/\/[\d.:]+)/);
+    await listening(theirs, /listening/);
+    const urlOurs = `${address}/datasets/snodas/stats/${VIRGIN}/date-range?datetime=${date}&variable=swe`;
+    const urlTheirs = `http://127.0.0.1:${port}/stats?root=${encodeURIComponent(b.root)}&triplet=${VIRGIN}&date=${date}&variable=swe`;
+    for (const u of [urlOurs, urlTheirs]) {
+      const r = await fetch(u);
+      if (r.status !== 200) throw new Error(`${u}: ${r.status} ${await r.text()}`);
+    }
+    const s: { rps: number; p50: number }[] = [];
+    const p: { rps: number; p50: number }[] = [];
+    const reps = Math.min(REPS, 3);
+    for (let i = 0; i < reps; i++) {
+      s.push(wrk(urlOurs, 5));
+      p.push(wrk(urlTheirs, 5));
+    }
+    const rps = (xs: { rps: number }[]) => median(xs.map((x) => x.rps));
+    const p50 = (xs: { p50: number }[]) => median(xs.map((x) => x.p50));
+    return {
+      scenario: `HTTP, 1 date, Virgin R, swe, 32 connections (wrk, ${reps} × 5 s each)`,
+      snowdb: `${rps(s).toFixed(0)} req/s, p50 ${p50(s).toFixed(2)} ms`,
+      baseline: `${rps(p).toFixed(0)} req/s, p50 ${p50(p).toFixed(2)} ms`,
+      ratio: `${(rps(s) / rps(p)).toFixed(1)}×`,
+      target: '≥ 2× and ≥ 2,000 req/s, p50 ≤ 5 ms',
+    };
+  } finally {
+    ours.kill('SIGTERM');
+    theirs.kill('SIGTERM');
+    await Promise.all([once(ours, 'exit'), once(theirs, 'exit')]);
+  }
+}
+
+export async function speedBench(): Promise<Row[]> {
+  const b = await benchDatabase((m) => console.error(m));
+  const db = await Database.open(b.root);
+  const d = await openDataset(db, b.dataset);
+  const base = new Baseline();
+  const rows: Row[] = [];
+  try {
+    const wy = b.dates.filter((x) => x >= '2022-10-01' && x <= '2023-09-30');
+    const all = b.dates.slice(-7300);
+    const range = (ds: string[]) => ({
+      type: 'DateRange' as const,
+      start_date: ds[0]!,
+      end_date: ds.at(-1)!,
+    });
+    const q = (pourpoint: string, ds: string[], variables: string[], zones: string[] = []): StatsQuery => ({
+      dataset: d.name,
+      pourpoint,
+      dates: range(ds),
+      variables,
+      zones,
+    });
+    rows.push(
+      await scenario(
+        b,
+        db,
+        base,
+        '365 dates × swe+depth × 1,000-ft bands, Virgin R (2,455 km²)',
+        '≥ 10×, ≤ 70 ms',
+        q(VIRGIN, wy, ['depth', 'swe'], ['terrain.elevation']),
+        wy,
+        1000,
+      ),
+    );
+    rows.push(
+      await scenario(
+        b,
+        db,
+        base,
+        '7,300 dates, whole basin, swe, Virgin R',
+        '≥ 10×, ≤ 0.5 s',
+        q(VIRGIN, all, ['swe']),
+        all,
+      ),
+    );
+    rows.push(
+      await scenario(
+        b,
+        db,
+        base,
+        '7,300 dates × 1,000-ft bands, swe, Bighorn R (~51,000 km²)',
+        '≥ 5×',
+        q(BIGHORN, all, ['swe'], ['terrain.elevation']),
+        all,
+        1000,
+      ),
+    );
+    rows.push(await allBasins(b, db, base, '2023-02-15'));
+  } finally {
+    base.close();
+  }
+  rows.push(await http(b, '2023-02-15'));
+  return rows;
+}

@@ -1,0 +1,268 @@
+/**
+ * Writing the series store, always from the date COGs (the canonical data): a full rebuild, the
+ * update after an ingest (dates marked stale), and the extension after a basin import (new
+ * blocks). Every page is replaced atomically and names its block set, so a reader never mixes an
+ * old page with a new block list: it reads such dates from the COGs instead.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ingestedDates } from '../datasets/inventory.js';
+import type { Dataset } from '../datasets/registry.js';
+import { SnowdbError } from '../errors.js';
+import { writeFileAtomic } from '../io/atomic.js';
+import { namesIn } from '../io/fs.js';
+import { withFileLock } from '../io/lock.js';
+import { allocate, type TypedArray } from '../raster/dtype.js';
+import { isoDate } from '../util/dates.js';
+import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
+import {
+  BLOCK_PIXELS,
+  dayNumber,
+  decodeBlock,
+  encodeBlock,
+  encodePage,
+  type PageHeader,
+  pageOf,
+  parsePageHeader,
+} from './page.js';
+import { BlockValuesCache, seriesVariables } from './source.js';
+
+export interface SeriesBuildReport {
+  readonly variables: string[];
+  readonly blocks: number;
+  readonly pages: number;
+  readonly dates: number;
+  readonly bytes: number;
+}
+
+/** Dates grouped by page, ascending. */
+function byPage(dates: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of [...dates].sort()) {
+    const p = pageOf(d);
+    out.set(p, [...(out.get(p) ?? []), d]);
+  }
+  return out;
+}
+
+/** A page file as stored: header and whole bytes, or null when absent or damaged. */
+async function readPage(path: string): Promise<{ header: PageHeader; bytes: Buffer } | null> {
+  const bytes = await readFile(path).catch(() => null);
+  if (bytes === null) return null;
+  try {
+    return { header: parsePageHeader(bytes, path), bytes };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Write one page of `variable` for `dates`. Block k's values for date t come from `old` (a
+ * current page of the same block ordinals) unless t is in `fresh` or the page lacks it; then from
+ * the date's COG. Blocks at or past `firstNew` are always read from the COGs.
+ */
+async function writePage(
+  d: Dataset,
+  variable: string,
+  page: string,
+  set: BlockSet,
+  dates: readonly string[],
+  cache: BlockValuesCache,
+  old: { header: PageHeader; bytes: Buffer; blocks: number } | null,
+  fresh: ReadonlySet<string>,
+): Promise<number> {
+  const dtype = d.config.variables[variable]!.dtype;
+  const days = dates.map(dayNumber);
+  const oldIndex = new Map<number, number>();
+  old?.header.days.forEach((day, i) => {
+    oldIndex.set(day, i);
+  });
+  const fromCog = dates.map((date, t) => fresh.has(date) || !oldIndex.has(days[t]!));
+  const cogValues = await Promise.all(
+    dates.map((date, t) => (fromCog[t] || old === null ? cache.of(d, date, variable, set) : null)),
+  );
+  const needCog = (k: number) => old === null || k >= old.blocks;
+  // Old streams kept byte for byte when the page gains only new blocks.
+  const sameDates = old !== null && fromCog.every((f) => !f) && old.header.days.length === days.length;
+  const streams: Uint8Array[] = [];
+  const values = allocate(dtype, dates.length * BLOCK_PIXELS);
+  for (let k = 0; k < set.ids.length; k++) {
+    if (!needCog(k) && sameDates) {
+      const { offsets, lengths, dataStart } = old!.header;
+      streams.push(old!.bytes.subarray(dataStart + offsets[k]!, dataStart + offsets[k]! + lengths[k]!));
+      continue;
+    }
+    let prior: TypedArray | null = null;
+    if (!needCog(k)) {
+      const { offsets, lengths, dataStart } = old!.header;
+      const s = old!.bytes.subarray(dataStart + offsets[k]!, dataStart + offsets[k]! + lengths[k]!);
+      prior = decodeBlock(s, dtype, old!.header.days.length);
+    }
+    for (let t = 0; t < dates.length; t++) {
+      const dst = t * BLOCK_PIXELS;
+      if (prior !== null && !fromCog[t]) {
+        const i = oldIndex.get(days[t]!)! * BLOCK_PIXELS;
+        values.set(prior.subarray(i, i + BLOCK_PIXELS) as never, dst);
+      } else {
+        const src = (cogValues[t] ?? (await cache.of(d, dates[t]!, variable, set))) as TypedArray;
+        values.set(src.subarray(k * BLOCK_PIXELS, (k + 1) * BLOCK_PIXELS) as never, dst);
+      }
+    }
+    streams.push(encodeBlock(values));
+  }
+  return writeFileAtomic(d.paths.seriesPage(variable, page), [encodePage(set.id, dtype, days, streams)]);
+}
+
+/**
+ * Build the whole store from the COGs: the block set from every AOI raster, every page of every
+ * series variable; pages of other dates or variables are removed, stale marks cleared.
+ */
+export function rebuildSeries(
+  d: Dataset,
+  progress: (done: number, total: number) => void = () => {},
+): Promise<SeriesBuildReport> {
+  return withSeriesLock(d, () => rebuildLocked(d, progress));
+}
+
+async function rebuildLocked(
+  d: Dataset,
+  progress: (done: number, total: number) => void,
+): Promise<SeriesBuildReport> {
+  const set = blockSetOf(d.grid, await basinBlocks(d));
+  await mkdir(d.paths.seriesDir, { recursive: true });
+  await writeBlockSet(d, set.ids);
+  const dates = await ingestedDates(d);
+  const pages = byPage(dates);
+  const variables = seriesVariables(d);
+  const cache = new BlockValuesCache();
+  let bytes = 0;
+  let done = 0;
+  const total = variables.length * pages.size;
+  for (const v of variables) {
+    await mkdir(d.paths.seriesVariable(v), { recursive: true });
+    for (const [page, ds] of pages) {
+      bytes += await writePage(d, v, page, set, ds, cache, null, new Set());
+      progress(++done, total);
+    }
+    for (const n of await namesIn(d.paths.seriesVariable(v)))
+      if (!pages.has(n.replace(/\.page$/, '')))
+        await rm(`${d.paths.seriesVariable(v)}/${n}`, { force: true });
+  }
+  for (const n of await namesIn(d.paths.seriesDir))
+    if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
+      await rm(`${d.paths.seriesDir}/${n}`, { recursive: true, force: true });
+  await rm(d.paths.seriesStaleDir, { recursive: true, force: true });
+  return { variables, blocks: set.ids.length, pages: total, dates: dates.length, bytes };
+}
+
+/**
+ * Mark a date's pages stale: before its COGs change and again after (no-op when the dataset has
+ * no store). Each mark holds a fresh nonce: a refresh clears only marks it saw unchanged, so a
+ * date swapped while a refresh read it is refreshed again.
+ */
+export async function markSeriesStale(d: Dataset, date: string): Promise<void> {
+  if ((await readBlockSet(d)) === null) return;
+  await mkdir(d.paths.seriesStaleDir, { recursive: true });
+  await writeFile(d.paths.seriesStale(date), randomBytes(8).toString('hex'));
+}
+
+/** Run `fn` holding the store's lock (one writer at a time, across processes). */
+function withSeriesLock<T>(d: Dataset, fn: () => Promise<T>): Promise<T> {
+  const lock = join(d.paths.seriesDir, '.lock');
+  return withFileLock(
+    lock,
+    fn,
+    (pid) =>
+      new SnowdbError(
+        'series-locked',
+        `the series store of '${d.name}' stays locked by process ${pid} (${lock})`,
+      ),
+  );
+}
+
+/** Dates marked stale (ISO, ascending). */
+export async function staleSeriesDates(d: Dataset): Promise<string[]> {
+  return (await namesIn(d.paths.seriesStaleDir))
+    .filter((n) => /^\d{8}$/.test(n))
+    .sort()
+    .map(isoDate);
+}
+
+/**
+ * Bring the pages of stale dates up to date from their COGs (a date no longer ingested leaves its
+ * page), then clear the marks. The store is created on the first call for a dataset without one.
+ * @returns the number of pages written.
+ */
+export async function refreshSeries(d: Dataset): Promise<number> {
+  if ((await readBlockSet(d)) !== null && (await staleSeriesDates(d)).length === 0) return 0;
+  return withSeriesLock(d, () => refreshLocked(d));
+}
+
+async function refreshLocked(d: Dataset): Promise<number> {
+  const set = await readBlockSet(d);
+  if (set === null) return (await rebuildLocked(d, () => {})).pages;
+  const stale = await staleSeriesDates(d);
+  if (stale.length === 0) return 0;
+  const marks = await Promise.all(
+    stale.map((date) => readFile(d.paths.seriesStale(date), 'utf8').catch(() => null)),
+  );
+  const ingested = new Set(await ingestedDates(d));
+  const all = byPage([...ingested]);
+  const cache = new BlockValuesCache();
+  let written = 0;
+  for (const v of seriesVariables(d)) {
+    await mkdir(d.paths.seriesVariable(v), { recursive: true });
+    for (const page of new Set(stale.map(pageOf))) {
+      const path = d.paths.seriesPage(v, page);
+      const dates = all.get(page) ?? [];
+      if (dates.length === 0) {
+        await rm(path, { force: true });
+        continue;
+      }
+      const old = await readPage(path);
+      const usable =
+        old !== null && old.header.blockSet === set.id ? { ...old, blocks: set.ids.length } : null;
+      await writePage(d, v, page, set, dates, cache, usable, new Set(stale));
+      written++;
+    }
+  }
+  for (const [i, date] of stale.entries()) {
+    const now = await readFile(d.paths.seriesStale(date), 'utf8').catch(() => null);
+    if (now === marks[i]) await rm(d.paths.seriesStale(date), { force: true });
+  }
+  return written;
+}
+
+/**
+ * After basins were imported: add the blocks of new AOI rasters to every page (old blocks are
+ * copied as stored, new ones read from the COGs). No-op without a store or without new blocks.
+ * @returns the number of blocks added.
+ */
+export async function extendSeries(d: Dataset): Promise<number> {
+  if ((await readBlockSet(d)) === null) return 0;
+  return withSeriesLock(d, () => extendLocked(d));
+}
+
+async function extendLocked(d: Dataset): Promise<number> {
+  const old = await readBlockSet(d);
+  if (old === null) return 0;
+  const want = await basinBlocks(d);
+  const added = [...want].filter((b) => old.ordinal[b] === -1);
+  if (added.length === 0) return 0;
+  // Old blocks keep their ordinals; new ones follow, so old streams are reused as they are.
+  const set = blockSetOf(d.grid, Uint32Array.from([...old.ids, ...added.sort((a, b) => a - b)]));
+  await writeBlockSet(d, set.ids);
+  const cache = new BlockValuesCache();
+  const pages = byPage(await ingestedDates(d));
+  for (const v of seriesVariables(d)) {
+    await mkdir(d.paths.seriesVariable(v), { recursive: true });
+    for (const [page, dates] of pages) {
+      const prev = await readPage(d.paths.seriesPage(v, page));
+      const usable =
+        prev !== null && prev.header.blockSet === old.id ? { ...prev, blocks: old.ids.length } : null;
+      await writePage(d, v, page, set, dates, cache, usable, new Set());
+    }
+  }
+  return added.length;
+}

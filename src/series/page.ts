@@ -1,0 +1,145 @@
+/**
+ * One page of the time-contiguous store: every stored grid block of one variable over the dates
+ * of one 8-day page, each block a separate raw-deflate stream of its values, date-major (all
+ * BLOCK² values of the first date, then the next), each sample minus the same pixel's sample of
+ * the previous date (wrapping, on the unsigned view of 1-, 2- and 4-byte samples).
+ *
+ * File (little-endian): "SDBSPG01" · u32 header bytes · u32 block-set id · u8 dtype code · 3 pad ·
+ * u32 dates · u32 blocks · dates × u32 (days since 1970-01-01) · blocks × u32 offset · blocks ×
+ * u32 length (offsets from the end of the header) · the streams.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { SnowdbError } from '../errors.js';
+import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+
+/** Block edge, pixels: a block holds BLOCK × BLOCK grid cells. */
+export const BLOCK = 32;
+export const BLOCK_PIXELS = BLOCK * BLOCK;
+const MAGIC = 'SDBSPG01';
+const FIXED = 28;
+const DTYPE_CODES = Object.keys(DTYPES) as DType[];
+
+export interface PageHeader {
+  readonly blockSet: number;
+  readonly dtype: DType;
+  /** Days since 1970-01-01 of the dates held, ascending. */
+  readonly days: Uint32Array;
+  /** Per stored block (block-set order): stream offset (from `dataStart`) and length, bytes. */
+  readonly offsets: Uint32Array;
+  readonly lengths: Uint32Array;
+  readonly dataStart: number;
+}
+
+/** The page a date belongs to: `YYYYMM-p`, p = 0 for days 1–8, 1 for 9–16, 2 for 17–24, 3 after. */
+export function pageOf(iso: string): string {
+  const dayOfMonth = Number(iso.slice(8, 10));
+  return `${iso.slice(0, 4)}${iso.slice(5, 7)}-${Math.min(3, Math.floor((dayOfMonth - 1) / 8))}`;
+}
+
+export const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
+export const isoOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
+
+/** Unsigned view of a block's samples for the time delta (none for 8-byte samples). */
+function unsignedView(bytes: Uint8Array, width: number): Uint8Array | Uint16Array | Uint32Array | null {
+  const { buffer, byteOffset, byteLength } = bytes;
+  if (width === 1) return bytes;
+  if (width === 2) return new Uint16Array(buffer, byteOffset, byteLength / 2);
+  if (width === 4) return new Uint32Array(buffer, byteOffset, byteLength / 4);
+  return null;
+}
+
+/** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major (not modified). */
+export function encodeBlock(values: TypedArray, level = 1): Buffer {
+  const width = values.BYTES_PER_ELEMENT;
+  const bytes = new Uint8Array(values.byteLength);
+  bytes.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  const u = unsignedView(bytes, width);
+  if (u !== null) {
+    // Typed-array stores wrap modulo 2^(8 × width).
+    for (let i = u.length - 1; i >= BLOCK_PIXELS; i--) u[i] = u[i]! - u[i - BLOCK_PIXELS]!;
+  }
+  return deflateRawSync(bytes, { level });
+}
+
+/** Decompress one block of `dates` dates into the page's dtype (dates × BLOCK_PIXELS samples). */
+export function decodeBlock(stream: Uint8Array, dtype: DType, dates: number): TypedArray {
+  const width = DTYPES[dtype].bytes;
+  const bytes = new Uint8Array(dates * BLOCK_PIXELS * width);
+  const out = inflateRawSync(stream, { info: false }) as Buffer;
+  if (out.length !== bytes.length)
+    throw new SnowdbError(
+      'invalid-series',
+      `series block decodes to ${out.length} bytes, expected ${bytes.length}`,
+    );
+  bytes.set(out);
+  const u = unsignedView(bytes, width);
+  if (u !== null) {
+    for (let i = BLOCK_PIXELS; i < u.length; i++) u[i] = u[i]! + u[i - BLOCK_PIXELS]!;
+  }
+  return new DTYPES[dtype].ctor(bytes.buffer, 0, dates * BLOCK_PIXELS);
+}
+
+/** Serialize a page: its header and the already compressed block streams, in block-set order. */
+export function encodePage(
+  blockSet: number,
+  dtype: DType,
+  days: readonly number[],
+  streams: readonly Uint8Array[],
+): Buffer {
+  const headerBytes = FIXED + 4 * days.length + 8 * streams.length;
+  const head = Buffer.alloc(headerBytes);
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(headerBytes, 8);
+  head.writeUInt32LE(blockSet >>> 0, 12);
+  head.writeUInt8(DTYPE_CODES.indexOf(dtype), 16);
+  head.writeUInt32LE(days.length, 20);
+  head.writeUInt32LE(streams.length, 24);
+  let at = FIXED;
+  for (const d of days) {
+    head.writeUInt32LE(d, at);
+    at += 4;
+  }
+  let offset = 0;
+  for (const s of streams) {
+    head.writeUInt32LE(offset, at);
+    head.writeUInt32LE(s.length, at + 4 * streams.length);
+    offset += s.length;
+    at += 4;
+  }
+  return Buffer.concat([head, ...streams]);
+}
+
+/** Bytes to read first to parse a page header (more is read when the header is longer). */
+export const HEADER_PROBE = 64 * 1024;
+
+/** The header length a page's first bytes announce (at least FIXED). */
+export function headerLength(first: Uint8Array, path: string): number {
+  const b = Buffer.from(first.buffer, first.byteOffset, first.byteLength);
+  if (b.length < FIXED || b.toString('latin1', 0, 8) !== MAGIC)
+    throw new SnowdbError('invalid-series', `${path}: not a snowdb series page`);
+  return b.readUInt32LE(8);
+}
+
+/** Parse a page header from its first `headerLength` bytes. */
+export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const length = headerLength(bytes, path);
+  const dtype = DTYPE_CODES[b.readUInt8(16)];
+  const nd = b.readUInt32LE(20);
+  const nb = b.readUInt32LE(24);
+  if (dtype === undefined || length !== FIXED + 4 * nd + 8 * nb || b.length < length)
+    throw new SnowdbError('invalid-series', `${path}: damaged series page header`);
+  const words = (at: number, n: number) => {
+    const out = new Uint32Array(n);
+    for (let i = 0; i < n; i++) out[i] = b.readUInt32LE(at + 4 * i);
+    return out;
+  };
+  return {
+    blockSet: b.readUInt32LE(12),
+    dtype,
+    days: words(FIXED, nd),
+    offsets: words(FIXED + 4 * nd, nb),
+    lengths: words(FIXED + 4 * nd + 4 * nb, nb),
+    dataStart: length,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Reading the series store: a per-dataset view (block set, stale dates, page listing) reloaded
+ * only when one of its files changes, page headers read once, decoded blocks in one process-wide
+ * LRU. Page bytes are read with positional reads on a synchronously opened descriptor: they are
+ * small page-cache reads, cheaper than thread-pool round trips, and a query makes thousands.
+ */
+import { closeSync, openSync, readSync } from 'node:fs';
+import type { Dataset } from '../datasets/registry.js';
+import { namesIn } from '../io/fs.js';
+import { fileSignature } from '../io/memo.js';
+import type { TypedArray } from '../raster/dtype.js';
+import { type BlockSet, readBlockSet } from './blocks.js';
+import { staleSeriesDates } from './build.js';
+import { decodeBlock, HEADER_PROBE, headerLength, type PageHeader, parsePageHeader } from './page.js';
+import { seriesVariables } from './source.js';
+
+/** A consistent read-only view of one dataset's store. */
+export interface SeriesView {
+  readonly set: BlockSet;
+  /** Dates whose pages wait for an update (read from the COGs meanwhile), ISO. */
+  readonly stale: ReadonlySet<string>;
+  readonly variables: readonly string[];
+  /** Pages present per variable. */
+  readonly pages: ReadonlyMap<string, ReadonlySet<string>>;
+  readonly generation: number;
+  readonly headers: Map<string, PageHeader | null>;
+}
+
+const views = new Map<string, { key: string; view: SeriesView | null; at: number }>();
+let generation = 0;
+
+/** Decoded blocks, LRU by bytes (≤ 256 MiB). */
+const blocks = new Map<string, TypedArray>();
+let blockBytes = 0;
+const MAX_BLOCK_BYTES = 256 * 1024 * 1024;
+
+function remember(key: string, value: TypedArray): void {
+  blocks.set(key, value);
+  blockBytes += value.byteLength;
+  while (blockBytes > MAX_BLOCK_BYTES && blocks.size > 1) {
+    const [k, v] = blocks.entries().next().value as [string, TypedArray];
+    blocks.delete(k);
+    blockBytes -= v.byteLength;
+  }
+}
+
+/** The dataset's store as it is now, or null when it has none (one stat per file it rests on). */
+export async function seriesView(d: Dataset): Promise<SeriesView | null> {
+  const variables = seriesVariables(d);
+  const files = [
+    d.paths.seriesBlocks,
+    d.paths.seriesStaleDir,
+    ...variables.map((v) => d.paths.seriesVariable(v)),
+  ];
+  const key = (await Promise.all(files.map(fileSignature))).join('|');
+  const hit = views.get(d.dir);
+  // A view loaded within 100 ms of a change may have missed a same-tick rewrite: reload it.
+  if (hit !== undefined && hit.key === key && Date.now() - hit.at > 100) return hit.view;
+  const set = await readBlockSet(d).catch(() => null);
+  let view: SeriesView | null = null;
+  if (set !== null) {
+    const pages = new Map<string, Set<string>>();
+    for (const v of variables)
+      pages.set(
+        v,
+        new Set(
+          (await namesIn(d.paths.seriesVariable(v)))
+            .filter((n) => n.endsWith('.page'))
+            .map((n) => n.slice(0, -5)),
+        ),
+      );
+    view = {
+      set,
+      stale: new Set(await staleSeriesDates(d)),
+      variables,
+      pages,
+      generation: ++generation,
+      headers: new Map(),
+    };
+  }
+  views.set(d.dir, { key, view, at: hit?.key === key ? hit.at : Date.now() });
+  return view;
+}
+
+/** A page's header, or null when the page is absent, damaged or of another block set. */
+export function pageHeader(d: Dataset, view: SeriesView, variable: string, page: string): PageHeader | null {
+  const key = `${variable}/${page}`;
+  if (view.headers.has(key)) return view.headers.get(key)!;
+  let header: PageHeader | null = null;
+  if (view.pages.get(variable)?.has(page)) {
+    const path = d.paths.seriesPage(variable, page);
+    try {
+      const fd = openSync(path, 'r');
+      try {
+        let buf = Buffer.allocUnsafe(HEADER_PROBE);
+        const n = readSync(fd, buf, 0, buf.length, 0);
+        const len = headerLength(buf.subarray(0, n), path);
+        if (len > n) {
+          buf = Buffer.allocUnsafe(len);
+          readSync(fd, buf, 0, len, 0);
+        }
+        header = parsePageHeader(buf.subarray(0, len), path);
+        if (header.blockSet !== view.set.id || header.offsets.length !== view.set.ids.length) header = null;
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      header = null; // absent or damaged: the dates read from the COGs; doctor reports it
+    }
+  }
+  view.headers.set(key, header);
+  return header;
+}
+
+/**
+ * Decoded blocks (by ordinal, ascending) of one page: dates × BLOCK_PIXELS samples each.
+ * Adjacent blocks are read in one positional read.
+ */
+export function pageBlocks(
+  d: Dataset,
+  view: SeriesView,
+  variable: string,
+  page: string,
+  header: PageHeader,
+  ordinals: readonly number[],
+): TypedArray[] {
+  const prefix = `${d.dir}|${view.generation}|${variable}/${page}#`;
+  const out: (TypedArray | undefined)[] = ordinals.map((k) => {
+    const v = blocks.get(prefix + k);
+    if (v !== undefined) {
+      blocks.delete(prefix + k);
+      blocks.set(prefix + k, v);
+    }
+    return v;
+  });
+  if (out.every((b) => b !== undefined)) return out as TypedArray[];
+  const fd = openSync(d.paths.seriesPage(variable, page), 'r');
+  try {
+    for (let i = 0; i < ordinals.length; ) {
+      if (out[i] !== undefined) {
+        i++;
+        continue;
+      }
+      let j = i + 1; // run of missing, adjacent ordinals [i, j)
+      while (j < ordinals.length && out[j] === undefined && ordinals[j] === ordinals[j - 1]! + 1) j++;
+      const first = ordinals[i]!;
+      const last = ordinals[j - 1]!;
+      const start = header.dataStart + header.offsets[first]!;
+      const bytes = Buffer.allocUnsafe(
+        header.offsets[last]! + header.lengths[last]! - header.offsets[first]!,
+      );
+      readSync(fd, bytes, 0, bytes.length, start);
+      for (let m = i; m < j; m++) {
+        const k = ordinals[m]!;
+        const at = header.offsets[k]! - header.offsets[first]!;
+        const values = decodeBlock(
+          bytes.subarray(at, at + header.lengths[k]!),
+          header.dtype,
+          header.days.length,
+        );
+        remember(prefix + k, values);
+        out[m] = values;
+      }
+      i = j;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return out as TypedArray[];
+}

@@ -1,0 +1,73 @@
+/**
+ * Where the series store's values come from: the date COGs, read block by block. Hard-linked
+ * date files (one inode) are decoded once per build.
+ */
+import { stat } from 'node:fs/promises';
+import type { Dataset } from '../datasets/registry.js';
+import { SnowdbError } from '../errors.js';
+import { Cog } from '../raster/cog.reader.js';
+import { allocate, type TypedArray } from '../raster/dtype.js';
+import { FileSource } from '../raster/source.js';
+import { TileCache } from '../raster/tile.cache.js';
+import type { BlockSet } from './blocks.js';
+import { BLOCK, BLOCK_PIXELS } from './page.js';
+
+/** The variables a dataset keeps in its series store (config `series.variables`, default all). */
+export function seriesVariables(d: Dataset): string[] {
+  return [...(d.config.series?.variables ?? Object.keys(d.config.variables))].sort();
+}
+
+/** Decoded block values by file identity (device, inode, size, mtime), for one build. */
+export class BlockValuesCache {
+  private readonly entries = new Map<string, Promise<TypedArray>>();
+
+  constructor(private readonly max = 48) {}
+
+  /**
+   * Every stored block's values of a date's COG: blocks × BLOCK_PIXELS samples, block-set order,
+   * row-major inside a block, nodata outside the grid.
+   * @throws SnowdbError `date-incomplete` when the COG is absent.
+   */
+  async of(d: Dataset, date: string, variable: string, set: BlockSet): Promise<TypedArray> {
+    const path = d.paths.cog(date, variable);
+    const s = await stat(path, { bigint: true }).catch(() => null);
+    if (s === null)
+      throw new SnowdbError(
+        'date-incomplete',
+        `${d.name} ${date} has no '${variable}' raster (re-ingest that date)`,
+      );
+    const key = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`;
+    let hit = this.entries.get(key);
+    if (hit === undefined) {
+      hit = readBlocks(d, path, variable, set);
+      this.entries.set(key, hit);
+      hit.catch(() => this.entries.delete(key));
+      if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return hit;
+  }
+}
+
+async function readBlocks(d: Dataset, path: string, variable: string, set: BlockSet): Promise<TypedArray> {
+  const spec = d.config.variables[variable]!;
+  const out = allocate(spec.dtype, set.ids.length * BLOCK_PIXELS);
+  const src = new FileSource(path);
+  try {
+    const cog = await Cog.open(src, new TileCache(512 * 1024 * 1024));
+    const { width: W, height: H } = d.grid;
+    for (let k = 0; k < set.ids.length; k++) {
+      const id = set.ids[k]!;
+      const col = (id % set.across) * BLOCK;
+      const row = Math.floor(id / set.across) * BLOCK;
+      const w = { col, row, width: Math.min(BLOCK, W - col), height: Math.min(BLOCK, H - row) };
+      const part = await cog.readWindow(w);
+      const base = k * BLOCK_PIXELS;
+      if (w.width < BLOCK || w.height < BLOCK) out.fill(spec.nodata, base, base + BLOCK_PIXELS);
+      for (let r = 0; r < w.height; r++)
+        out.set(part.subarray(r * w.width, (r + 1) * w.width), base + r * BLOCK);
+    }
+  } finally {
+    await src.close();
+  }
+  return out;
+}

@@ -1,0 +1,170 @@
+/**
+ * A basin prepared for reduction: the pixels of its AOI window that fall in a cell of the query's
+ * zone crossing, as parallel lists, and the one reduction every engine path runs over them (so
+ * every path sums in the same order and gives the same bits). Prepared basins are kept in a
+ * process-wide cache keyed by the AOI and zone-layer file signatures and the axes.
+ */
+import { parseWindowTag } from '../datasets/artifacts.js';
+import { SnowdbError } from '../errors.js';
+import { fileSignature } from '../io/memo.js';
+import { Cog } from '../raster/cog.reader.js';
+import type { TypedArray } from '../raster/dtype.js';
+import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
+import { FileSource } from '../raster/source.js';
+import type { StatsPlan } from './plan.js';
+
+export interface PreparedBasin {
+  /** The AOI window on the dataset grid. */
+  readonly window: Window;
+  /** Window offset (row-major) of each pixel in a cell, ascending. */
+  readonly at: Int32Array;
+  /** Each pixel's cell in the crossing (first axis most significant). */
+  readonly cell: Int32Array;
+  /** Each pixel's weight: covered fraction × cell area, m². */
+  readonly weight: Float64Array;
+  /** Σ weight per cell, m². */
+  readonly area: Float64Array;
+}
+
+/**
+ * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
+ * raster lies at the window its `tag` holds (col row width height), or covers the whole grid when
+ * `tag` is null; `want` null = the raster's own window. One open per file; null when it is absent.
+ * A raster that covers `want` is returned as read (its own pixel type, no copy).
+ */
+export async function readOnto(
+  path: string,
+  tag: string | null,
+  want: Window | null,
+  fill: number,
+): Promise<{ data: TypedArray; window: Window } | null> {
+  const src = new FileSource(path);
+  try {
+    const cog = await Cog.open(src).catch((e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return null;
+      throw e;
+    });
+    if (cog === null) return null;
+    const at = tag === null ? fullWindow(cog.grid) : parseWindowTag(cog.metadata.items[tag] ?? null);
+    if (at === null) throw new SnowdbError('invalid-raster', `${path}: no ${tag} tag`);
+    const w = want ?? at;
+    const inter = intersectWindows(at, w);
+    const local = inter && { ...inter, col: inter.col - at.col, row: inter.row - at.row };
+    if (inter && local && inter.width === w.width && inter.height === w.height)
+      return { data: await cog.readWindow(local), window: w };
+    const data = new Float64Array(w.width * w.height).fill(fill);
+    if (inter && local) {
+      const part = await cog.readWindow(local);
+      for (let r = 0; r < inter.height; r++) {
+        const dst = (inter.row - w.row + r) * w.width + (inter.col - w.col);
+        for (let c = 0; c < inter.width; c++) data[dst + c] = part[r * inter.width + c]!;
+      }
+    }
+    return { data, window: w };
+  } finally {
+    await src.close();
+  }
+}
+
+async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
+  const { dataset: d, entry, product } = plan;
+  const aoi = await readOnto(plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
+  if (aoi === null) {
+    throw new SnowdbError(
+      'basin-raster-missing',
+      `no AOI raster for ${entry.triplet} in '${d.name}' (run 'snowdb pourpoint rasterize ${entry.triplet}')`,
+    );
+  }
+  const { data: weights, window: w } = aoi;
+  const cellOf = new Int32Array(weights.length);
+  for (let i = 0; i < weights.length; i++) cellOf[i] = weights[i]! > 0 ? 0 : -1;
+  const ord = new Int32Array(weights.length);
+  for (const { axis, layer: spec, path } of plan.axes) {
+    const layer = await readOnto(path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
+    if (layer === null) {
+      throw new SnowdbError(
+        'zone-layer-missing',
+        `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
+      );
+    }
+    axis.classify(layer.data, spec.nodata, ord);
+    const n = axis.zones.length;
+    for (let i = 0; i < cellOf.length; i++) {
+      const o = ord[i]!;
+      cellOf[i] = cellOf[i]! < 0 || o < 0 ? -1 : cellOf[i]! * n + o;
+    }
+  }
+  let n = 0;
+  for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) n++;
+  const at = new Int32Array(n);
+  const cell = new Int32Array(n);
+  const weight = new Float64Array(n);
+  const area = new Float64Array(product);
+  for (let i = 0, j = 0; i < cellOf.length; i++) {
+    const c = cellOf[i]!;
+    if (c < 0) continue;
+    at[j] = i;
+    cell[j] = c;
+    weight[j] = weights[i]!;
+    area[c] = area[c]! + weights[i]!;
+    j++;
+  }
+  return { window: w, at, cell, weight, area };
+}
+
+/** Prepared basins by key, LRU by bytes (≤ 64 MiB). */
+const prepared = new Map<string, { basin: Promise<PreparedBasin>; bytes: number }>();
+let preparedBytes = 0;
+const MAX_PREPARED_BYTES = 64 * 1024 * 1024;
+
+/** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */
+export async function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
+  const files = [plan.aoi, ...plan.axes.map((a) => a.path)];
+  const signatures = await Promise.all(files.map(fileSignature));
+  const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
+  const hit = prepared.get(key);
+  if (hit !== undefined) {
+    prepared.delete(key);
+    prepared.set(key, hit);
+    return hit.basin;
+  }
+  const basin = prepare(plan);
+  const entry = { basin, bytes: 0 };
+  prepared.set(key, entry);
+  try {
+    const b = await basin;
+    entry.bytes = b.at.length * 16 + b.area.byteLength;
+    preparedBytes += entry.bytes;
+    while (preparedBytes > MAX_PREPARED_BYTES && prepared.size > 1) {
+      const [k, e] = prepared.entries().next().value as [string, { bytes: number }];
+      prepared.delete(k);
+      preparedBytes -= e.bytes;
+    }
+    return b;
+  } catch (e) {
+    prepared.delete(key);
+    throw e;
+  }
+}
+
+/**
+ * Add one date's values of one variable into per-cell sums: `vals[j]` is the stored value of
+ * pixel j (the basin's order); pixels equal to `nodata` or NaN are skipped.
+ * sw += weight (m²), sv += value × weight. Every engine path calls this, so sums are bit-equal.
+ */
+export function accumulate(
+  basin: PreparedBasin,
+  vals: TypedArray,
+  nodata: number,
+  sw: Float64Array,
+  sv: Float64Array,
+): void {
+  const { cell, weight } = basin;
+  for (let j = 0; j < cell.length; j++) {
+    const x = vals[j]!;
+    if (x === nodata || Number.isNaN(x)) continue;
+    const c = cell[j]!;
+    sw[c] = sw[c]! + weight[j]!;
+    sv[c] = sv[c]! + x * weight[j]!;
+  }
+}

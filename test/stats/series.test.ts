@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openDataset } from '../../src/datasets/registry.js';
+import { Database } from '../../src/db/database.js';
+import { markSeriesStale } from '../../src/series/build.js';
+import { seriesView } from '../../src/series/read.js';
+import { preparedBasin } from '../../src/stats/basin.js';
+import { executeStats } from '../../src/stats/engine.js';
+import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
+import { reduceFromSeries } from '../../src/stats/series-path.js';
+import { snowdb, tempDir } from '../helpers/cli.js';
+import { shiftedRecord, snapshotTree } from '../helpers/fs.js';
+import { fixturePath, seeded } from '../helpers/raster.js';
+import { buildZionDb, ZION, zionTar } from '../helpers/zion-db.js';
+
+/** Dates ingested after the store exists: one joins the page of 2024-01-15/16, two open new pages. */
+const LATER: readonly [string, (row: number, col: number) => number][] = [
+  ['20240110', (row, col) => ((row * 13 + col * 5) % 97) - 3], // some −3…−1: kept as values, not nodata
+  ['20240120', (row, col) => ((row + col) % 7 === 0 ? -9999 : 300 + ((row * col) % 211))],
+  ['20240203', (row) => 40 + (row % 17)],
+];
+const LATER_BASIN = 'LATER:UT:TEST';
+const ZONES = [
+  [],
+  ['terrain.elevation'],
+  ['terrain.elevation:band_step_ft=500'],
+  ['terrain.aspect'],
+  ['terrain.aspect', 'landcover.forest_cover:threshold_pct=30'],
+  ['landcover.forest_cover'],
+];
+
+describe('series store: the fast path gives the straightforward engine’s numbers, bit for bit', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  const root = () => join(dir, 'db');
+  const cli = async (...args: string[]) => {
+    const r = await snowdb(args, { env });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = await buildZionDb(dir);
+  });
+  after(() => cleanup());
+
+  it('keeps the store through later ingests and a later import, and agrees on seeded random queries', async () => {
+    const tars = [];
+    for (const [date, swe] of LATER) tars.push(await zionTar(dir, date, swe));
+    await cli('dataset', 'ingest', 'snodas', ...tars);
+    const record = join(dir, 'LATER_UT_TEST.geojson');
+    await writeFile(
+      record,
+      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), LATER_BASIN, 0.35, 0.2),
+    );
+    await cli('pourpoint', 'import', record);
+    await cli('dataset', 'activate', 'snodas');
+    const doctor = await snowdb(['doctor', '--format', 'json'], { env });
+    assert.doesNotMatch(doctor.stdout, /"check": ?"series"/, doctor.stdout);
+
+    const db = await Database.open(root());
+    const d = await openDataset(db, 'snodas');
+    const view = await seriesView(d);
+    assert.ok(view !== null, 'the ingest built a store');
+    assert.deepEqual(view.variables, ['depth', 'swe']);
+    const all = ['2024-01-10', '2024-01-15', '2024-01-16', '2024-01-20', '2024-02-03'];
+    const rand = seeded(17);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+    let fromStore = 0;
+    for (let k = 0; k < 40; k++) {
+      const a = pick(all);
+      const b = pick(all.filter((x) => x >= a));
+      const q: StatsQuery = {
+        dataset: 'snodas',
+        pourpoint: pick([ZION, LATER_BASIN]),
+        dates: { type: 'DateRange', start_date: a, end_date: b },
+        zones: pick(ZONES),
+        variables: pick([['swe'], ['depth', 'swe'], ['swe', 'precip_solid'], []]),
+        includeEmptyZones: rand() < 0.3,
+        validFraction: rand() < 0.5,
+      };
+      const plan = await openStatsPlan(db, q);
+      const fast = await executeStats(plan);
+      const plain = await executeStats(plan, { series: false });
+      assert.deepEqual(fast, plain, JSON.stringify(q));
+      // The fast path really answered every date of the stored variables.
+      const basin = await preparedBasin(plan);
+      const sums = plan.dates.map(() => ({
+        sw: new Float64Array(plan.product),
+        sv: new Float64Array(plan.product),
+      }));
+      const stored: readonly string[] = plan.variables.filter((x) => view.variables.includes(x));
+      for (const v of stored) {
+        assert.equal(reduceFromSeries(plan, basin, view, v, sums).size, plan.dates.length, JSON.stringify(q));
+        fromStore++;
+      }
+    }
+    assert.ok(fromStore > 20, `${fromStore} variable reads went through the store`);
+    // The later basin is not all nulls: its values come from new blocks.
+    const later = await executeStats(
+      await openStatsPlan(db, {
+        dataset: 'snodas',
+        pourpoint: LATER_BASIN,
+        dates: { type: 'DateRange', start_date: '2024-01-16', end_date: '2024-01-16' },
+        variables: ['swe'],
+      }),
+    );
+    assert.ok((later.results['2024-01-16']![0]![0] as number) > 20);
+  });
+
+  it('is rebuilt exactly after deletion, and doctor flags it stale until then', async () => {
+    const series = join(root(), 'data/snodas/series');
+    await cli('dataset', 'rebuild-series', 'snodas');
+    const first = await snapshotTree(series);
+    await rm(series, { recursive: true, force: true });
+    const missing = await snowdb(['doctor'], { env });
+    assert.equal(missing.code, 1);
+    assert.match(
+      missing.stdout + missing.stderr,
+      /no series store \(run 'snowdb dataset rebuild-series snodas'/,
+    );
+    await cli('dataset', 'rebuild-series', 'snodas');
+    assert.deepEqual(await snapshotTree(series), first);
+
+    // A date marked stale (an ingest that died between its COG swap and the store update) …
+    const d = await openDataset(await Database.open(root()), 'snodas');
+    await markSeriesStale(d, '2024-01-16');
+    const stale = await snowdb(['doctor'], { env });
+    assert.equal(stale.code, 1);
+    assert.match(stale.stdout + stale.stderr, /1 date\(s\) wait for an update: 2024-01-16/);
+    // … or COGs newer than their page are flagged; a rebuild clears both.
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(join(series, 'swe/202402-0.page'), past, past);
+    const older = await snowdb(['doctor'], { env });
+    assert.match(
+      older.stdout + older.stderr,
+      /series\/swe\/202402-0\.page.*older than the COGs of 2024-02-03/,
+    );
+    await cli('dataset', 'rebuild-series', 'snodas');
+    const fixed = await snowdb(['doctor'], { env });
+    assert.doesNotMatch(fixed.stdout + fixed.stderr, /series/);
+    assert.equal((await readFile(join(series, 'blocks.bin'))).subarray(0, 8).toString(), 'SDBSBL01');
+  });
+});
