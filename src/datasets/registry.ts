@@ -34,10 +34,18 @@ export interface Dataset {
   readonly footprint: AreaGeometry | null;
 }
 
-/** Open the dataset a link (registered or about to be) points at, from the database `root`. */
-export async function openLink(root: string, name: string, link: DatasetLink): Promise<Dataset> {
+/**
+ * Open the dataset a link (registered or about to be) points at, from the database `root`;
+ * `read` loads the config (default: read and validate the file).
+ */
+export async function openLink(
+  root: string,
+  name: string,
+  link: DatasetLink,
+  read: (path: string) => Promise<DatasetConfig> = readDatasetConfig,
+): Promise<Dataset> {
   const configPath = resolve(root, link.path);
-  const config = await readDatasetConfig(configPath);
+  const config = await read(configPath);
   const dir = datasetDir(root, link.path);
   return {
     name,
@@ -64,7 +72,8 @@ export async function openDataset(db: Database, name: string): Promise<Dataset> 
       `no dataset '${name}' is registered${known.length ? ` (registered: ${known.join(', ')})` : ''}`,
     );
   }
-  return openLink(db.root, name, link);
+  // The config is parsed again only when its file changed (one stat).
+  return openLink(db.root, name, link, (path) => db.memo(path, () => readDatasetConfig(path)));
 }
 
 /** Every registered dataset, sorted by name. */

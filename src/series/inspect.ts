@@ -1,9 +1,8 @@
 /**
  * What doctor needs to know of a series store, read without decoding any block: the block list,
- * stale marks, each page's block set and dates against the ingested dates, pages older than
- * their dates' folders, and basin pixels in no stored block.
+ * stale marks, each page's block set and dates against the ingested dates, and basin pixels in
+ * no stored block. (File times are not compared: a copied or restored database reorders them.)
  */
-import { stat } from 'node:fs/promises';
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
 import { basinBlocks, readBlockSet } from './blocks.js';
@@ -31,9 +30,6 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
   const problems: { target: string; issue: string }[] = [];
   const pages = new Map<string, string[]>();
   for (const date of dates) pages.set(pageOf(date), [...(pages.get(pageOf(date)) ?? []), date]);
-  const dirTimes = new Map<string, number>();
-  for (const date of dates)
-    dirTimes.set(date, (await stat(d.paths.date(date)).catch(() => null))?.mtimeMs ?? 0);
   for (const v of seriesVariables(d)) {
     const present = new Set((await namesIn(d.paths.seriesVariable(v))).filter((n) => n.endsWith('.page')));
     for (const [page, held] of pages) {
@@ -59,11 +55,7 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
       const days = held.map(dayNumber);
       if (header.days.length !== days.length || days.some((x, i) => header.days[i] !== x)) {
         problems.push({ target, issue: `holds ${header.days.length} dates, ${days.length} are ingested` });
-        continue;
       }
-      const pageTime = (await stat(path)).mtimeMs;
-      const newer = held.filter((date) => dirTimes.get(date)! > pageTime);
-      if (newer.length > 0) problems.push({ target, issue: `older than the COGs of ${newer.join(', ')}` });
     }
     for (const orphan of present)
       problems.push({ target: `series/${v}/${orphan}`, issue: 'holds no ingested date' });

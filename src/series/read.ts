@@ -113,8 +113,8 @@ export function pageHeader(d: Dataset, view: SeriesView, variable: string, page:
 }
 
 /**
- * Decoded blocks (by ordinal, ascending) of one page: dates × BLOCK_PIXELS samples each.
- * Adjacent blocks are read in one positional read.
+ * Decoded blocks (by ordinal) of one page: dates × BLOCK_PIXELS samples each. Adjacent blocks
+ * are read in one positional read; `cache` false = a large scan that bypasses the block cache.
  */
 export function pageBlocks(
   d: Dataset,
@@ -123,6 +123,7 @@ export function pageBlocks(
   page: string,
   header: PageHeader,
   ordinals: readonly number[],
+  cache = true,
 ): TypedArray[] {
   const prefix = `${d.dir}|${view.generation}|${variable}/${page}#`;
   const out: (TypedArray | undefined)[] = ordinals.map((k) => {
@@ -158,7 +159,7 @@ export function pageBlocks(
           header.dtype,
           header.days.length,
         );
-        remember(prefix + k, values);
+        if (cache) remember(prefix + k, values);
         out[m] = values;
       }
       i = j;

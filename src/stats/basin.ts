@@ -11,12 +11,16 @@ import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
+import { BLOCK } from '../series/page.js';
 import type { StatsPlan } from './plan.js';
 
 export interface PreparedBasin {
   /** The AOI window on the dataset grid. */
   readonly window: Window;
-  /** Window offset (row-major) of each pixel in a cell, ascending. */
+  /**
+   * Window offset of each pixel in a cell, in block-major order: by BLOCK × BLOCK grid block
+   * (block row, then column), then row-major inside the block. Every path sums in this order.
+   */
   readonly at: Int32Array;
   /** Each pixel's cell in the crossing (first axis most significant). */
   readonly cell: Int32Array;
@@ -24,6 +28,12 @@ export interface PreparedBasin {
   readonly weight: Float64Array;
   /** Σ weight per cell, m². */
   readonly area: Float64Array;
+  /** Grid blocks holding the pixels, in order (id = block row × blocks across + block column). */
+  readonly blocks: Uint32Array;
+  /** Pixels of `blocks[b]` are `blockStart[b]` … `blockStart[b + 1]` − 1. */
+  readonly blockStart: Int32Array;
+  /** Each pixel's offset inside its block (row × BLOCK + column). */
+  readonly pos: Int32Array;
 }
 
 /**
@@ -94,22 +104,48 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
       cellOf[i] = cellOf[i]! < 0 || o < 0 ? -1 : cellOf[i]! * n + o;
     }
   }
-  let n = 0;
-  for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) n++;
-  const at = new Int32Array(n);
+  // Block-major order: sort the window offsets in a cell by (block id, offset inside the block).
+  const across = Math.ceil(d.grid.width / BLOCK);
+  const blockOf = (i: number) =>
+    Math.floor((w.row + Math.floor(i / w.width)) / BLOCK) * across +
+    Math.floor((w.col + (i % w.width)) / BLOCK);
+  const posOf = (i: number) =>
+    ((w.row + Math.floor(i / w.width)) % BLOCK) * BLOCK + ((w.col + (i % w.width)) % BLOCK);
+  const order: number[] = [];
+  for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) order.push(i);
+  order.sort((a, b) => blockOf(a) - blockOf(b) || posOf(a) - posOf(b));
+  const n = order.length;
+  const at = Int32Array.from(order);
   const cell = new Int32Array(n);
   const weight = new Float64Array(n);
+  const pos = new Int32Array(n);
   const area = new Float64Array(product);
-  for (let i = 0, j = 0; i < cellOf.length; i++) {
+  const blocks: number[] = [];
+  const starts: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const i = at[j]!;
     const c = cellOf[i]!;
-    if (c < 0) continue;
-    at[j] = i;
     cell[j] = c;
     weight[j] = weights[i]!;
+    pos[j] = posOf(i);
     area[c] = area[c]! + weights[i]!;
-    j++;
+    const b = blockOf(i);
+    if (blocks.at(-1) !== b) {
+      blocks.push(b);
+      starts.push(j);
+    }
   }
-  return { window: w, at, cell, weight, area };
+  starts.push(n);
+  return {
+    window: w,
+    at,
+    cell,
+    weight,
+    area,
+    blocks: Uint32Array.from(blocks),
+    blockStart: Int32Array.from(starts),
+    pos,
+  };
 }
 
 /** Prepared basins by key, LRU by bytes (≤ 64 MiB). */
@@ -133,7 +169,7 @@ export async function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   prepared.set(key, entry);
   try {
     const b = await basin;
-    entry.bytes = b.at.length * 16 + b.area.byteLength;
+    entry.bytes = b.at.length * 20 + b.area.byteLength + b.blocks.byteLength * 2;
     preparedBytes += entry.bytes;
     while (preparedBytes > MAX_PREPARED_BYTES && prepared.size > 1) {
       const [k, e] = prepared.entries().next().value as [string, { bytes: number }];

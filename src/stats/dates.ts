@@ -69,12 +69,24 @@ export function parseDoy(doy: string, years: string): DateQuery {
   return dayOfYear(Number(d[1]), Number(d[2]), Number(y[1]), Number(y[2]));
 }
 
-/** The ISO dates of `available` (ascending) the query selects. */
+/** First index of the ascending `xs` whose item is ≥ `x` (> `x` with `after`). */
+function lowerBound(xs: readonly string[], x: string, after = false): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid]! < x || (after && xs[mid] === x)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The ISO dates of `available` (ascending) the query selects; a range by binary search. */
 export function selectDates(available: readonly string[], q: DateQuery): string[] {
   if (q.type === 'DateRange') {
-    return available.filter(
-      (d) => (q.start_date === null || d >= q.start_date) && (q.end_date === null || d <= q.end_date),
-    );
+    const from = q.start_date === null ? 0 : lowerBound(available, q.start_date);
+    const to = q.end_date === null ? available.length : lowerBound(available, q.end_date, true);
+    return available.slice(from, Math.max(from, to));
   }
   const md = `-${String(q.month).padStart(2, '0')}-${String(q.day).padStart(2, '0')}`;
   return available.filter(

@@ -6,7 +6,7 @@ import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { accumulate, preparedBasin, readOnto } from './basin.js';
 import { openStatsPlan, type StatsPlan, type StatsQuery } from './plan.js';
-import { reduceFromSeries } from './series-path.js';
+import { reduceFromSeries, type Sums } from './series-path.js';
 
 /** The compact stats body (docs/reference.md#stats). */
 export interface CompactStats {
@@ -32,17 +32,15 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
   const { area } = basin;
   const keep: number[] = [];
   for (let k = 0; k < product; k++) if (plan.includeEmptyZones || area[k]! > 0) keep.push(k);
-  // Per variable, per plan date: Σ weight with data and Σ value × weight, per cell.
-  const sums = new Map<string, { sw: Float64Array; sv: Float64Array }[]>();
+  // Per variable: Σ weight with data and Σ value × weight, per plan date and cell.
+  const sums = new Map<string, Sums>();
+  const nd = plan.dates.length;
   const view = opts.series === false ? null : await seriesView(d);
   for (const [vi, v] of plan.variables.entries()) {
     const spec = d.config.variables[v]!;
-    const perDate: { sw: Float64Array; sv: Float64Array }[] = plan.dates.map(() => ({
-      sw: new Float64Array(product),
-      sv: new Float64Array(product),
-    }));
-    const fromSeries = view === null ? new Set<number>() : reduceFromSeries(plan, basin, view, v, perDate);
-    const rest = plan.dates.flatMap((x, i) => (fromSeries.has(i) ? [] : [i]));
+    const all: Sums = { sw: new Float64Array(nd * product), sv: new Float64Array(nd * product) };
+    const fromSeries = view === null ? new Set<number>() : reduceFromSeries(plan, basin, view, v, all);
+    const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
     await mapPool(rest, 8, async (i) => {
       const { date, cogs } = plan.dates[i]!;
       const raster = await readOnto(cogs[vi]!, null, basin.window, spec.nodata);
@@ -53,20 +51,29 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
         );
       }
       const vals = gatherWindow(raster.data, basin.at);
-      accumulate(basin, vals, spec.nodata, perDate[i]!.sw, perDate[i]!.sv);
+      const at = i * product;
+      accumulate(
+        basin,
+        vals,
+        spec.nodata,
+        all.sw.subarray(at, at + product),
+        all.sv.subarray(at, at + product),
+      );
     });
-    sums.set(v, perDate);
+    sums.set(v, all);
   }
   const results: Record<string, (number | null)[][]> = {};
   plan.dates.forEach(({ date }, i) => {
     results[date] = keep.map((k) =>
       columns.map((col) => {
-        const { sw, sv } = sums.get(col.variable)![i]!;
+        const { sw: SW, sv: SV } = sums.get(col.variable)!;
+        const sw = SW[i * product + k]!;
+        const sv = SV[i * product + k]!;
         const spec = d.config.variables[col.variable]!;
-        if (col.kind === 'valid') return area[k]! > 0 ? sw[k]! / area[k]! : null;
-        if (!(sw[k]! > 0)) return null;
-        if (col.kind === 'mean') return sv[k]! / sw[k]! / spec.scale_factor;
-        return (sv[k]! / spec.scale_factor) * spec.volume_m_per_unit!; // m³ = Σ value(unit) × m/unit × m²
+        if (col.kind === 'valid') return area[k]! > 0 ? sw / area[k]! : null;
+        if (!(sw > 0)) return null;
+        if (col.kind === 'mean') return sv / sw / spec.scale_factor;
+        return (sv / spec.scale_factor) * spec.volume_m_per_unit!; // m³ = Σ value(unit) × m/unit × m²
       }),
     );
   });

@@ -1,61 +1,41 @@
 /**
  * The fast path of a stats query: the dates a variable's series store holds, read page by page
- * (8 dates per page, only the blocks under the basin), each date's values gathered into the
- * basin's pixel order and reduced by the same `accumulate` as the COG path.
+ * (8 dates per page, only the blocks under the basin), summed in the basin's pixel order as the
+ * COG path's `accumulate` sums.
  */
-import { allocate, type DType, type TypedArray } from '../raster/dtype.js';
-import { BLOCK, BLOCK_PIXELS, dayNumber, pageOf } from '../series/page.js';
+import { DTYPES, type TypedArray } from '../raster/dtype.js';
+import { BLOCK_PIXELS, dayNumber, pageOf } from '../series/page.js';
 import { pageBlocks, pageHeader, type SeriesView } from '../series/read.js';
-import { accumulate, type PreparedBasin } from './basin.js';
+import type { PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 
-/** Where each basin pixel sits in the store: which of the basin's blocks, and where in it. */
-interface BlockLayout {
-  /** Block ordinals under the basin, ascending. */
-  readonly ordinals: number[];
-  /** Per pixel: index into `ordinals`, and offset inside the block (row × BLOCK + col). */
-  readonly slot: Int32Array;
-  readonly pos: Int32Array;
-}
+/** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
+const layouts = new WeakMap<PreparedBasin, { set: number; ordinals: number[] | null }>();
 
-const layouts = new WeakMap<PreparedBasin, { set: number; layout: BlockLayout | null }>();
-
-/** The basin's block layout in this block set; null when a pixel's block is not stored. */
-function layoutOf(basin: PreparedBasin, view: SeriesView): BlockLayout | null {
+function ordinalsOf(basin: PreparedBasin, view: SeriesView): number[] | null {
   const hit = layouts.get(basin);
-  if (hit !== undefined && hit.set === view.set.id) return hit.layout;
-  const { window: w, at } = basin;
-  const { ordinal, across } = view.set;
-  const blockOf = new Int32Array(at.length);
-  const pos = new Int32Array(at.length);
-  let layout: BlockLayout | null = null;
-  let ok = true;
-  const used = new Set<number>();
-  for (let j = 0; j < at.length; j++) {
-    const row = w.row + Math.floor(at[j]! / w.width);
-    const col = w.col + (at[j]! % w.width);
-    const k = ordinal[Math.floor(row / BLOCK) * across + Math.floor(col / BLOCK)] ?? -1;
-    if (k < 0) {
-      ok = false;
-      break;
-    }
-    blockOf[j] = k;
-    pos[j] = (row % BLOCK) * BLOCK + (col % BLOCK);
-    used.add(k);
-  }
-  if (ok) {
-    const ordinals = [...used].sort((a, b) => a - b);
-    const index = new Map(ordinals.map((k, i) => [k, i]));
-    const slot = new Int32Array(at.length);
-    for (let j = 0; j < at.length; j++) slot[j] = index.get(blockOf[j]!)!;
-    layout = { ordinals, slot, pos };
-  }
-  layouts.set(basin, { set: view.set.id, layout });
-  return layout;
+  if (hit !== undefined && hit.set === view.set.id) return hit.ordinals;
+  const ordinals = [...basin.blocks].map((b) => view.set.ordinal[b] ?? -1);
+  const out = ordinals.every((k) => k >= 0) ? ordinals : null;
+  layouts.set(basin, { set: view.set.id, ordinals: out });
+  return out;
 }
+
+/** Per-cell sums of one variable over the plan's dates, flat: date index × product + cell. */
+export interface Sums {
+  /** Σ weight of pixels with data, m². */
+  readonly sw: Float64Array;
+  /** Σ stored value × weight. */
+  readonly sv: Float64Array;
+}
+
+/** Decoded bytes a query may put through the block cache; larger scans bypass it. */
+const CACHED_SCAN_BYTES = 32 * 1024 * 1024;
 
 /**
- * Reduce every plan date of `variable` the store holds into `perDate` (plan date order).
+ * Reduce every plan date of `variable` the store holds into `sums`. Loops run block by block
+ * (the basin's order), date by date, then over the block's pixels: each (date, cell) sum still
+ * adds its pixels in the basin's order, as `accumulate` does, so the bits are the same.
  * @returns the indices of the dates reduced; the others are for the COG path.
  */
 export function reduceFromSeries(
@@ -63,14 +43,15 @@ export function reduceFromSeries(
   basin: PreparedBasin,
   view: SeriesView,
   variable: string,
-  perDate: readonly { sw: Float64Array; sv: Float64Array }[],
+  sums: Sums,
 ): Set<number> {
   const done = new Set<number>();
   const d = plan.dataset;
   if (!view.variables.includes(variable)) return done;
-  const layout = layoutOf(basin, view);
-  if (layout === null) return done;
+  const ordinals = ordinalsOf(basin, view);
+  if (ordinals === null) return done;
   const spec = d.config.variables[variable]!;
+  const nodata = spec.nodata;
   const byPage = new Map<string, number[]>();
   plan.dates.forEach(({ date }, i) => {
     if (view.stale.has(date)) return;
@@ -79,26 +60,57 @@ export function reduceFromSeries(
     if (list) list.push(i);
     else byPage.set(p, [i]);
   });
-  const n = basin.at.length;
-  const vals = allocate(spec.dtype as DType, n);
-  const { slot, pos } = layout;
+  const { blockStart } = basin;
+  const P = plan.product;
+  const cache =
+    byPage.size * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes <= CACHED_SCAN_BYTES;
+  const tOff = new Int32Array(BLOCK_PIXELS); // per page date: offset of its values in a block
+  const dOff = new Int32Array(BLOCK_PIXELS); // … and of its sums
   for (const [page, indices] of byPage) {
     const header = pageHeader(d, view, variable, page);
     if (header === null || header.dtype !== spec.dtype) continue;
-    let blocks: TypedArray[];
-    try {
-      blocks = pageBlocks(d, view, variable, page, header, layout.ordinals);
-    } catch {
-      continue; // a damaged page: these dates come from the COGs
-    }
+    let nt = 0;
+    const held: number[] = [];
     for (const i of indices) {
       const t = header.days.indexOf(dayNumber(plan.dates[i]!.date));
       if (t < 0) continue;
-      const base = t * BLOCK_PIXELS;
-      for (let j = 0; j < n; j++) vals[j] = blocks[slot[j]!]![base + pos[j]!]!;
-      accumulate(basin, vals, spec.nodata, perDate[i]!.sw, perDate[i]!.sv);
-      done.add(i);
+      tOff[nt] = t * BLOCK_PIXELS;
+      dOff[nt++] = i * P;
+      held.push(i);
     }
+    if (nt === 0) continue;
+    let blocks: TypedArray[];
+    try {
+      blocks = pageBlocks(d, view, variable, page, header, ordinals, cache);
+    } catch {
+      continue; // a damaged page: these dates come from the COGs
+    }
+    for (let b = 0; b < blocks.length; b++)
+      for (let m = 0; m < nt; m++)
+        sumBlock(blocks[b]!, tOff[m]!, dOff[m]!, blockStart[b]!, blockStart[b + 1]!, basin, nodata, sums);
+    for (const i of held) done.add(i);
   }
   return done;
+}
+
+/** Add one date of one block (values from `t`) to the sums from `o`, pixels j0 … j1 − 1 in order. */
+function sumBlock(
+  blk: TypedArray,
+  t: number,
+  o: number,
+  j0: number,
+  j1: number,
+  basin: PreparedBasin,
+  nodata: number,
+  sums: Sums,
+): void {
+  const { cell, weight, pos } = basin;
+  const { sw, sv } = sums;
+  for (let j = j0; j < j1; j++) {
+    const x = blk[t + pos[j]!]!;
+    if (x === nodata || Number.isNaN(x)) continue;
+    const k = o + cell[j]!;
+    sw[k] = sw[k]! + weight[j]!;
+    sv[k] = sv[k]! + x * weight[j]!;
+  }
 }
