@@ -11,19 +11,19 @@ import { ingestedDates } from '../datasets/inventory.js';
 import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
-import { namesIn } from '../io/fs.js';
+import { namesIn, pathExists } from '../io/fs.js';
 import { withFileLock } from '../io/lock.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
 import { isoDate } from '../util/dates.js';
 import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
 import {
   BLOCK_PIXELS,
+  datesByPage,
   dayNumber,
   decodeBlock,
   encodeBlock,
   encodePage,
   type PageHeader,
-  pageOf,
   parsePageHeader,
 } from './page.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
@@ -34,16 +34,6 @@ export interface SeriesBuildReport {
   readonly pages: number;
   readonly dates: number;
   readonly bytes: number;
-}
-
-/** Dates grouped by page, ascending. */
-function byPage(dates: readonly string[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const d of [...dates].sort()) {
-    const p = pageOf(d);
-    out.set(p, [...(out.get(p) ?? []), d]);
-  }
-  return out;
 }
 
 /** A page file as stored: header and whole bytes, or null when absent or damaged. */
@@ -133,7 +123,7 @@ async function rebuildLocked(
   await mkdir(d.paths.seriesDir, { recursive: true });
   await writeBlockSet(d, set.ids);
   const dates = await ingestedDates(d);
-  const pages = byPage(dates);
+  const pages = datesByPage(dates);
   const variables = seriesVariables(d);
   const cache = new BlockValuesCache();
   let bytes = 0;
@@ -146,12 +136,11 @@ async function rebuildLocked(
       progress(++done, total);
     }
     for (const n of await namesIn(d.paths.seriesVariable(v)))
-      if (!pages.has(n.replace(/\.page$/, '')))
-        await rm(`${d.paths.seriesVariable(v)}/${n}`, { force: true });
+      if (!pages.has(n.replace(/\.page$/, ''))) await rm(join(d.paths.seriesVariable(v), n), { force: true });
   }
   for (const n of await namesIn(d.paths.seriesDir))
     if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
-      await rm(`${d.paths.seriesDir}/${n}`, { recursive: true, force: true });
+      await rm(join(d.paths.seriesDir, n), { recursive: true, force: true });
   await rm(d.paths.seriesStaleDir, { recursive: true, force: true });
   return { variables, blocks: set.ids.length, pages: total, dates: dates.length, bytes };
 }
@@ -162,7 +151,7 @@ async function rebuildLocked(
  * date swapped while a refresh read it is refreshed again.
  */
 export async function markSeriesStale(d: Dataset, date: string): Promise<void> {
-  if ((await readBlockSet(d)) === null) return;
+  if (!(await pathExists(d.paths.seriesBlocks))) return;
   await mkdir(d.paths.seriesStaleDir, { recursive: true });
   await writeFile(d.paths.seriesStale(date), randomBytes(8).toString('hex'));
 }
@@ -195,7 +184,7 @@ export async function staleSeriesDates(d: Dataset): Promise<string[]> {
  * @returns the number of pages written.
  */
 export async function refreshSeries(d: Dataset): Promise<number> {
-  if ((await readBlockSet(d)) !== null && (await staleSeriesDates(d)).length === 0) return 0;
+  if ((await pathExists(d.paths.seriesBlocks)) && (await staleSeriesDates(d)).length === 0) return 0;
   return withSeriesLock(d, () => refreshLocked(d));
 }
 
@@ -208,12 +197,12 @@ async function refreshLocked(d: Dataset): Promise<number> {
     stale.map((date) => readFile(d.paths.seriesStale(date), 'utf8').catch(() => null)),
   );
   const ingested = new Set(await ingestedDates(d));
-  const all = byPage([...ingested]);
+  const all = datesByPage([...ingested]);
   const cache = new BlockValuesCache();
   let written = 0;
   for (const v of seriesVariables(d)) {
     await mkdir(d.paths.seriesVariable(v), { recursive: true });
-    for (const page of new Set(stale.map(pageOf))) {
+    for (const page of datesByPage(stale).keys()) {
       const path = d.paths.seriesPage(v, page);
       const dates = all.get(page) ?? [];
       if (dates.length === 0) {
@@ -240,7 +229,7 @@ async function refreshLocked(d: Dataset): Promise<number> {
  * @returns the number of blocks added.
  */
 export async function extendSeries(d: Dataset): Promise<number> {
-  if ((await readBlockSet(d)) === null) return 0;
+  if (!(await pathExists(d.paths.seriesBlocks))) return 0;
   return withSeriesLock(d, () => extendLocked(d));
 }
 
@@ -254,7 +243,7 @@ async function extendLocked(d: Dataset): Promise<number> {
   const set = blockSetOf(d.grid, Uint32Array.from([...old.ids, ...added.sort((a, b) => a - b)]));
   await writeBlockSet(d, set.ids);
   const cache = new BlockValuesCache();
-  const pages = byPage(await ingestedDates(d));
+  const pages = datesByPage(await ingestedDates(d));
   for (const v of seriesVariables(d)) {
     await mkdir(d.paths.seriesVariable(v), { recursive: true });
     for (const [page, dates] of pages) {

@@ -7,7 +7,7 @@ import type { Dataset } from '../datasets/registry.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
 import { basinBlocks, readBlockSet } from './blocks.js';
 import { staleSeriesDates } from './build.js';
-import { dayNumber, pageOf, parsePageHeader } from './page.js';
+import { datesByPage, dayNumber, parsePageHeader } from './page.js';
 import { seriesVariables } from './source.js';
 
 export interface SeriesFacts {
@@ -28,8 +28,7 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
   const want = await basinBlocks(d);
   const missingBlocks = [...want].filter((b) => set.ordinal[b] === -1).length;
   const problems: { target: string; issue: string }[] = [];
-  const pages = new Map<string, string[]>();
-  for (const date of dates) pages.set(pageOf(date), [...(pages.get(pageOf(date)) ?? []), date]);
+  const pages = datesByPage(dates);
   for (const v of seriesVariables(d)) {
     const present = new Set((await namesIn(d.paths.seriesVariable(v))).filter((n) => n.endsWith('.page')));
     for (const [page, held] of pages) {

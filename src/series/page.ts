@@ -36,8 +36,18 @@ export function pageOf(iso: string): string {
   return `${iso.slice(0, 4)}${iso.slice(5, 7)}-${Math.min(3, Math.floor((dayOfMonth - 1) / 8))}`;
 }
 
+/** Dates grouped by page, each list ascending. */
+export function datesByPage(dates: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const d of [...dates].sort()) {
+    const list = out.get(pageOf(d));
+    if (list) list.push(d);
+    else out.set(pageOf(d), [d]);
+  }
+  return out;
+}
+
 export const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
-export const isoOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
 /** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major. */
 export function encodeBlock(values: TypedArray, level = 1): Buffer {

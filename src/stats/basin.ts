@@ -11,6 +11,7 @@ import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
+import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
 import type { StatsPlan } from './plan.js';
 
@@ -105,7 +106,7 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     }
   }
   // Block-major order: sort the window offsets in a cell by (block id, offset inside the block).
-  const across = Math.ceil(d.grid.width / BLOCK);
+  const across = blocksAcross(d.grid);
   const blockOf = (i: number) =>
     Math.floor((w.row + Math.floor(i / w.width)) / BLOCK) * across +
     Math.floor((w.col + (i % w.width)) / BLOCK);
