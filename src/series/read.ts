@@ -8,7 +8,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
-import type { TypedArray } from '../raster/dtype.js';
+import type { DType, TypedArray } from '../raster/dtype.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
 import { staleSeriesDates } from './build.js';
 import { decodeBlock, HEADER_PROBE, headerLength, type PageHeader, parsePageHeader } from './page.js';
@@ -112,60 +112,82 @@ export function pageHeader(d: Dataset, view: SeriesView, variable: string, page:
   return header;
 }
 
-/**
- * Decoded blocks (by ordinal) of one page: dates × BLOCK_PIXELS samples each. Adjacent blocks
- * are read in one positional read; `cache` false = a large scan that bypasses the block cache.
- */
-export function pageBlocks(
+/** Where some blocks of one page lie: plain data, so a worker thread can read them. */
+export interface BlockRanges {
+  readonly path: string;
+  readonly dtype: DType;
+  /** Dates the page holds (each block is dates × BLOCK_PIXELS samples). */
+  readonly dates: number;
+  /** Per wanted block: its stream's absolute offset in the file and its length, bytes. */
+  readonly starts: readonly number[];
+  readonly lengths: readonly number[];
+}
+
+/** The ranges of blocks `ordinals` (block-set ordinals) of a page whose header is `header`. */
+export function blockRanges(
   d: Dataset,
-  view: SeriesView,
   variable: string,
   page: string,
   header: PageHeader,
   ordinals: readonly number[],
-  cache = true,
-): TypedArray[] {
-  const prefix = `${d.dir}|${view.generation}|${variable}/${page}#`;
-  const out: (TypedArray | undefined)[] = ordinals.map((k) => {
-    const v = blocks.get(prefix + k);
-    if (v !== undefined) {
-      blocks.delete(prefix + k);
-      blocks.set(prefix + k, v);
-    }
-    return v;
-  });
-  if (out.every((b) => b !== undefined)) return out as TypedArray[];
-  const fd = openSync(d.paths.seriesPage(variable, page), 'r');
+): BlockRanges {
+  return {
+    path: d.paths.seriesPage(variable, page),
+    dtype: header.dtype,
+    dates: header.days.length,
+    starts: ordinals.map((k) => header.dataStart + header.offsets[k]!),
+    lengths: ordinals.map((k) => header.lengths[k]!),
+  };
+}
+
+/** Read and decode blocks `which` (indices into `r`; all when omitted); adjacent streams in one read. */
+export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArray[] {
+  const want = which ?? r.starts.map((_s, i) => i);
+  const out: TypedArray[] = [];
+  const fd = openSync(r.path, 'r');
   try {
-    for (let i = 0; i < ordinals.length; ) {
-      if (out[i] !== undefined) {
-        i++;
-        continue;
-      }
-      let j = i + 1; // run of missing, adjacent ordinals [i, j)
-      while (j < ordinals.length && out[j] === undefined && ordinals[j] === ordinals[j - 1]! + 1) j++;
-      const first = ordinals[i]!;
-      const last = ordinals[j - 1]!;
-      const start = header.dataStart + header.offsets[first]!;
-      const bytes = Buffer.allocUnsafe(
-        header.offsets[last]! + header.lengths[last]! - header.offsets[first]!,
-      );
-      readSync(fd, bytes, 0, bytes.length, start);
+    for (let i = 0; i < want.length; ) {
+      let j = i + 1; // a run [i, j) of streams that follow each other in the file
+      while (j < want.length && r.starts[want[j]!] === r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]!)
+        j++;
+      const first = r.starts[want[i]!]!;
+      const last = want[j - 1]!;
+      const bytes = Buffer.allocUnsafe(r.starts[last]! + r.lengths[last]! - first);
+      readSync(fd, bytes, 0, bytes.length, first);
       for (let m = i; m < j; m++) {
-        const k = ordinals[m]!;
-        const at = header.offsets[k]! - header.offsets[first]!;
-        const values = decodeBlock(
-          bytes.subarray(at, at + header.lengths[k]!),
-          header.dtype,
-          header.days.length,
-        );
-        if (cache) remember(prefix + k, values);
-        out[m] = values;
+        const at = r.starts[want[m]!]! - first;
+        out.push(decodeBlock(bytes.subarray(at, at + r.lengths[want[m]!]!), r.dtype, r.dates));
       }
       i = j;
     }
   } finally {
     closeSync(fd);
   }
+  return out;
+}
+
+/** Decoded blocks of one page through the process-wide block cache (small, repeated queries). */
+export function cachedBlocks(
+  d: Dataset,
+  view: SeriesView,
+  r: BlockRanges,
+  ordinals: readonly number[],
+): TypedArray[] {
+  const prefix = `${d.dir}|${view.generation}|${r.path}#`;
+  const out = ordinals.map((k) => {
+    const v = blocks.get(prefix + k);
+    if (v !== undefined) {
+      blocks.delete(prefix + k); // most recently used goes last
+      blocks.set(prefix + k, v);
+    }
+    return v;
+  });
+  const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
+  if (missing.length > 0)
+    readBlocks(r, missing).forEach((v, m) => {
+      const i = missing[m]!;
+      remember(prefix + ordinals[i]!, v);
+      out[i] = v;
+    });
   return out as TypedArray[];
 }

@@ -20,7 +20,8 @@ export interface PreparedBasin {
   readonly window: Window;
   /**
    * Window offset of each pixel in a cell, in block-major order: by BLOCK × BLOCK grid block
-   * (block row, then column), then row-major inside the block. Every path sums in this order.
+   * (block row, then column), then by cell, then row-major inside the block. Every path adds a
+   * cell's pixels in this order (the order across cells does not change any sum's bits).
    */
   readonly at: Int32Array;
   /** Each pixel's cell in the crossing (first axis most significant). */
@@ -31,11 +32,18 @@ export interface PreparedBasin {
   readonly area: Float64Array;
   /** Grid blocks holding the pixels, in order (id = block row × blocks across + block column). */
   readonly blocks: Uint32Array;
-  /** Pixels of `blocks[b]` are `blockStart[b]` … `blockStart[b + 1]` − 1. */
-  readonly blockStart: Int32Array;
+  /** Runs (pixels of one block and one cell) of `blocks[b]` are `blockRun[b]` … `blockRun[b + 1]` − 1. */
+  readonly blockRun: Int32Array;
+  /** Pixels of run r are `runStart[r]` … `runStart[r + 1]` − 1. */
+  readonly runStart: Int32Array;
+  /** The cell of run r. */
+  readonly runCell: Int32Array;
   /** Each pixel's offset inside its block (row × BLOCK + column). */
   readonly pos: Int32Array;
 }
+
+/** What the reduction needs of a prepared basin (plain typed arrays: a worker gets a copy). */
+export type BasinRuns = Pick<PreparedBasin, 'blockRun' | 'runStart' | 'runCell' | 'weight' | 'pos'>;
 
 /**
  * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
@@ -114,7 +122,7 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     ((w.row + Math.floor(i / w.width)) % BLOCK) * BLOCK + ((w.col + (i % w.width)) % BLOCK);
   const order: number[] = [];
   for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) order.push(i);
-  order.sort((a, b) => blockOf(a) - blockOf(b) || posOf(a) - posOf(b));
+  order.sort((a, b) => blockOf(a) - blockOf(b) || cellOf[a]! - cellOf[b]! || posOf(a) - posOf(b));
   const n = order.length;
   const at = Int32Array.from(order);
   const cell = new Int32Array(n);
@@ -122,7 +130,9 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   const pos = new Int32Array(n);
   const area = new Float64Array(product);
   const blocks: number[] = [];
-  const starts: number[] = [];
+  const blockRun: number[] = [];
+  const runStart: number[] = [];
+  const runCell: number[] = [];
   for (let j = 0; j < n; j++) {
     const i = at[j]!;
     const c = cellOf[i]!;
@@ -131,12 +141,18 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     pos[j] = posOf(i);
     area[c] = area[c]! + weights[i]!;
     const b = blockOf(i);
-    if (blocks.at(-1) !== b) {
+    const newBlock = blocks.at(-1) !== b;
+    if (newBlock) {
       blocks.push(b);
-      starts.push(j);
+      blockRun.push(runStart.length);
+    }
+    if (newBlock || runCell.at(-1) !== c) {
+      runStart.push(j);
+      runCell.push(c);
     }
   }
-  starts.push(n);
+  blockRun.push(runStart.length);
+  runStart.push(n);
   return {
     window: w,
     at,
@@ -144,7 +160,9 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     weight,
     area,
     blocks: Uint32Array.from(blocks),
-    blockStart: Int32Array.from(starts),
+    blockRun: Int32Array.from(blockRun),
+    runStart: Int32Array.from(runStart),
+    runCell: Int32Array.from(runCell),
     pos,
   };
 }
@@ -170,7 +188,7 @@ export async function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   prepared.set(key, entry);
   try {
     const b = await basin;
-    entry.bytes = b.at.length * 20 + b.area.byteLength + b.blocks.byteLength * 2;
+    entry.bytes = b.at.length * 20 + b.area.byteLength + b.blocks.byteLength * 2 + b.runCell.byteLength * 2;
     preparedBytes += entry.bytes;
     while (preparedBytes > MAX_PREPARED_BYTES && prepared.size > 1) {
       const [k, e] = prepared.entries().next().value as [string, { bytes: number }];
@@ -185,23 +203,36 @@ export async function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
 }
 
 /**
- * Add one date's values of one variable into per-cell sums: `vals[j]` is the stored value of
- * pixel j (the basin's order); pixels equal to `nodata` or NaN are skipped.
- * sw += weight (m²), sv += value × weight. Every engine path calls this, so sums are bit-equal.
+ * Add one date's values of one variable into per-cell sums, run by run of the basin's pixels:
+ * pixel j's value is `vals[base + idx[j]]`; pixels equal to `nodata` or NaN are skipped. sw[o + cell] += weight (m²), sv[o + cell] += value × weight, each cell's
+ * pixels added in the basin's order: every engine path calls this, so sums are bit-equal.
  */
-export function accumulate(
-  basin: PreparedBasin,
+export function accumulateRuns(
+  basin: BasinRuns,
+  r0: number,
+  r1: number,
   vals: TypedArray,
+  base: number,
+  idx: Int32Array,
   nodata: number,
   sw: Float64Array,
   sv: Float64Array,
+  o: number,
 ): void {
-  const { cell, weight } = basin;
-  for (let j = 0; j < cell.length; j++) {
-    const x = vals[j]!;
-    if (x === nodata || Number.isNaN(x)) continue;
-    const c = cell[j]!;
-    sw[c] = sw[c]! + weight[j]!;
-    sv[c] = sv[c]! + x * weight[j]!;
+  const { runStart, runCell, weight } = basin;
+  for (let r = r0; r < r1; r++) {
+    const k = o + runCell[r]!;
+    let a = sw[k]!; // Σ weight, m²: kept in registers along the run, the same additions in order
+    let s = sv[k]!;
+    const j1 = runStart[r + 1]!;
+    for (let j = runStart[r]!; j < j1; j++) {
+      const x = vals[base + idx[j]!]!;
+      if (x === nodata || Number.isNaN(x)) continue;
+      const w = weight[j]!;
+      a += w;
+      s += x * w;
+    }
+    sw[k] = a;
+    sv[k] = s;
   }
 }

@@ -1,10 +1,9 @@
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import type { TypedArray } from '../raster/dtype.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
-import { accumulate, preparedBasin, readOnto } from './basin.js';
+import { accumulateRuns, preparedBasin, readOnto } from './basin.js';
 import { openStatsPlan, type StatsPlan, type StatsQuery } from './plan.js';
 import { reduceFromSeries, type Sums } from './series-path.js';
 
@@ -19,6 +18,8 @@ export interface CompactStats {
 export interface ExecuteOptions {
   /** false: read every date from its COG, ignoring the series store (the straightforward engine). */
   readonly series?: boolean;
+  /** Decoded bytes above which a variable's store scan runs in worker threads (default 32 MiB). */
+  readonly threadsAbove?: number;
 }
 
 /**
@@ -39,7 +40,10 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
   for (const [vi, v] of plan.variables.entries()) {
     const spec = d.config.variables[v]!;
     const all: Sums = { sw: new Float64Array(nd * product), sv: new Float64Array(nd * product) };
-    const fromSeries = view === null ? new Set<number>() : reduceFromSeries(plan, basin, view, v, all);
+    const fromSeries =
+      view === null
+        ? new Set<number>()
+        : await reduceFromSeries(plan, basin, view, v, all, opts.threadsAbove);
     const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
     await mapPool(rest, 8, async (i) => {
       const { date, cogs } = plan.dates[i]!;
@@ -50,14 +54,17 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
           `${d.name} ${date} has no '${v}' raster (re-ingest that date)`,
         );
       }
-      const vals = gatherWindow(raster.data, basin.at);
-      const at = i * product;
-      accumulate(
+      accumulateRuns(
         basin,
-        vals,
+        0,
+        basin.runCell.length,
+        raster.data,
+        0,
+        basin.at,
         spec.nodata,
-        all.sw.subarray(at, at + product),
-        all.sv.subarray(at, at + product),
+        all.sw,
+        all.sv,
+        i * product,
       );
     });
     sums.set(v, all);
@@ -93,13 +100,6 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
     }),
     results,
   };
-}
-
-/** The basin's pixels picked out of a window raster, in the basin's order. */
-function gatherWindow(data: TypedArray, at: Int32Array): TypedArray {
-  const out = new (data.constructor as new (n: number) => TypedArray)(at.length);
-  for (let j = 0; j < at.length; j++) out[j] = data[at[j]!]!;
-  return out;
 }
 
 /** Stratified statistics of one basin in an active dataset: plan, then execute. */

@@ -1,13 +1,17 @@
 /**
  * The fast path of a stats query: the dates a variable's series store holds, read page by page
  * (8 dates per page, only the blocks under the basin), summed in the basin's pixel order as the
- * COG path's `accumulate` sums.
+ * COG path sums. Small reads go through the block cache on this thread; long scans are split by
+ * page among worker threads (stats/scan.ts), which keeps the event loop free while they run.
  */
-import { DTYPES, type TypedArray } from '../raster/dtype.js';
+import { availableParallelism } from 'node:os';
+import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS, dayNumber, pageOf } from '../series/page.js';
-import { pageBlocks, pageHeader, type SeriesView } from '../series/read.js';
-import type { PreparedBasin } from './basin.js';
+import { blockRanges, cachedBlocks, pageHeader, type SeriesView } from '../series/read.js';
+import { WorkerPool } from '../util/workers.js';
+import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
+import { reducePage, runScan, type ScanJob, type ScanPage, type ScanResult } from './scan.js';
 
 /** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
 const layouts = new WeakMap<PreparedBasin, { set: number; ordinals: number[] | null }>();
@@ -29,29 +33,34 @@ export interface Sums {
   readonly sv: Float64Array;
 }
 
-/** Decoded bytes a query may put through the block cache; larger scans bypass it. */
-const CACHED_SCAN_BYTES = 32 * 1024 * 1024;
+/** Decoded bytes a query may put through the block cache; larger scans go to the workers. */
+const THREADS_ABOVE_BYTES = 32 * 1024 * 1024;
+
+const pool = new WorkerPool<ScanJob, ScanResult>(
+  new URL('./scan.worker.js', import.meta.url),
+  Math.max(1, availableParallelism()),
+);
 
 /**
  * Reduce every plan date of `variable` the store holds into `sums`. Loops run block by block
- * (the basin's order), date by date, then over the block's pixels: each (date, cell) sum still
- * adds its pixels in the basin's order, as `accumulate` does, so the bits are the same.
+ * (the basin's order), date by date, then over the block's runs: each (date, cell) sum still
+ * adds its pixels in the basin's order, as the COG path does, so the bits are the same.
  * @returns the indices of the dates reduced; the others are for the COG path.
  */
-export function reduceFromSeries(
+export async function reduceFromSeries(
   plan: StatsPlan,
   basin: PreparedBasin,
   view: SeriesView,
   variable: string,
   sums: Sums,
-): Set<number> {
+  threadsAbove = THREADS_ABOVE_BYTES,
+): Promise<Set<number>> {
   const done = new Set<number>();
   const d = plan.dataset;
   if (!view.variables.includes(variable)) return done;
   const ordinals = ordinalsOf(basin, view);
   if (ordinals === null) return done;
   const spec = d.config.variables[variable]!;
-  const nodata = spec.nodata;
   const byPage = new Map<string, number[]>();
   plan.dates.forEach(({ date }, i) => {
     if (view.stale.has(date)) return;
@@ -60,57 +69,62 @@ export function reduceFromSeries(
     if (list) list.push(i);
     else byPage.set(p, [i]);
   });
-  const { blockStart } = basin;
-  const P = plan.product;
-  const cache =
-    byPage.size * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes <= CACHED_SCAN_BYTES;
-  const tOff = new Int32Array(BLOCK_PIXELS); // per page date: offset of its values in a block
-  const dOff = new Int32Array(BLOCK_PIXELS); // … and of its sums
+  // Plan: per page the store holds, where its blocks lie and which plan dates it gives (row).
+  const pages: ScanPage[] = [];
   for (const [page, indices] of byPage) {
     const header = pageHeader(d, view, variable, page);
     if (header === null || header.dtype !== spec.dtype) continue;
-    let nt = 0;
-    const held: number[] = [];
+    const tOff: number[] = [];
+    const row: number[] = [];
     for (const i of indices) {
       const t = header.days.indexOf(dayNumber(plan.dates[i]!.date));
       if (t < 0) continue;
-      tOff[nt] = t * BLOCK_PIXELS;
-      dOff[nt++] = i * P;
-      held.push(i);
+      tOff.push(t * BLOCK_PIXELS);
+      row.push(i);
     }
-    if (nt === 0) continue;
-    let blocks: TypedArray[];
-    try {
-      blocks = pageBlocks(d, view, variable, page, header, ordinals, cache);
-    } catch {
-      continue; // a damaged page: these dates come from the COGs
-    }
-    for (let b = 0; b < blocks.length; b++)
-      for (let m = 0; m < nt; m++)
-        sumBlock(blocks[b]!, tOff[m]!, dOff[m]!, blockStart[b]!, blockStart[b + 1]!, basin, nodata, sums);
-    for (const i of held) done.add(i);
+    if (row.length > 0) pages.push({ ranges: blockRanges(d, variable, page, header, ordinals), tOff, row });
   }
+  const P = plan.product;
+  const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
+  if (bytes <= threadsAbove) {
+    for (const page of pages) {
+      let blocks: ReturnType<typeof cachedBlocks>;
+      try {
+        blocks = cachedBlocks(d, view, page.ranges, ordinals);
+      } catch {
+        continue; // a damaged page: these dates come from the COGs
+      }
+      reducePage(blocks, page, basin, spec.nodata, sums, (i) => i * P);
+      for (const i of page.row) done.add(i);
+    }
+    return done;
+  }
+  // Execute: contiguous runs of pages, one job per worker, each job's rows its own.
+  const runs: BasinRuns = {
+    blockRun: basin.blockRun,
+    runStart: basin.runStart,
+    runCell: basin.runCell,
+    weight: basin.weight,
+    pos: basin.pos,
+  };
+  const per = Math.ceil(pages.length / pool.size);
+  const parts = Array.from({ length: Math.ceil(pages.length / per) }, (_x, k) =>
+    pages.slice(k * per, (k + 1) * per),
+  );
+  await Promise.all(
+    parts.map(async (part) => {
+      const index: number[] = []; // job row → plan date index
+      const local = part.map((p) => ({ ...p, row: p.row.map((i) => index.push(i) - 1) }));
+      const job: ScanJob = { pages: local, runs, nodata: spec.nodata, product: P, rows: index.length };
+      const r = await pool.run(job).catch(() => runScan(job)); // no worker: this thread
+      for (const k of r.read)
+        for (const row of local[k]!.row) {
+          const at = index[row]! * P;
+          sums.sw.set(r.sw.subarray(row * P, row * P + P), at);
+          sums.sv.set(r.sv.subarray(row * P, row * P + P), at);
+          done.add(index[row]!);
+        }
+    }),
+  );
   return done;
-}
-
-/** Add one date of one block (values from `t`) to the sums from `o`, pixels j0 … j1 − 1 in order. */
-function sumBlock(
-  blk: TypedArray,
-  t: number,
-  o: number,
-  j0: number,
-  j1: number,
-  basin: PreparedBasin,
-  nodata: number,
-  sums: Sums,
-): void {
-  const { cell, weight, pos } = basin;
-  const { sw, sv } = sums;
-  for (let j = j0; j < j1; j++) {
-    const x = blk[t + pos[j]!]!;
-    if (x === nodata || Number.isNaN(x)) continue;
-    const k = o + cell[j]!;
-    sw[k] = sw[k]! + weight[j]!;
-    sv[k] = sv[k]! + x * weight[j]!;
-  }
 }

@@ -87,17 +87,37 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       const fast = await executeStats(plan);
       const plain = await executeStats(plan, { series: false });
       assert.deepEqual(fast, plain, JSON.stringify(q));
+      // Long scans run in worker threads: the same bits.
+      assert.deepEqual(await executeStats(plan, { threadsAbove: 0 }), plain, JSON.stringify(q));
       // The fast path really answered every date of the stored variables.
       const basin = await preparedBasin(plan);
       const size = plan.dates.length * plan.product;
       const sums = { sw: new Float64Array(size), sv: new Float64Array(size) };
       const stored: readonly string[] = plan.variables.filter((x) => view.variables.includes(x));
-      for (const v of stored) {
-        assert.equal(reduceFromSeries(plan, basin, view, v, sums).size, plan.dates.length, JSON.stringify(q));
-        fromStore++;
-      }
+      for (const v of stored)
+        for (const threadsAbove of [undefined, 0]) {
+          const done = await reduceFromSeries(plan, basin, view, v, sums, threadsAbove);
+          assert.equal(done.size, plan.dates.length, JSON.stringify(q));
+          fromStore++;
+        }
     }
     assert.ok(fromStore > 20, `${fromStore} variable reads went through the store`);
+    // A page whose streams are damaged: its dates come from the COGs, on either thread.
+    const pagePath = d.paths.seriesPage('swe', '202401-1');
+    const good = await readFile(pagePath);
+    const bad = Buffer.from(good);
+    bad.fill(0xff, bad.readUInt32LE(8)); // every stream starts with a reserved block type
+    await writeFile(pagePath, bad);
+    const q16 = await openStatsPlan(db, {
+      dataset: 'snodas',
+      pourpoint: ZION,
+      dates: { type: 'DateRange', start_date: '2024-01-10', end_date: '2024-01-20' },
+      zones: ['terrain.elevation'],
+      variables: ['swe'],
+    });
+    const plain16 = await executeStats(q16, { series: false });
+    assert.deepEqual(await executeStats(q16, { threadsAbove: 0 }), plain16);
+    await writeFile(pagePath, good);
     // The later basin is not all nulls: its values come from new blocks.
     const later = await executeStats(
       await openStatsPlan(db, {

