@@ -8,6 +8,8 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { openDataset } from '../src/datasets/registry.js';
@@ -183,9 +185,25 @@ async function allBasins(b: BenchDatabase, db: Database, base: Baseline, date: s
   };
 }
 
-/** wrk at 32 connections for `seconds`: requests/s and p50 latency (ms). */
-function wrk(url: string, seconds: number): { rps: number; p50: number } {
-  const out = execFileSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '--latency', url], { encoding: 'utf8' });
+/**
+ * wrk at 32 connections for `seconds`, each request for the next of `dates` (`{date}` in `url`):
+ * requests/s and p50 latency (ms).
+ */
+function wrk(url: string, dates: readonly string[], seconds: number): { rps: number; p50: number } {
+  const u = new URL(url.replace('{date}', dates[0]!));
+  const paths = dates.map((d) => {
+    const x = new URL(url.replace('{date}', d));
+    return x.pathname + x.search;
+  });
+  const script = join(tmpdir(), `snowdb-wrk-${process.pid}.lua`);
+  writeFileSync(
+    script,
+    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = 0\n` +
+      'request = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n',
+  );
+  const out = execFileSync('wrk', ['-t2', '-c32', `-d${seconds}s`, '--latency', '-s', script, u.origin], {
+    encoding: 'utf8',
+  });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
   const m = /50%\s+([\d.]+)(us|ms|s)/.exec(out);
   const p50 = m ? Number(m[1]) * (m[2] === 'us' ? 0.001 : m[2] === 's' ? 1000 : 1) : Number.NaN;
@@ -208,7 +226,7 @@ async function listening(proc: ChildProcess, pattern: RegExp): Promise<string> {
   });
 }
 
-async function http(b: BenchDatabase, date: string): Promise<Row> {
+async function http(b: BenchDatabase, dates: readonly string[]): Promise<Row> {
   const ours = spawn(process.execPath, [join(REPO, 'dist/src/cli/main.js'), 'api', 'serve', '--port', '0'], {
     env: { ...process.env, SNOWDB_CONFIG: b.root },
   });
@@ -217,23 +235,23 @@ async function http(b: BenchDatabase, date: string): Promise<Row> {
   try {
     const address = await listening(ours, /snowdb API on (http:\/\/[\d.:]+)/);
     await listening(theirs, /listening/);
-    const urlOurs = `${address}/datasets/snodas/stats/${VIRGIN}/date-range?datetime=${date}&variable=swe`;
-    const urlTheirs = `http://127.0.0.1:${port}/stats?root=${encodeURIComponent(b.root)}&triplet=${VIRGIN}&date=${date}&variable=swe`;
+    const urlOurs = `${address}/datasets/snodas/stats/${VIRGIN}/date-range?datetime={date}&variable=swe`;
+    const urlTheirs = `http://127.0.0.1:${port}/stats?root=${encodeURIComponent(b.root)}&triplet=${VIRGIN}&date={date}&variable=swe`;
     for (const u of [urlOurs, urlTheirs]) {
-      const r = await fetch(u);
+      const r = await fetch(u.replace('{date}', dates[0]!));
       if (r.status !== 200) throw new Error(`${u}: ${r.status} ${await r.text()}`);
     }
     const s: { rps: number; p50: number }[] = [];
     const p: { rps: number; p50: number }[] = [];
     const reps = Math.min(REPS, 3);
     for (let i = 0; i < reps; i++) {
-      s.push(wrk(urlOurs, 5));
-      p.push(wrk(urlTheirs, 5));
+      s.push(wrk(urlOurs, dates, 5));
+      p.push(wrk(urlTheirs, dates, 5));
     }
     const rps = (xs: { rps: number }[]) => median(xs.map((x) => x.rps));
     const p50 = (xs: { p50: number }[]) => median(xs.map((x) => x.p50));
     return {
-      scenario: `HTTP, 1 date, Virgin R, swe, 32 connections (wrk, ${reps} × 5 s each)`,
+      scenario: `HTTP, 1 date (each request the next of ${dates.length}), Virgin R, swe, 32 connections (wrk, ${reps} × 5 s each)`,
       snowdb: `${rps(s).toFixed(0)} req/s, p50 ${p50(s).toFixed(2)} ms`,
       baseline: `${rps(p).toFixed(0)} req/s, p50 ${p50(p).toFixed(2)} ms`,
       ratio: `${(rps(s) / rps(p)).toFixed(1)}×`,
@@ -306,6 +324,11 @@ export async function speedBench(): Promise<Row[]> {
   } finally {
     base.close();
   }
-  rows.push(await http(b, '2023-02-15'));
+  rows.push(
+    await http(
+      b,
+      b.dates.filter((x) => x >= '2022-10-01' && x <= '2023-09-30'),
+    ),
+  );
   return rows;
 }

@@ -7,6 +7,7 @@ import { crsFromId } from '../raster/crs.js';
 import { DTYPES, type DType } from '../raster/dtype.js';
 import type { AreaGeometry } from '../raster/geometry.js';
 import type { Grid } from '../raster/grid.js';
+import { weakMemo } from '../util/weak-memo.js';
 
 /** Resource type tag of a dataset config. */
 export const DATASET_CONFIG_RESOURCE = 'snowdb.dataset/v1';
@@ -99,8 +100,8 @@ export interface StatName {
 }
 
 /** Stat names of every variable (sorted by key): the mean, then the volume where there is one. */
-export function statNames(config: DatasetConfig): StatName[] {
-  return Object.keys(config.variables)
+export const statNames: (config: DatasetConfig) => readonly StatName[] = weakMemo((config) =>
+  Object.keys(config.variables)
     .sort()
     .flatMap((key) => {
       const v = config.variables[key]!;
@@ -113,8 +114,8 @@ export function statNames(config: DatasetConfig): StatName[] {
       return v.volume_m_per_unit === undefined
         ? [mean]
         : [mean, { variable: key, stat: `total_${key}_m3`, reducer: 'total' as const, unit: 'm3' }];
-    });
-}
+    }),
+);
 
 /**
  * Read and validate a dataset config.

@@ -72,9 +72,20 @@ export async function openDataset(db: Database, name: string): Promise<Dataset> 
       `no dataset '${name}' is registered${known.length ? ` (registered: ${known.join(', ')})` : ''}`,
     );
   }
-  // The config is parsed again only when its file changed (one stat).
-  return openLink(db.root, name, link, (path) => db.memo(path, () => readDatasetConfig(path)));
+  // The config is parsed again only when its file changed (one stat); while it is the same
+  // object, so is the dataset (request caches key on it).
+  const config = await db.memo(resolve(db.root, link.path), readDatasetConfig);
+  const byLink = opened.get(config) ?? new Map<string, Dataset>();
+  opened.set(config, byLink);
+  const key = `${db.root}|${name}|${link.path}`;
+  const hit = byLink.get(key);
+  if (hit !== undefined) return hit;
+  const d = await openLink(db.root, name, link, async () => config);
+  byLink.set(key, d);
+  return d;
 }
+
+const opened = new WeakMap<DatasetConfig, Map<string, Dataset>>();
 
 /** Every registered dataset, sorted by name. */
 export async function openDatasets(db: Database): Promise<Dataset[]> {

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 
 /** A stat signature that changes whenever a file is replaced or rewritten (inode, size, mtime ns). */
-export async function fileSignature(path: string): Promise<string> {
+export function fileSignature(path: string): string {
   return statSignature(path).signature;
 }
 

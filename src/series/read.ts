@@ -29,20 +29,10 @@ export interface SeriesView {
 const views = new Map<string, { key: string; view: SeriesView | null; at: number }>();
 let generation = 0;
 
-/** Decoded blocks, LRU by bytes (≤ 256 MiB). */
-const blocks = new Map<string, TypedArray>();
-let blockBytes = 0;
-const MAX_BLOCK_BYTES = 256 * 1024 * 1024;
-
-function remember(key: string, value: TypedArray): void {
-  blocks.set(key, value);
-  blockBytes += value.byteLength;
-  while (blockBytes > MAX_BLOCK_BYTES && blocks.size > 1) {
-    const [k, v] = blocks.entries().next().value as [string, TypedArray];
-    blocks.delete(k);
-    blockBytes -= v.byteLength;
-  }
-}
+/** Decoded blocks by page (key: view generation and page file), LRU by bytes (≤ 256 MiB). */
+const cached = new Map<string, { blocks: Map<number, TypedArray>; bytes: number }>();
+let cachedBytes = 0;
+const MAX_CACHED_BYTES = 256 * 1024 * 1024;
 
 /** The dataset's store as it is now, or null when it has none (one stat per file it rests on). */
 export async function seriesView(d: Dataset): Promise<SeriesView | null> {
@@ -52,7 +42,7 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
     d.paths.seriesStaleDir,
     ...variables.map((v) => d.paths.seriesVariable(v)),
   ];
-  const key = (await Promise.all(files.map(fileSignature))).join('|');
+  const key = files.map(fileSignature).join('|');
   const hit = views.get(d.dir);
   // A view loaded within 100 ms of a change may have missed a same-tick rewrite: reload it.
   if (hit !== undefined && hit.key === key && Date.now() - hit.at > 100) return hit.view;
@@ -167,27 +157,25 @@ export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArra
 }
 
 /** Decoded blocks of one page through the process-wide block cache (small, repeated queries). */
-export function cachedBlocks(
-  d: Dataset,
-  view: SeriesView,
-  r: BlockRanges,
-  ordinals: readonly number[],
-): TypedArray[] {
-  const prefix = `${d.dir}|${view.generation}|${r.path}#`;
-  const out = ordinals.map((k) => {
-    const v = blocks.get(prefix + k);
-    if (v !== undefined) {
-      blocks.delete(prefix + k); // most recently used goes last
-      blocks.set(prefix + k, v);
-    }
-    return v;
-  });
+export function cachedBlocks(view: SeriesView, r: BlockRanges, ordinals: readonly number[]): TypedArray[] {
+  const key = `${view.generation}|${r.path}`;
+  const page = cached.get(key) ?? { blocks: new Map<number, TypedArray>(), bytes: 0 };
+  cached.delete(key); // most recently used goes last
+  cached.set(key, page);
+  const out = ordinals.map((k) => page.blocks.get(k));
   const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
   if (missing.length > 0)
     readBlocks(r, missing).forEach((v, m) => {
       const i = missing[m]!;
-      remember(prefix + ordinals[i]!, v);
+      page.blocks.set(ordinals[i]!, v);
+      page.bytes += v.byteLength;
+      cachedBytes += v.byteLength;
       out[i] = v;
     });
+  while (cachedBytes > MAX_CACHED_BYTES && cached.size > 1) {
+    const [k, oldest] = cached.entries().next().value as [string, { bytes: number }];
+    cached.delete(k);
+    cachedBytes -= oldest.bytes;
+  }
   return out as TypedArray[];
 }

@@ -14,6 +14,7 @@ import { FileSource } from '../raster/source.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
 import type { StatsPlan } from './plan.js';
+import { stateSignatures } from './state.js';
 
 export interface PreparedBasin {
   /** The AOI window on the dataset grid. */
@@ -175,7 +176,8 @@ const MAX_PREPARED_BYTES = 64 * 1024 * 1024;
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */
 export async function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   const files = [plan.aoi, ...plan.axes.map((a) => a.path)];
-  const signatures = await Promise.all(files.map(fileSignature));
+  const known = stateSignatures(plan);
+  const signatures = files.map((f) => known.get(f) ?? fileSignature(f));
   const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
   const hit = prepared.get(key);
   if (hit !== undefined) {

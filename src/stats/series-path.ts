@@ -90,7 +90,7 @@ export async function reduceFromSeries(
     for (const page of pages) {
       let blocks: ReturnType<typeof cachedBlocks>;
       try {
-        blocks = cachedBlocks(d, view, page.ranges, ordinals);
+        blocks = cachedBlocks(view, page.ranges, ordinals);
       } catch {
         continue; // a damaged page: these dates come from the COGs
       }

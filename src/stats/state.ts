@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fileSignature } from '../io/memo.js';
+import { weakMemo } from '../util/weak-memo.js';
 import { VERSION } from '../version.js';
 import type { StatsPlan } from './plan.js';
 
@@ -9,10 +10,16 @@ import type { StatsPlan } from './plan.js';
  * `cogs/`), the basin's index entry and AOI raster, and the zone layers the query reads. Only
  * stats, no raster reads: cheap enough to answer If-None-Match before computing.
  */
-export async function statsStateKey(plan: StatsPlan): Promise<string> {
-  const signatures = await Promise.all(plan.stateFiles.map(fileSignature));
+export function statsStateKey(plan: StatsPlan): string {
+  const signatures = plan.stateFiles.map((f) => stateSignatures(plan).get(f)!);
   return createHash('sha256')
     .update(JSON.stringify([VERSION, plan.query, plan.entry, signatures]))
     .digest('base64url')
     .slice(0, 27);
 }
+
+/** The signatures of a plan's state files, stat'ed once per plan (the ETag and the basin cache share them). */
+export const stateSignatures = weakMemo(
+  (plan: StatsPlan): ReadonlyMap<string, string> =>
+    new Map(plan.stateFiles.map((f) => [f, fileSignature(f)])),
+);

@@ -1,6 +1,7 @@
 import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import type { DType } from '../raster/dtype.js';
+import { weakMemo } from '../util/weak-memo.js';
 import { parseParam, type Scheme } from './schemes.js';
 
 /** Zone-layer providers: where the source comes from. */
@@ -148,10 +149,12 @@ export interface EnabledLayer {
 }
 
 /**
- * The zone layers a dataset's config enables, sorted by key.
+ * The zone layers a dataset's config enables, sorted by key (worked out once per opened dataset).
  * @throws SnowdbError `invalid-config` for an unknown provider, layer or parameter.
  */
-export function enabledLayers(d: Dataset): EnabledLayer[] {
+export const enabledLayers: (d: Dataset) => readonly EnabledLayer[] = weakMemo(listEnabledLayers);
+
+function listEnabledLayers(d: Dataset): EnabledLayer[] {
   const out: EnabledLayer[] = [];
   const bad = (what: string): never => {
     throw new SnowdbError('invalid-config', `${d.configPath}: zones: ${what}`);

@@ -57,7 +57,7 @@ async function answer(
     validFraction: req.query.valid_fraction,
   };
   const plan = await openStatsPlan(db, q);
-  const etag = `"${await statsStateKey(plan)}.${format}"`;
+  const etag = `"${statsStateKey(plan)}.${format}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
   const body = await executeStats(plan);
