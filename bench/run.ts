@@ -1,10 +1,13 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
 import { cpus, loadavg } from 'node:os';
 import { datasetsBench } from './datasets.bench.js';
+import { benchDatabase } from './fixture/database.js';
+import { coldRow, memoryRow } from './footprint.bench.js';
 import { ingestBench } from './ingest.bench.js';
 import { rasterBench } from './raster.bench.js';
 import { speedBench } from './speed.bench.js';
 import { statsBench } from './stats.bench.js';
+import { storeIngestRow } from './store-ingest.bench.js';
 
 const only = process.argv[2];
 const rows = [
@@ -13,7 +16,14 @@ const rows = [
   ...(only === undefined || only === 'ingest' ? await ingestBench() : []),
   ...(only === undefined || only === 'stats' ? await statsBench() : []),
 ];
-const speed = only === undefined || only === 'speed' ? await speedBench() : [];
+const reps = Number(process.env.SNOWDB_BENCH_REPS ?? 7);
+const speed = [
+  ...(only === undefined || only === 'speed' ? await speedBench() : []),
+  ...(only === undefined || only === 'store-ingest' ? [await storeIngestRow(await benchDatabase())] : []),
+  ...(only === undefined || only === 'footprint'
+    ? [memoryRow(await benchDatabase(), Math.min(reps, 3)), coldRow(await benchDatabase(), Math.min(reps, 5))]
+    : []),
+];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
 /** Print rows as a Markdown table of `cols`. */
 function table(cols: string[], rows: readonly Record<string, string>[]): void {

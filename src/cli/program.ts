@@ -2,17 +2,44 @@ import { Command, CommanderError } from 'commander';
 import { ENV } from '../env.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { registerApi } from './commands/api.js';
-import { registerDatasetCommands } from './commands/dataset.js';
-import { registerInit } from './commands/init.js';
-import { registerPourpoint } from './commands/pourpoint.js';
-import { registerStats } from './commands/stats.js';
-import { registerStatus } from './commands/status.js';
 import { contextFor, type Runner } from './context.js';
 import type { Env, Streams } from './output.js';
 
-/** The commander program with every command registered; nothing is parsed yet. */
-export function buildProgram(streams: Streams, env: Env): Command {
+type Register = (program: Command, run: Runner) => void;
+
+/**
+ * Each top-level command's module, loaded on demand: a command loads only its own dependencies
+ * (the HTTP stack, NetCDF readers … load only for the commands that use them).
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  init: async () => (await import('./commands/init.js')).registerInit,
+  status: async () => (await import('./commands/status.js')).registerStatus,
+  doctor: async () => (await import('./commands/status.js')).registerStatus,
+  pourpoint: async () => (await import('./commands/pourpoint.js')).registerPourpoint,
+  dataset: async () => (await import('./commands/dataset.js')).registerDatasetCommands,
+  stats: async () => (await import('./commands/stats.js')).registerStats,
+  api: async () => (await import('./commands/api.js')).registerApi,
+};
+
+/** The command an argument list names (the first word that is not a global option), if any. */
+function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--config') i++;
+    else if (!a.startsWith('-')) return a;
+  }
+  return undefined;
+}
+
+/**
+ * The commander program with the commands `argv` needs registered (all of them for help, an
+ * unknown command or none); nothing is parsed yet.
+ */
+export async function buildProgram(
+  streams: Streams,
+  env: Env,
+  argv: readonly string[] = [],
+): Promise<Command> {
   const program = new Command('snowdb')
     .description('snowdb: gridded daily snow datasets and basins, stratified statistics per basin')
     .version(VERSION, '-V, --version', 'print the snowdb version')
@@ -25,12 +52,9 @@ export function buildProgram(streams: Streams, env: Env): Command {
       writeErr: (s) => void streams.stderr.write(s),
     });
   const run: Runner = (cmd, fn) => fn(contextFor(cmd, streams, env));
-  registerInit(program, run);
-  registerStatus(program, run);
-  registerPourpoint(program, run);
-  registerDatasetCommands(program, run);
-  registerStats(program, run);
-  registerApi(program, run);
+  const named = COMMANDS[commandOf(argv) ?? ''];
+  const loaders = named ? [named] : Object.values(COMMANDS);
+  for (const register of new Set(await Promise.all(loaders.map((load) => load())))) register(program, run);
   const all = (c: Command): Command[] => [c, ...c.commands.flatMap(all)];
   for (const cmd of all(program)) cmd.exitOverride();
   return program;
@@ -41,7 +65,7 @@ export function buildProgram(streams: Streams, env: Env): Command {
  * 2 for a usage error. Anything else is a bug: its stack goes to stderr, exit 1.
  */
 export async function runCli(argv: readonly string[], streams: Streams, env: Env): Promise<number> {
-  const program = buildProgram(streams, env);
+  const program = await buildProgram(streams, env, argv);
   try {
     await program.parseAsync(argv as string[], { from: 'user' });
     return 0;

@@ -7,7 +7,14 @@ import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
 import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
 import type { AreaGeometry } from '../raster/geometry.js';
-import { type Grid, subGrid, tileAlignedWindow, type Window } from '../raster/grid.js';
+import {
+  type Grid,
+  parseWindowTag,
+  subGrid,
+  tileAlignedWindow,
+  type Window,
+  windowTag,
+} from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import type { Dataset } from './registry.js';
@@ -43,19 +50,6 @@ export async function readHeader(
 /** A provenance tag stored in a raster's GDAL metadata, or null when the file is absent or unreadable. */
 export async function readTag(path: string, tag: string): Promise<string | null> {
   return (await readHeader(path))?.items[tag] ?? null;
-}
-
-/** Parse a `col row width height` window tag. */
-export function parseWindowTag(text: string | null): Window | null {
-  const n = (text ?? '').trim().split(/\s+/).map(Number);
-  if (n.length !== 4 || !n.every(Number.isInteger)) return null;
-  const [col, row, width, height] = n as [number, number, number, number];
-  return { col, row, width, height };
-}
-
-/** `col row width height` text of a window, as stored in tags. */
-export function windowTag(w: Window): string {
-  return `${w.col} ${w.row} ${w.width} ${w.height}`;
 }
 
 /** The tile-aligned windows of every basin AOI raster a dataset holds, sorted by file name. */

@@ -125,3 +125,16 @@ export function unionWindows(ws: readonly Window[]): Window | null {
   const height = Math.max(...ws.map((w) => w.row + w.height)) - row;
   return { col, row, width, height };
 }
+
+/** Parse `col row width height` window text (as stored in raster tags); null when malformed. */
+export function parseWindowTag(text: string | null): Window | null {
+  const n = (text ?? '').trim().split(/\s+/).map(Number);
+  if (n.length !== 4 || !n.every(Number.isInteger)) return null;
+  const [col, row, width, height] = n as [number, number, number, number];
+  return { col, row, width, height };
+}
+
+/** `col row width height` text of a window, as stored in tags. */
+export function windowTag(w: Window): string {
+  return `${w.col} ${w.row} ${w.width} ${w.height}`;
+}

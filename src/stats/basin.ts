@@ -4,12 +4,11 @@
  * every path sums in the same order and gives the same bits). Prepared basins are kept in a
  * process-wide cache keyed by the AOI and zone-layer file signatures and the axes.
  */
-import { parseWindowTag } from '../datasets/artifacts.js';
 import { SnowdbError } from '../errors.js';
 import { fileSignature } from '../io/memo.js';
 import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
-import { fullWindow, intersectWindows, type Window } from '../raster/grid.js';
+import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../raster/grid.js';
 import { FileSource } from '../raster/source.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';

@@ -9,9 +9,9 @@ import { enabledLayers, layerPath, ZONE_LAYERS, type ZoneLayerSpec } from '../zo
 import type { Axis } from '../zones/schemes.js';
 import { parseZoneTokens } from '../zones/tokens.js';
 import { type DateQuery, selectDates } from './dates.js';
+import { MAX_ZONE_CELLS } from './limits.js';
 
-/** Default cap on the number of cells a crossing may have. */
-export const MAX_ZONE_CELLS = 10_000;
+export { MAX_ZONE_CELLS } from './limits.js';
 
 export interface StatsQuery {
   readonly dataset: string;

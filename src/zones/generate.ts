@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
-import { aoiWindows, readTag, windowTag } from '../datasets/artifacts.js';
+import { aoiWindows, readTag } from '../datasets/artifacts.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
-import { subGrid, unionWindows, type Window } from '../raster/grid.js';
+import { subGrid, unionWindows, type Window, windowTag } from '../raster/grid.js';
 import { hornAspect, pixelSizeMetres } from '../raster/horn.js';
 import type { PixelSource } from '../raster/pixels.js';
 import { enabledLayers, FLAT_SLOPE_DEG, layerPath, layersOf, PROVIDERS, type Provider } from './layers.js';

@@ -1,7 +1,6 @@
-import { parseWindowTag } from '../../datasets/artifacts.js';
 import type { Dataset } from '../../datasets/registry.js';
 import { AREA_RASTER, stemOf } from '../../db/layout.js';
-import { type Grid, intersectWindows, type Window } from '../../raster/grid.js';
+import { type Grid, intersectWindows, parseWindowTag, type Window } from '../../raster/grid.js';
 import { ZONES_FORMAT } from '../../zones/plan.js';
 import type { DatabaseFacts, DatasetFacts } from './facts.js';
 

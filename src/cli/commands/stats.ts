@@ -3,7 +3,7 @@ import { SnowdbError } from '../../errors.js';
 import { csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
 import { computeStats } from '../../stats/engine.js';
-import { MAX_ZONE_CELLS } from '../../stats/plan.js';
+import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 
