@@ -63,6 +63,31 @@ export const CompactStatsResponse = {
   },
 } as const;
 
+const ZONES = CompactStatsResponse.properties.zones;
+const RESULTS = CompactStatsResponse.properties.results;
+
+export const AllBasinsStatsResponse = {
+  $id: 'AllBasinsStatsResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'basins', 'dataset', 'query'],
+  properties: {
+    zone_layers: { type: 'array', items: str },
+    variables: { type: 'array', items: str, description: 'stat names; the inner order of results' },
+    basins: {
+      type: 'array',
+      description: 'every covered basin, sorted by triplet; each as its own stats answer',
+      items: {
+        type: 'object',
+        required: ['pourpoint', 'zones', 'results'],
+        properties: { pourpoint: str, zones: ZONES, results: RESULTS },
+      },
+    },
+    dataset: str,
+    query: { type: 'object', additionalProperties: true },
+    links,
+  },
+} as const;
+
 export const DatasetInfo = {
   $id: 'DatasetInfo',
   type: 'object',
@@ -108,6 +133,7 @@ export const SHARED_SCHEMAS = [
   LandingPage,
   Problem,
   CompactStatsResponse,
+  AllBasinsStatsResponse,
   DatasetInfo,
   FeatureCollection,
 ];

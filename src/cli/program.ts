@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   pourpoint: async () => (await import('./commands/pourpoint.js')).registerPourpoint,
   dataset: async () => (await import('./commands/dataset.js')).registerDatasetCommands,
   stats: async () => (await import('./commands/stats.js')).registerStats,
+  'stats-all': async () => (await import('./commands/stats.js')).registerStatsAll,
   api: async () => (await import('./commands/api.js')).registerApi,
 };
 

@@ -1,5 +1,6 @@
 import { ZONE_LAYERS } from '../zones/layers.js';
 import type { ZoneRef } from '../zones/schemes.js';
+import type { AllBasinsStats } from './all-basins.js';
 import type { CompactStats } from './engine.js';
 
 /** A CSV field: minimal quoting (RFC 4180). */
@@ -23,19 +24,38 @@ function axisValues(z: ZoneRef): string[] {
   return [z.label, String(z.threshold)];
 }
 
+const line = (cells: readonly string[]): string => `${cells.map(field).join(',')}\r\n`;
+
+/** Header cells: `date`, the axis columns in selection order, `area_m2`, then the stat names. */
+const headerOf = (body: Pick<CompactStats, 'zone_layers' | 'variables'>): string[] => [
+  'date',
+  ...body.zone_layers.flatMap(axisHeader),
+  'area_m2',
+  ...body.variables,
+];
+
+/** One row of cells per (date, emitted cell). */
+function* rowsOf(body: Pick<CompactStats, 'zones' | 'results'>): Generator<string[]> {
+  for (const [date, matrix] of Object.entries(body.results)) {
+    for (let k = 0; k < body.zones.length; k++) {
+      const z = body.zones[k]!;
+      yield [date, ...z.zone.flatMap(axisValues), num(z.area_m2), ...matrix[k]!.map(num)];
+    }
+  }
+}
+
 /**
  * The CSV table of a stats body: one row per (date, emitted cell); header `date`, the axis
  * columns in selection order, `area_m2`, then the stat names. Null is an empty field. CRLF rows.
  * Yields one line at a time so long series can be streamed.
  */
 export function* csvLines(body: CompactStats): Generator<string> {
-  const header = ['date', ...body.zone_layers.flatMap(axisHeader), 'area_m2', ...body.variables];
-  yield `${header.map(field).join(',')}\r\n`;
-  for (const [date, matrix] of Object.entries(body.results)) {
-    for (let k = 0; k < body.zones.length; k++) {
-      const z = body.zones[k]!;
-      const row = [date, ...z.zone.flatMap(axisValues), num(z.area_m2), ...matrix[k]!.map(num)];
-      yield `${row.map(field).join(',')}\r\n`;
-    }
-  }
+  yield line(headerOf(body));
+  for (const row of rowsOf(body)) yield line(row);
+}
+
+/** The CSV table of an all-basins body: the one-basin table with a leading `pourpoint` column. */
+export function* allBasinsCsvLines(body: AllBasinsStats): Generator<string> {
+  yield line(['pourpoint', ...headerOf(body)]);
+  for (const b of body.basins) for (const row of rowsOf(b)) yield line([b.pourpoint, ...row]);
 }

@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
-import { csvLines } from '../../stats/csv.js';
+import { computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
+import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
 import { executeStats } from '../../stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
@@ -103,8 +104,75 @@ const response = {
   ...problemResponses(400, 404, 406, 409, 422),
 };
 
-/** The two stats routes: a date range and a day of year over a span of years. */
+/** The stats routes: a basin over a date range, a basin on a day of year, every basin at once. */
 export async function statsRoutes(app: FastifyInstance, db: Database): Promise<void> {
+  app.get<{ Params: { dataset: string }; Querystring: Common & { date: string } }>(
+    '/datasets/:dataset/stats',
+    {
+      schema: {
+        tags: ['stats'],
+        summary: `Statistics of every covered basin for one date or a short range (at most ${MAX_ALL_BASINS_DATES} dates)`,
+        params: { type: 'object', properties: { dataset: DATASET_PARAM }, required: ['dataset'] },
+        querystring: {
+          type: 'object',
+          properties: {
+            date: {
+              type: 'string',
+              description: 'one ISO date, or start/end (inclusive)',
+              examples: ['2024-04-01', '2024-03-25/2024-04-01'],
+            },
+            ...STATS_COMMON,
+          },
+          required: ['date'],
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            description:
+              'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
+            content: {
+              'application/json': { schema: { $ref: 'AllBasinsStatsResponse#' } },
+              'text/csv': { schema: { type: 'string' } },
+            },
+          },
+          ...problemResponses(400, 404, 406, 422),
+        },
+      },
+    },
+    async (req, reply) => {
+      const format = negotiate(req.query.f, req.headers.accept);
+      const { dataset } = req.params;
+      const dates = parseDateRange(req.query.date, 'date');
+      const body = await computeAllBasins(db, {
+        dataset,
+        dates,
+        zones: req.query.zone ?? [],
+        variables: req.query.variable ?? [],
+        includeEmptyZones: req.query.include_empty_zones,
+        validFraction: req.query.valid_fraction,
+      });
+      if (format === 'csv') {
+        const name = `${dataset}_${dates.type === 'DateRange' ? `${dates.start_date}-${dates.end_date}` : 'doy'}_all.csv`;
+        return reply
+          .type('text/csv; charset=utf-8')
+          .header('Content-Disposition', `attachment; filename="${name}"`)
+          .send(Readable.from(allBasinsCsvLines(body)));
+      }
+      const self = selfOf(req);
+      const csv = new URL(self);
+      csv.searchParams.set('f', 'csv');
+      return sendJson(reply, {
+        ...body,
+        dataset,
+        query: dates,
+        links: [
+          { href: self, rel: 'self', type: 'application/json' },
+          { href: `${baseOf(req)}/`, rel: 'root', type: 'application/json' },
+          { href: csv.href, rel: 'alternate', type: 'text/csv', title: 'csv' },
+        ],
+      });
+    },
+  );
   app.get<{ Params: Params; Querystring: Common & { datetime: string } }>(
     '/datasets/:dataset/stats/:pourpoint/date-range',
     {

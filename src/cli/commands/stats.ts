@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
-import { csvLines } from '../../stats/csv.js';
+import { computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
+import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
 import { computeStats } from '../../stats/engine.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
@@ -76,6 +77,55 @@ export function registerStats(program: Command, run: Runner): void {
           });
           if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
           ctx.out.data([...csvLines(body)].join('').replace(/\r\n$/, ''));
+        }),
+    );
+}
+
+/** `snowdb stats-all <dataset> --date <d|start/end>`: every covered basin for one short date range. */
+export function registerStatsAll(program: Command, run: Runner): void {
+  program
+    .command('stats-all')
+    .description(
+      `every covered basin of an active dataset for one date or a short range (at most ${MAX_ALL_BASINS_DATES} dates), sorted by triplet`,
+    )
+    .argument('<dataset>', 'an active dataset')
+    .requiredOption('--date <date|start/end>', 'one ISO date, or an inclusive range start/end')
+    .option(
+      '--zone <token>',
+      'zone axis LAYER or LAYER:PARAM=VALUE, repeatable (order = axis order)',
+      collect,
+    )
+    .option('--variable <key>', 'variable key, repeatable (default: all)', collect)
+    .option('--include-empty-zones', 'emit every cell of the product, empty ones with area 0 and nulls')
+    .option(
+      '--valid-fraction',
+      'add valid_fraction_<variable>: the share of the cell area with data that date',
+    )
+    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
+    .action(
+      (
+        dataset: string,
+        opts: {
+          date: string;
+          zone?: string[];
+          variable?: string[];
+          includeEmptyZones?: boolean;
+          validFraction?: boolean;
+          format: 'json' | 'csv';
+        },
+        cmd: Command,
+      ) =>
+        run(cmd, async (ctx) => {
+          const body = await computeAllBasins(await ctx.openDatabase(), {
+            dataset,
+            dates: parseDateRange(opts.date, 'date'),
+            zones: opts.zone ?? [],
+            variables: opts.variable ?? [],
+            includeEmptyZones: opts.includeEmptyZones,
+            validFraction: opts.validFraction,
+          });
+          if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
+          ctx.out.data([...allBasinsCsvLines(body)].join('').replace(/\r\n$/, ''));
         }),
     );
 }

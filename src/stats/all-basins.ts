@@ -1,0 +1,60 @@
+/**
+ * Every basin at once: one short date range, the same zone axes and variables, for every basin
+ * the dataset covers (sorted by triplet). Each basin runs the one-basin engine, so each answer
+ * equals its own stats call value for value; prepared basins and store pages are shared caches.
+ */
+import { openActiveDataset } from '../datasets/registry.js';
+import type { Database } from '../db/database.js';
+import { QueryParameterError } from '../errors.js';
+import { indexOf } from '../pourpoints/store.js';
+import { byString } from '../util/compare.js';
+import type { ZoneRef } from '../zones/schemes.js';
+import { selectDates } from './dates.js';
+import { type CompactStats, executeStats } from './engine.js';
+import { datesOf, planStats, type StatsQuery } from './plan.js';
+
+/** Most dates one all-basins query may select. */
+export const MAX_ALL_BASINS_DATES = 31;
+
+export type AllBasinsQuery = Omit<StatsQuery, 'pourpoint'>;
+
+/** One basin's part of an all-basins answer: the compact body without the shared header. */
+export interface BasinStats {
+  pourpoint: string;
+  zones: { zone: ZoneRef[]; area_m2: number }[];
+  results: Record<string, (number | null)[][]>;
+}
+
+export interface AllBasinsStats {
+  zone_layers: string[];
+  variables: string[];
+  basins: BasinStats[];
+}
+
+/**
+ * Stats of every covered basin of an active dataset.
+ * @throws QueryParameterError when the dates select more than MAX_ALL_BASINS_DATES; as `planStats`.
+ */
+export async function computeAllBasins(db: Database, q: AllBasinsQuery): Promise<AllBasinsStats> {
+  const dataset = await openActiveDataset(db, q.dataset);
+  const index = await indexOf(db);
+  const dates = await datesOf(db, dataset);
+  const n = selectDates(dates, q.dates).length;
+  if (n > MAX_ALL_BASINS_DATES)
+    throw new QueryParameterError(
+      `the dates select ${n} dates; every basin at once takes at most ${MAX_ALL_BASINS_DATES} (ask one basin for long series)`,
+      { parameter: 'date' },
+    );
+  const triplets = [...index.values()]
+    .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
+    .map((e) => e.triplet)
+    .sort(byString);
+  const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
+  for (const pourpoint of triplets) {
+    const body: CompactStats = await executeStats(planStats({ dataset, index, dates }, { ...q, pourpoint }));
+    out.zone_layers = body.zone_layers;
+    out.variables = body.variables;
+    out.basins.push({ pourpoint, zones: body.zones, results: body.results });
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
+import { shiftedRecord } from '../helpers/fs.js';
+import { fixturePath } from '../helpers/raster.js';
+import { buildZionDb, importOffGrid, OFFGRID, ZION } from '../helpers/zion-db.js';
+
+/** A second covered basin: the Virgin River record moved 0.35° east and 0.2° north. */
+const MOVED = 'MOVED:UT:TEST';
+
+interface Basin {
+  pourpoint: string;
+  zones: { zone: unknown[]; area_m2: number }[];
+  results: Record<string, (number | null)[][]>;
+}
+interface All {
+  zone_layers: string[];
+  variables: string[];
+  basins: Basin[];
+}
+
+describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  const cli = async (...args: string[]) => {
+    const r = await snowdb(args, { env });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = await buildZionDb(dir);
+    const record = join(dir, 'MOVED_UT_TEST.geojson');
+    await writeFile(
+      record,
+      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), MOVED, 0.35, 0.2),
+    );
+    await cli('pourpoint', 'import', record);
+    await importOffGrid(dir, env); // outside the grid: not in the answer
+    await cli('dataset', 'activate', 'snodas');
+  });
+  after(() => cleanup());
+
+  it('equals the per-basin calls value for value, covered basins only, sorted by triplet; CSV adds a pourpoint column', async () => {
+    const args = ['--zone', 'terrain.elevation', '--variable', 'swe', '--valid-fraction'];
+    const all = JSON.parse(
+      await cli('stats-all', 'snodas', '--date', '2024-01-15/2024-01-16', ...args),
+    ) as All;
+    assert.deepEqual(
+      all.basins.map((b) => b.pourpoint),
+      [ZION, MOVED].sort(),
+    );
+    assert.ok(!all.basins.some((b) => b.pourpoint === OFFGRID));
+    let cells = 0;
+    for (const b of all.basins) {
+      const one = JSON.parse(
+        await cli('stats', 'snodas', b.pourpoint, '--dates', '2024-01-15/2024-01-16', ...args),
+      ) as All & Basin;
+      assert.deepEqual(all.zone_layers, one.zone_layers);
+      assert.deepEqual(all.variables, one.variables);
+      assert.deepEqual(b.zones, one.zones, b.pourpoint);
+      assert.deepEqual(b.results, one.results, b.pourpoint);
+      assert.deepEqual(Object.keys(b.results), ['2024-01-15', '2024-01-16']);
+      cells += b.zones.length;
+    }
+    // The two basins differ (one is moved), so the comparison above is not vacuous.
+    assert.notDeepEqual(all.basins[0]!.results, all.basins[1]!.results);
+
+    const csv = (await cli('stats-all', 'snodas', '--date', '2024-01-16', ...args, '--format', 'csv')).split(
+      '\r\n',
+    );
+    assert.equal(
+      csv[0],
+      'pourpoint,date,terrain.elevation_min_ft,terrain.elevation_max_ft,area_m2,mean_swe_mm,total_swe_m3,valid_fraction_swe',
+    );
+    assert.equal(csv.length - 1, cells); // one date: one row per basin cell
+    const first = all.basins[0]!;
+    const [mean, total, valid] = first.results['2024-01-16']![0]!;
+    const z = first.zones[0]!.zone[0] as { min: number; max: number };
+    assert.equal(
+      csv[1],
+      [first.pourpoint, '2024-01-16', z.min, z.max, first.zones[0]!.area_m2, mean, total, valid].join(','),
+    );
+  });
+
+  it('bad input: a malformed date names the parameter, an inactive or unknown dataset is named', async () => {
+    const bad = await snowdb(['stats-all', 'snodas', '--date', '2024-13-01'], { env });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /date/);
+    const unknown = await snowdb(['stats-all', 'nosuch', '--date', '2024-01-16'], { env });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /nosuch/);
+  });
+
+  it('over HTTP: the same body as the CLI plus dataset, query and links; CSV as a named download; 400 names the parameter', async () => {
+    const { base, stop } = await serveApi(env);
+    try {
+      const cliBody = JSON.parse(
+        await cli('stats-all', 'snodas', '--date', '2024-01-16', '--variable', 'swe'),
+      ) as All;
+      const r = await fetch(`${base}/datasets/snodas/stats?date=2024-01-16&variable=swe`);
+      assert.equal(r.status, 200, await r.clone().text());
+      const { dataset, query, links, ...body } = (await r.json()) as All & {
+        dataset: string;
+        query: unknown;
+        links: { rel: string }[];
+      };
+      assert.deepEqual(body, cliBody);
+      assert.equal(dataset, 'snodas');
+      assert.deepEqual(query, { type: 'DateRange', start_date: '2024-01-16', end_date: '2024-01-16' });
+      assert.deepEqual(
+        links.map((l) => l.rel),
+        ['self', 'root', 'alternate'],
+      );
+      const csv = await fetch(`${base}/datasets/snodas/stats?date=2024-01-16&variable=swe&f=csv`);
+      assert.equal(
+        csv.headers.get('content-disposition'),
+        'attachment; filename="snodas_2024-01-16-2024-01-16_all.csv"',
+      );
+      const cliCsv = await cli(
+        'stats-all',
+        'snodas',
+        '--date',
+        '2024-01-16',
+        '--variable',
+        'swe',
+        '--format',
+        'csv',
+      );
+      assert.equal((await csv.text()).trimEnd(), cliCsv.trimEnd());
+      const missing = await fetch(`${base}/datasets/snodas/stats`);
+      assert.equal(missing.status, 400);
+      assert.match(missing.headers.get('content-type')!, /^application\/problem\+json/);
+      assert.equal(((await missing.json()) as { parameter: string }).parameter, 'date');
+    } finally {
+      await stop();
+    }
+  });
+});
