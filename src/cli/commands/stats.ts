@@ -10,17 +10,9 @@ import { renderJson } from '../json.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-export function registerStats(program: Command, run: Runner): void {
-  program
-    .command('stats')
-    .description(
-      'stratified statistics of one basin in an active dataset: per date, per cell of the crossed zone axes',
-    )
-    .argument('<dataset>', 'an active dataset')
-    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
-    .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
-    .option('--doy <MM-DD>', 'one calendar day in every year of --years')
-    .option('--years <Y1..Y2>', 'year range of --doy')
+/** The options both stats commands take: zone axes, variables, empty zones, valid fraction. */
+function cellOptions(cmd: Command): Command {
+  return cmd
     .option(
       '--zone <token>',
       'zone axis LAYER or LAYER:PARAM=VALUE, repeatable (order = axis order)',
@@ -31,7 +23,21 @@ export function registerStats(program: Command, run: Runner): void {
     .option(
       '--valid-fraction',
       'add valid_fraction_<variable>: the share of the cell area with data that date',
+    );
+}
+
+export function registerStats(program: Command, run: Runner): void {
+  const cmd = program
+    .command('stats')
+    .description(
+      'stratified statistics of one basin in an active dataset: per date, per cell of the crossed zone axes',
     )
+    .argument('<dataset>', 'an active dataset')
+    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
+    .option('--doy <MM-DD>', 'one calendar day in every year of --years')
+    .option('--years <Y1..Y2>', 'year range of --doy');
+  cellOptions(cmd)
     .option('--max-zone-cells <n>', 'refuse crossings with more cells', String(MAX_ZONE_CELLS))
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
     .action(
@@ -83,24 +89,14 @@ export function registerStats(program: Command, run: Runner): void {
 
 /** `snowdb stats-all <dataset> --date <d|start/end>`: every covered basin for one short date range. */
 export function registerStatsAll(program: Command, run: Runner): void {
-  program
+  const cmd = program
     .command('stats-all')
     .description(
       `every covered basin of an active dataset for one date or a short range (at most ${MAX_ALL_BASINS_DATES} dates), sorted by triplet`,
     )
     .argument('<dataset>', 'an active dataset')
-    .requiredOption('--date <date|start/end>', 'one ISO date, or an inclusive range start/end')
-    .option(
-      '--zone <token>',
-      'zone axis LAYER or LAYER:PARAM=VALUE, repeatable (order = axis order)',
-      collect,
-    )
-    .option('--variable <key>', 'variable key, repeatable (default: all)', collect)
-    .option('--include-empty-zones', 'emit every cell of the product, empty ones with area 0 and nulls')
-    .option(
-      '--valid-fraction',
-      'add valid_fraction_<variable>: the share of the cell area with data that date',
-    )
+    .requiredOption('--date <date|start/end>', 'one ISO date, or an inclusive range start/end');
+  cellOptions(cmd)
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
     .action(
       (
