@@ -29,10 +29,10 @@ export interface SeriesView {
 const views = new Map<string, { key: string; view: SeriesView | null; at: number }>();
 let generation = 0;
 
-/** Decoded blocks by page (key: view generation and page file), LRU by bytes (≤ 256 MiB). */
+/** Decoded blocks by page (key: view generation and page file), LRU by bytes (≤ 64 MiB). */
 const cached = new Map<string, { blocks: Map<number, TypedArray>; bytes: number }>();
 let cachedBytes = 0;
-const MAX_CACHED_BYTES = 256 * 1024 * 1024;
+const MAX_CACHED_BYTES = 64 * 1024 * 1024;
 
 /** The dataset's store as it is now, or null when it has none (one stat per file it rests on). */
 export async function seriesView(d: Dataset): Promise<SeriesView | null> {
