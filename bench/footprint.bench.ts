@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { REPO } from './cli.js';
 import type { BenchDatabase } from './fixture/database.js';
-import { median } from './stats.js';
+import { interleave, spread } from './stats.js';
 
 const BIGHORN = '06287000:MT:USGS';
 const VIRGIN = '09406000:UT:USGS';
@@ -30,10 +30,9 @@ export function memoryRow(b: BenchDatabase, reps: number): Row {
     above.push((m.peak - m.idle) / MB);
     idle = m.idle / MB;
   }
-  const s = above.sort((x, y) => x - y);
   return {
     scenario: `memory: 7,300 dates × 1,000-ft bands, Bighorn R, fresh process (idle ≈ ${idle.toFixed(0)} MB after a warm-up query)`,
-    snowdb: `peak ${median(s).toFixed(0)} MB above idle (${s[0]!.toFixed(0)}–${s.at(-1)!.toFixed(0)})`,
+    snowdb: `peak ${spread(above, 0, 'MB')} above idle`,
     baseline: '—',
     ratio: '—',
     target: '≤ ~200 MB above idle',
@@ -53,7 +52,7 @@ function coldRun(b: BenchDatabase, cmd: string, args: string[], input?: string):
   return performance.now() - t;
 }
 
-export function coldRow(b: BenchDatabase, reps: number): Row {
+export async function coldRow(b: BenchDatabase, reps: number): Promise<Row> {
   const wy = b.dates.filter((x) => x >= '2022-10-01' && x <= '2023-09-30');
   const ours = [
     join(REPO, 'dist/src/cli/main.js'),
@@ -79,21 +78,15 @@ export function coldRow(b: BenchDatabase, reps: number): Row {
     variables: ['depth', 'swe'],
     band_step_ft: 1000,
   });
-  const s: number[] = [];
-  const p: number[] = [];
-  for (let i = 0; i < reps; i++) {
-    s.push(coldRun(b, process.execPath, ours));
-    p.push(coldRun(b, PYTHON, [join(REPO, 'bench/baseline.py'), 'loop'], `${query}\n`));
-  }
-  const fmt = (xs: number[]) => {
-    const t = [...xs].sort((x, y) => x - y);
-    return `${median(t).toFixed(0)} ms (${t[0]!.toFixed(0)}–${t.at(-1)!.toFixed(0)})`;
-  };
+  const cells = await interleave(
+    reps,
+    async () => coldRun(b, process.execPath, ours),
+    async () => coldRun(b, PYTHON, [join(REPO, 'bench/baseline.py'), 'loop'], `${query}\n`),
+    0,
+  );
   return {
     scenario: 'cold page cache, fresh process (CLI / python), 365 dates × swe+depth × bands, Virgin R',
-    snowdb: fmt(s),
-    baseline: fmt(p),
-    ratio: `${(median(p) / median(s)).toFixed(1)}×`,
+    ...cells,
     target: 'reported, not targeted',
   };
 }

@@ -21,7 +21,10 @@ const speed = [
   ...(only === undefined || only === 'speed' ? await speedBench() : []),
   ...(only === undefined || only === 'store-ingest' ? [await storeIngestRow(await benchDatabase())] : []),
   ...(only === undefined || only === 'footprint'
-    ? [memoryRow(await benchDatabase(), Math.min(reps, 3)), coldRow(await benchDatabase(), Math.min(reps, 5))]
+    ? [
+        memoryRow(await benchDatabase(), Math.min(reps, 3)),
+        await coldRow(await benchDatabase(), Math.min(reps, 5)),
+      ]
     : []),
 ];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);

@@ -19,7 +19,7 @@ import { type CompactStats, computeStats } from '../src/stats/engine.js';
 import type { StatsQuery } from '../src/stats/plan.js';
 import { REPO } from './cli.js';
 import { type BenchDatabase, benchDatabase } from './fixture/database.js';
-import { median } from './stats.js';
+import { elapsed, interleave, median } from './stats.js';
 
 const VIRGIN = '09406000:UT:USGS';
 const BIGHORN = '06287000:MT:USGS';
@@ -100,11 +100,6 @@ interface Row {
   target: string;
 }
 
-const fmt = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return `${median(s).toFixed(1)} ms (${s[0]!.toFixed(1)}–${s.at(-1)!.toFixed(1)})`;
-};
-
 /** One stats scenario: check agreement, then REPS interleaved timings of each side. */
 async function scenario(
   b: BenchDatabase,
@@ -124,24 +119,13 @@ async function scenario(
     variables: q.variables as string[],
     ...(step ? { band_step_ft: step } : {}),
   };
-  const ours = await computeStats(db, q);
-  const theirs = await base.ask(bq);
-  assertSame(label, ours, theirs, step);
-  const s: number[] = [];
-  const p: number[] = [];
-  for (let i = 0; i < REPS; i++) {
-    const t = performance.now();
-    await computeStats(db, q);
-    s.push(performance.now() - t);
-    p.push((await base.ask(bq)).seconds * 1000);
-  }
-  return {
-    scenario: label,
-    snowdb: fmt(s),
-    baseline: fmt(p),
-    ratio: `${(median(p) / median(s)).toFixed(1)}×`,
-    target,
-  };
+  assertSame(label, await computeStats(db, q), await base.ask(bq), step);
+  const cells = await interleave(
+    REPS,
+    () => elapsed(() => computeStats(db, q)),
+    async () => (await base.ask(bq)).seconds * 1000,
+  );
+  return { scenario: label, ...cells, target };
 }
 
 /** All basins, one date: snowdb's all-basins call vs the baseline looping over them, checked first. */
@@ -168,19 +152,14 @@ async function allBasins(b: BenchDatabase, db: Database, base: Baseline, date: s
     return sec * 1000;
   };
   await baseRun(true);
-  const s: number[] = [];
-  const p: number[] = [];
-  for (let i = 0; i < REPS; i++) {
-    const t = performance.now();
-    await computeAllBasins(db, q);
-    s.push(performance.now() - t);
-    p.push(await baseRun(false));
-  }
+  const cells = await interleave(
+    REPS,
+    () => elapsed(() => computeAllBasins(db, q)),
+    () => baseRun(false),
+  );
   return {
     scenario: `one date, every covered basin (${ours.basins.length}), swe: stats-all vs a loop of the baseline`,
-    snowdb: fmt(s),
-    baseline: fmt(p),
-    ratio: `${(median(p) / median(s)).toFixed(1)}×`,
+    ...cells,
     target: '≥ 10×, ≤ 0.3 s',
   };
 }

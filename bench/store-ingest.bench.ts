@@ -16,7 +16,7 @@ import { computeStats } from '../src/stats/engine.js';
 import { fixturePath } from '../test/helpers/raster.js';
 import type { BenchDatabase } from './fixture/database.js';
 import { snowField, westElevation } from './fixture/database.js';
-import { median } from './stats.js';
+import { median, spread } from './stats.js';
 
 const DATES = Array.from({ length: 8 }, (_, i) => `2024-10-0${i + 1}`);
 
@@ -64,14 +64,10 @@ export async function storeIngestRow(b: BenchDatabase): Promise<Record<string, s
       );
       if (JSON.stringify(a) !== JSON.stringify(c)) throw new Error(`${DATES[i]}: the copies disagree`);
     }
-    const ms = (xs: number[]) => {
-      const s = [...xs].sort((x, y) => x - y);
-      return `${median(s).toFixed(0)} ms (${s[0]!.toFixed(0)}–${s.at(-1)!.toFixed(0)})`;
-    };
     return {
       scenario: `ingest one new date (SNODAS tar, 8 products), 20-year database, 8 dates: with the store vs without`,
-      snowdb: ms(times.store),
-      baseline: ms(times.none),
+      snowdb: spread(times.store, 0),
+      baseline: spread(times.none, 0),
       ratio: `${(median(times.store) / median(times.none)).toFixed(2)}× the time`,
       target: '≤ 1.5× the time',
     };

@@ -34,14 +34,14 @@ export interface ScanResult {
   readonly read: number[];
 }
 
-/** Add a page's dates, from its decoded blocks (basin order), into sums at `base` + row × product. */
+/** Add a page's dates, from its decoded blocks (basin order), into sums at row × product. */
 export function reducePage(
   blocks: readonly TypedArray[],
   page: ScanPage,
   runs: BasinRuns,
   nodata: number,
   sums: { sw: Float64Array; sv: Float64Array },
-  rowOffset: (row: number) => number,
+  product: number,
 ): void {
   const { blockRun } = runs;
   for (let b = 0; b < blocks.length; b++)
@@ -56,7 +56,7 @@ export function reducePage(
         nodata,
         sums.sw,
         sums.sv,
-        rowOffset(page.row[m]!),
+        page.row[m]! * product,
       );
 }
 
@@ -71,7 +71,7 @@ export function runScan(job: ScanJob): ScanResult {
     } catch {
       return; // a damaged page: its dates come from the COGs
     }
-    reducePage(blocks, page, job.runs, job.nodata, sums, (r) => r * job.product);
+    reducePage(blocks, page, job.runs, job.nodata, sums, job.product);
     read.push(i);
   });
   return { ...sums, read };

@@ -94,7 +94,7 @@ export async function reduceFromSeries(
       } catch {
         continue; // a damaged page: these dates come from the COGs
       }
-      reducePage(blocks, page, basin, spec.nodata, sums, (i) => i * P);
+      reducePage(blocks, page, basin, spec.nodata, sums, P);
       for (const i of page.row) done.add(i);
     }
     return done;

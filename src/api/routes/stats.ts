@@ -7,7 +7,7 @@ import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js'
 import { executeStats } from '../../stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
-import { baseOf, seg, selfOf, sendJson } from '../http.js';
+import { baseOf, type Link, seg, selfOf, sendJson } from '../http.js';
 import { type Format, negotiate } from '../negotiate.js';
 import { DATASET_PARAM, POURPOINT_PARAM, problemResponses, STATS_COMMON } from '../schemas.js';
 
@@ -20,13 +20,44 @@ interface Common {
 }
 type Params = { dataset: string; pourpoint: string };
 
+/** The dates part of a CSV download name: `<start|open>-<end|open>` or `<month>-<day>_<Y1>-<Y2>`. */
+const datesPart = (q: DateQuery): string =>
+  q.type === 'DateRange'
+    ? `${q.start_date ?? 'open'}-${q.end_date ?? 'open'}`
+    : `${q.month}-${q.day}_${q.start_year}-${q.end_year}`;
+
 /** CSV download name: `<triplet, ':' → '-'>_<dates>[_zonal_<n>].csv` (snowtool's names). */
 export function csvFileName(triplet: string, q: DateQuery, zones: number): string {
-  const dates =
-    q.type === 'DateRange'
-      ? `${q.start_date ?? 'open'}-${q.end_date ?? 'open'}`
-      : `${q.month}-${q.day}_${q.start_year}-${q.end_year}`;
-  return `${triplet.replaceAll(':', '-')}_${dates}${zones > 0 ? `_zonal_${zones}` : ''}.csv`;
+  return `${triplet.replaceAll(':', '-')}_${datesPart(q)}${zones > 0 ? `_zonal_${zones}` : ''}.csv`;
+}
+
+/** The query options both stats routes take, as the engine names them. */
+const cellOptions = (q: Common) => ({
+  zones: q.zone ?? [],
+  variables: q.variable ?? [],
+  includeEmptyZones: q.include_empty_zones,
+  validFraction: q.valid_fraction,
+});
+
+/** A CSV table as a named, streamed download. */
+function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="${name}"`)
+    .send(Readable.from(lines));
+}
+
+/** `self`, `root`, any `extra`, then `alternate` → the same request as CSV. */
+function statsLinks(req: FastifyRequest, extra: Link[] = []): Link[] {
+  const self = selfOf(req);
+  const csv = new URL(self);
+  csv.searchParams.set('f', 'csv');
+  return [
+    { href: self, rel: 'self', type: 'application/json' },
+    { href: `${baseOf(req)}/`, rel: 'root', type: 'application/json' },
+    ...extra,
+    { href: csv.href, rel: 'alternate', type: 'text/csv', title: 'csv' },
+  ];
 }
 
 /** Whether an If-None-Match header names this entity tag (or is `*`). */
@@ -47,43 +78,17 @@ async function answer(
 ): Promise<FastifyReply> {
   const format = negotiate(req.query.f, req.headers.accept);
   const { dataset, pourpoint } = req.params;
-  const zones = req.query.zone ?? [];
-  const q: StatsQuery = {
-    dataset,
-    pourpoint,
-    dates,
-    zones,
-    variables: req.query.variable ?? [],
-    includeEmptyZones: req.query.include_empty_zones,
-    validFraction: req.query.valid_fraction,
-  };
+  const cells = cellOptions(req.query);
+  const q: StatsQuery = { dataset, pourpoint, dates, ...cells };
   const plan = await openStatsPlan(db, q);
   const etag = `"${statsStateKey(plan)}.${format}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
   const body = await executeStats(plan);
-  if (format === 'csv') {
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('Content-Disposition', `attachment; filename="${csvFileName(pourpoint, dates, zones.length)}"`)
-      .send(Readable.from(csvLines(body)));
-  }
-  const b = baseOf(req);
-  const self = selfOf(req);
-  const csv = new URL(self);
-  csv.searchParams.set('f', 'csv');
-  return sendJson(reply, {
-    ...body,
-    pourpoint,
-    dataset,
-    query: dates,
-    links: [
-      { href: self, rel: 'self', type: 'application/json' },
-      { href: `${b}/`, rel: 'root', type: 'application/json' },
-      { href: `${b}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' },
-      { href: csv.href, rel: 'alternate', type: 'text/csv', title: 'csv' },
-    ],
-  });
+  if (format === 'csv')
+    return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
+  const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
+  return sendJson(reply, { ...body, pourpoint, dataset, query: dates, links: statsLinks(req, [up]) });
 }
 
 const params = {
@@ -143,34 +148,10 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset } = req.params;
       const dates = parseDateRange(req.query.date, 'date');
-      const body = await computeAllBasins(db, {
-        dataset,
-        dates,
-        zones: req.query.zone ?? [],
-        variables: req.query.variable ?? [],
-        includeEmptyZones: req.query.include_empty_zones,
-        validFraction: req.query.valid_fraction,
-      });
-      if (format === 'csv') {
-        const name = `${dataset}_${dates.type === 'DateRange' ? `${dates.start_date}-${dates.end_date}` : 'doy'}_all.csv`;
-        return reply
-          .type('text/csv; charset=utf-8')
-          .header('Content-Disposition', `attachment; filename="${name}"`)
-          .send(Readable.from(allBasinsCsvLines(body)));
-      }
-      const self = selfOf(req);
-      const csv = new URL(self);
-      csv.searchParams.set('f', 'csv');
-      return sendJson(reply, {
-        ...body,
-        dataset,
-        query: dates,
-        links: [
-          { href: self, rel: 'self', type: 'application/json' },
-          { href: `${baseOf(req)}/`, rel: 'root', type: 'application/json' },
-          { href: csv.href, rel: 'alternate', type: 'text/csv', title: 'csv' },
-        ],
-      });
+      const body = await computeAllBasins(db, { dataset, dates, ...cellOptions(req.query) });
+      if (format === 'csv')
+        return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
+      return sendJson(reply, { ...body, dataset, query: dates, links: statsLinks(req) });
     },
   );
   app.get<{ Params: Params; Querystring: Common & { datetime: string } }>(
