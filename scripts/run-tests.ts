@@ -4,7 +4,7 @@
  * Extra arguments filter by substring of the path: `npm test -- raster`.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,11 +27,16 @@ if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`);
   process.exit(1);
 }
-// Fixture databases are built once per run, here, and copied per test (test/helpers/fixture-cache.ts).
-const fixtures = mkdtempSync(join(tmpdir(), 'snowdb-fixtures-'));
+// Tests write many small files and fsync each atomic write: on Linux they run in memory (tmpfs),
+// where that costs nothing. Fixture databases are built once per run, here, and copied per test
+// (test/helpers/fixture-cache.ts).
+const shm = '/dev/shm';
+const base = existsSync(shm) && statSync(shm).isDirectory() ? mkdtempSync(join(shm, 'snowdb-test-')) : null;
+const temp = base ?? tmpdir();
+const fixtures = mkdtempSync(join(temp, 'snowdb-fixtures-'));
 const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...flags, ...files], {
   stdio: 'inherit',
-  env: { ...process.env, SNOWDB_TEST_FIXTURES: fixtures },
+  env: { ...process.env, SNOWDB_TEST_FIXTURES: fixtures, ...(base && { TMPDIR: base }) },
 });
-rmSync(fixtures, { recursive: true, force: true });
+rmSync(base ?? fixtures, { recursive: true, force: true });
 process.exit(r.status ?? 1);

@@ -20,6 +20,8 @@ export const ErrorCatalog = {
   'usage-error': { status: 400, title: 'Invalid usage', exit: 2 },
   'malformed-query-parameter': { status: 400, title: 'Malformed query parameter', exit: 1 },
   'invalid-query-parameter': { status: 422, title: 'Invalid query parameter', exit: 1 },
+  'query-too-large': { status: 422, title: 'Query exceeds a size limit', exit: 1 },
+  'no-reference-years': { status: 409, title: 'No reference years for normals', exit: 1 },
   'dataset-not-found': { status: 404, title: 'Dataset not found', exit: 1 },
   'pourpoint-not-found': { status: 404, title: 'Pourpoint not found', exit: 1 },
   'pourpoint-not-covered': { status: 409, title: 'Pourpoint not covered by dataset grid', exit: 1 },

@@ -30,9 +30,9 @@ export const Problem = {
 const ZoneRef = {
   type: 'object',
   description:
-    'band {layer, min, max, unit}, class {layer, code, label} or threshold {layer, threshold, unit, side, label}',
+    "band {layer, min, max, unit}, class {layer, code, label}, threshold {layer, threshold, unit, side, label}, or unclassified {layer}: the basin's pixels some axis leaves in no zone (one cell, last)",
   required: ['kind', 'layer'],
-  properties: { kind: { enum: ['band', 'class', 'threshold'] }, layer: str },
+  properties: { kind: { enum: ['band', 'class', 'threshold', 'unclassified'] }, layer: str },
   additionalProperties: true,
 } as const;
 

@@ -1,6 +1,11 @@
 #!/usr/bin/env node
 // `--version` answers before the command tree (and every domain module) loads.
 const args = process.argv.slice(2);
+// A reader that stops early (`| head`) is not an error: stop quietly, as other tools do.
+process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
 if (args.length === 1 && (args[0] === '--version' || args[0] === '-V')) {
   const { VERSION } = await import('../version.js');
   process.stdout.write(`${VERSION}\n`);

@@ -19,6 +19,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   dataset: async () => (await import('./commands/dataset.js')).registerDatasetCommands,
   stats: async () => (await import('./commands/stats.js')).registerStats,
   'stats-all': async () => (await import('./commands/stats.js')).registerStatsAll,
+  normals: async () => (await import('./commands/history.js')).registerNormals,
+  'water-years': async () => (await import('./commands/history.js')).registerWaterYears,
   api: async () => (await import('./commands/api.js')).registerApi,
 };
 

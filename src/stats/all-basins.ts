@@ -9,20 +9,27 @@ import { QueryParameterError } from '../errors.js';
 import { indexOf } from '../pourpoints/store.js';
 import { byString } from '../util/compare.js';
 import type { ZoneRef } from '../zones/schemes.js';
+import { executeWithNormals, type NormalsOption, type StatsWithNormals } from './anomalies.js';
 import { selectDates } from './dates.js';
-import { type CompactStats, executeStats } from './engine.js';
+import type { CompactStats } from './engine.js';
+import type { Reference } from './normals.js';
 import { datesOf, planStats, type StatsQuery } from './plan.js';
 
 /** Most dates one all-basins query may select. */
 export const MAX_ALL_BASINS_DATES = 31;
 
-export type AllBasinsQuery = Omit<StatsQuery, 'pourpoint'>;
+export interface AllBasinsQuery extends Omit<StatsQuery, 'pourpoint'> {
+  /** Add normals columns (each basin against its own reference years). */
+  readonly normals?: NormalsOption;
+}
 
 /** One basin's part of an all-basins answer: the compact body without the shared header. */
 export interface BasinStats {
   pourpoint: string;
   zones: { zone: ZoneRef[]; area_m2: number }[];
   results: Record<string, (number | null)[][]>;
+  /** With normals: this basin's reference years. */
+  reference?: Reference;
 }
 
 export interface AllBasinsStats {
@@ -51,10 +58,12 @@ export async function computeAllBasins(db: Database, q: AllBasinsQuery): Promise
     .sort(byString);
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
   for (const pourpoint of triplets) {
-    const body: CompactStats = await executeStats(planStats({ dataset, index, dates }, { ...q, pourpoint }));
+    const plan = planStats({ dataset, index, dates }, { ...q, pourpoint });
+    const body: CompactStats = await executeWithNormals(db, plan, q.normals);
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;
-    out.basins.push({ pourpoint, zones: body.zones, results: body.results });
+    const { reference } = body as Partial<StatsWithNormals>;
+    out.basins.push({ pourpoint, zones: body.zones, results: body.results, ...(reference && { reference }) });
   }
   return out;
 }

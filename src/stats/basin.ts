@@ -12,6 +12,7 @@ import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../ra
 import { FileSource } from '../raster/source.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
+import { AsyncLru } from '../util/lru.js';
 import type { StatsPlan } from './plan.js';
 import { stateSignatures } from './state.js';
 
@@ -98,6 +99,8 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   const cellOf = new Int32Array(weights.length);
   for (let i = 0; i < weights.length; i++) cellOf[i] = weights[i]! > 0 ? 0 : -1;
   const ord = new Int32Array(weights.length);
+  // Pixels of the basin some axis leaves in no zone: −2 while crossing, then the last cell.
+  const lost = -2;
   for (const { axis, layer: spec, path } of plan.axes) {
     const layer = await readOnto(path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
     if (layer === null) {
@@ -110,9 +113,11 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     const n = axis.zones.length;
     for (let i = 0; i < cellOf.length; i++) {
       const o = ord[i]!;
-      cellOf[i] = cellOf[i]! < 0 || o < 0 ? -1 : cellOf[i]! * n + o;
+      const c = cellOf[i]!;
+      cellOf[i] = c === -1 ? -1 : c === lost || o < 0 ? lost : c * n + o;
     }
   }
+  for (let i = 0; i < cellOf.length; i++) if (cellOf[i] === lost) cellOf[i] = product - 1;
   // Block-major order: sort the window offsets in a cell by (block id, offset inside the block).
   const across = blocksAcross(d.grid);
   const blockOf = (i: number) =>
@@ -168,39 +173,18 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
 }
 
 /** Prepared basins by key, LRU by bytes (≤ 64 MiB). */
-const prepared = new Map<string, { basin: Promise<PreparedBasin>; bytes: number }>();
-let preparedBytes = 0;
-const MAX_PREPARED_BYTES = 64 * 1024 * 1024;
+const prepared = new AsyncLru<PreparedBasin>(
+  64 * 1024 * 1024,
+  (b) => b.at.length * 20 + b.area.byteLength + b.blocks.byteLength * 2 + b.runCell.byteLength * 2,
+);
 
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */
-export async function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
+export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   const files = [plan.aoi, ...plan.axes.map((a) => a.path)];
   const known = stateSignatures(plan);
   const signatures = files.map((f) => known.get(f) ?? fileSignature(f));
   const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
-  const hit = prepared.get(key);
-  if (hit !== undefined) {
-    prepared.delete(key);
-    prepared.set(key, hit);
-    return hit.basin;
-  }
-  const basin = prepare(plan);
-  const entry = { basin, bytes: 0 };
-  prepared.set(key, entry);
-  try {
-    const b = await basin;
-    entry.bytes = b.at.length * 20 + b.area.byteLength + b.blocks.byteLength * 2 + b.runCell.byteLength * 2;
-    preparedBytes += entry.bytes;
-    while (preparedBytes > MAX_PREPARED_BYTES && prepared.size > 1) {
-      const [k, e] = prepared.entries().next().value as [string, { bytes: number }];
-      prepared.delete(k);
-      preparedBytes -= e.bytes;
-    }
-    return b;
-  } catch (e) {
-    prepared.delete(key);
-    throw e;
-  }
+  return prepared.get(key, () => prepare(plan));
 }
 
 /**

@@ -5,7 +5,7 @@ import type { CompactStats } from './engine.js';
 
 /** A CSV field: minimal quoting (RFC 4180). */
 const field = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
-const num = (v: number | null): string => (v === null ? '' : String(v));
+const num = (v: number | string | null): string => (v === null ? '' : String(v));
 
 /** The columns of one axis (docs/reference.md#stats): banded min/max, categorical label, threshold side/threshold. */
 function axisHeader(layer: string): string[] {
@@ -19,6 +19,10 @@ function axisHeader(layer: string): string[] {
 }
 
 function axisValues(z: ZoneRef): string[] {
+  if (z.kind === 'unclassified') {
+    const s = ZONE_LAYERS.find((l) => l.key === z.layer)?.scheme;
+    return s?.kind === 'categorical' ? ['unclassified'] : ['unclassified', ''];
+  }
   if (z.kind === 'band') return [String(z.min), String(z.max)];
   if (z.kind === 'class') return [z.label];
   return [z.label, String(z.threshold)];
@@ -26,16 +30,24 @@ function axisValues(z: ZoneRef): string[] {
 
 const line = (cells: readonly string[]): string => `${cells.map(field).join(',')}\r\n`;
 
-/** Header cells: `date`, the axis columns in selection order, `area_m2`, then the stat names. */
-const headerOf = (body: Pick<CompactStats, 'zone_layers' | 'variables'>): string[] => [
-  'date',
+/** A table of rows keyed by date (stats), day (normals) or water year (summaries). */
+export interface CellTable {
+  readonly zone_layers: readonly string[];
+  readonly variables: readonly string[];
+  readonly zones: CompactStats['zones'];
+  readonly results: Readonly<Record<string, readonly (number | string | null)[][]>>;
+}
+
+/** Header cells: the key column, the axis columns in selection order, `area_m2`, then the stat names. */
+const headerOf = (body: Pick<CellTable, 'zone_layers' | 'variables'>, key: string): string[] => [
+  key,
   ...body.zone_layers.flatMap(axisHeader),
   'area_m2',
   ...body.variables,
 ];
 
-/** One row of cells per (date, emitted cell). */
-function* rowsOf(body: Pick<CompactStats, 'zones' | 'results'>): Generator<string[]> {
+/** One row of cells per (key, emitted cell). */
+function* rowsOf(body: Pick<CellTable, 'zones' | 'results'>): Generator<string[]> {
   for (const [date, matrix] of Object.entries(body.results)) {
     for (let k = 0; k < body.zones.length; k++) {
       const z = body.zones[k]!;
@@ -45,17 +57,17 @@ function* rowsOf(body: Pick<CompactStats, 'zones' | 'results'>): Generator<strin
 }
 
 /**
- * The CSV table of a stats body: one row per (date, emitted cell); header `date`, the axis
- * columns in selection order, `area_m2`, then the stat names. Null is an empty field. CRLF rows.
- * Yields one line at a time so long series can be streamed.
+ * The CSV table of a stats body: one row per (date, emitted cell); header `date` (or `key`), the
+ * axis columns in selection order, `area_m2`, then the stat names. Null is an empty field. CRLF
+ * rows. Yields one line at a time so long series can be streamed.
  */
-export function* csvLines(body: CompactStats): Generator<string> {
-  yield line(headerOf(body));
+export function* csvLines(body: CellTable, key = 'date'): Generator<string> {
+  yield line(headerOf(body, key));
   for (const row of rowsOf(body)) yield line(row);
 }
 
 /** The CSV table of an all-basins body: the one-basin table with a leading `pourpoint` column. */
 export function* allBasinsCsvLines(body: AllBasinsStats): Generator<string> {
-  yield line(['pourpoint', ...headerOf(body)]);
+  yield line(['pourpoint', ...headerOf(body, 'date')]);
   for (const b of body.basins) for (const row of rowsOf(b)) yield line([b.pourpoint, ...row]);
 }

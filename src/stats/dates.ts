@@ -69,6 +69,19 @@ export function parseDoy(doy: string, years: string): DateQuery {
   return dayOfYear(Number(d[1]), Number(d[2]), Number(y[1]), Number(y[2]));
 }
 
+/**
+ * Parse a span of years `Y1..Y2` (or one year `Y`), inclusive.
+ * @throws SnowdbError `malformed-query-parameter` naming `parameter`.
+ */
+export function parseYearSpan(text: string, parameter: string): { start: number; end: number } {
+  const m = /^(\d{4})(?:\.\.(\d{4}))?$/.exec(text);
+  if (!m) throw malformed(parameter, `'${text}': expected Y1..Y2 or one year, e.g. 1991..2020`);
+  const start = Number(m[1]);
+  const end = Number(m[2] ?? m[1]);
+  if (start > end) throw malformed(parameter, `'${text}': the start is after the end`);
+  return { start, end };
+}
+
 /** First index of the ascending `xs` whose item is ≥ `x` (> `x` with `after`). */
 function lowerBound(xs: readonly string[], x: string, after = false): number {
   let lo = 0;

@@ -32,7 +32,10 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
   const basin = await preparedBasin(plan);
   const { area } = basin;
   const keep: number[] = [];
-  for (let k = 0; k < product; k++) if (plan.includeEmptyZones || area[k]! > 0) keep.push(k);
+  // Every cell with area; with includeEmptyZones every cell of the crossing (unclassified only with area).
+  const crossing = plan.axes.length > 0 ? product - 1 : product;
+  for (let k = 0; k < product; k++)
+    if (area[k]! > 0 || (plan.includeEmptyZones && k < crossing)) keep.push(k);
   // Per variable: Σ weight with data and Σ value × weight, per plan date and cell.
   const sums = new Map<string, Sums>();
   const nd = plan.dates.length;
@@ -79,16 +82,19 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
         const spec = d.config.variables[col.variable]!;
         if (col.kind === 'valid') return area[k]! > 0 ? sw / area[k]! : null;
         if (!(sw > 0)) return null;
-        if (col.kind === 'mean') return sv / sw / spec.scale_factor;
-        return (sv / spec.scale_factor) * spec.volume_m_per_unit!; // m³ = Σ value(unit) × m/unit × m²
+        if (col.kind === 'mean') return sv / sw / spec.scale_factor / col.divisor;
+        return ((sv / spec.scale_factor) * spec.volume_m_per_unit!) / col.divisor; // m³ = Σ value(unit) × m/unit × m²
       }),
     );
   });
   const axes = plan.axes.map((a) => a.axis);
+  const unclassified = axes.length > 0 ? product - 1 : -1;
   return {
     zone_layers: axes.map((a) => a.layer),
     variables: columns.map((c) => c.name),
     zones: keep.map((k) => {
+      if (k === unclassified)
+        return { zone: axes.map((a) => ({ kind: 'unclassified', layer: a.layer })), area_m2: area[k]! };
       const zone: ZoneRef[] = [];
       let rest = k;
       for (let a = axes.length - 1; a >= 0; a--) {

@@ -9,7 +9,8 @@ import { enabledLayers, layerPath, ZONE_LAYERS, type ZoneLayerSpec } from '../zo
 import type { Axis } from '../zones/schemes.js';
 import { parseZoneTokens } from '../zones/tokens.js';
 import { type DateQuery, selectDates } from './dates.js';
-import { MAX_ZONE_CELLS } from './limits.js';
+import { MAX_QUERY_VALUES, MAX_ZONE_CELLS } from './limits.js';
+import { type Units, unitIn } from './units.js';
 
 export { MAX_ZONE_CELLS } from './limits.js';
 
@@ -25,21 +26,32 @@ export interface StatsQuery {
   /** Add `valid_fraction_<var>` after each variable's stats. */
   readonly validFraction?: boolean;
   readonly maxZoneCells?: number;
+  /** Cap on dates × cells × columns (default MAX_QUERY_VALUES). */
+  readonly maxValues?: number;
+  /** Depths in mm and volumes in m³ (metric, the default) or inches and acre-feet (us). */
+  readonly units?: Units;
 }
 
-/** One output column: a variable's mean, volume or valid fraction. */
+/** One output column: a variable's mean, volume or valid fraction, in the query's units. */
 export interface Column {
   readonly variable: string;
   readonly kind: 'mean' | 'total' | 'valid';
+  /** `mean_swe_mm`, `total_swe_acre_ft`, `valid_fraction_swe`: the unit ends the name. */
   readonly name: string;
+  /** Stored-unit value ÷ divisor = value in the column's unit. */
+  readonly divisor: number;
 }
 
 /** Everything a stats query reads and computes, resolved before any raster is opened. */
 export interface StatsPlan {
   readonly dataset: Dataset;
   readonly entry: IndexEntry;
-  /** Zone axes in order, first most significant; `product` = cells of their crossing. */
+  /** Zone axes in order, first most significant. */
   readonly axes: readonly { readonly axis: Axis; readonly layer: ZoneLayerSpec; readonly path: string }[];
+  /**
+   * Cells per date: the crossing's cells, then (with any axis) one `unclassified` cell for the
+   * basin's pixels that some axis leaves in no zone, so cell areas always sum to the basin.
+   */
   readonly product: number;
   /** Variable keys read, sorted. */
   readonly variables: readonly string[];
@@ -82,11 +94,11 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
     const layer = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
     return { axis, layer, path: layerPath(d, layer) };
   });
-  const product = axes.reduce((p, a) => p * a.axis.zones.length, 1);
+  const crossing = axes.reduce((p, a) => p * a.axis.zones.length, 1);
   const cap = q.maxZoneCells ?? MAX_ZONE_CELLS;
-  if (product > cap) {
+  if (crossing > cap) {
     throw new QueryParameterError(
-      `the zone crossing has ${product} cells, more than the limit of ${cap}; use fewer axes or coarser parameters`,
+      `the zone crossing has ${crossing} cells, more than the limit of ${cap}; use fewer axes or coarser parameters`,
       { parameter: 'zone' },
     );
   }
@@ -100,13 +112,33 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
       });
   }
   const stats = statNames(d.config).filter((s) => wanted.includes(s.variable));
+  const units = q.units ?? 'metric';
   const columns: Column[] = [];
   for (const v of wanted) {
-    for (const s of stats.filter((x) => x.variable === v))
-      columns.push({ variable: v, kind: s.reducer, name: s.stat });
-    if (q.validFraction) columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}` });
+    for (const s of stats.filter((x) => x.variable === v)) {
+      const { unit, divisor } = unitIn(s.unit, units);
+      columns.push({
+        variable: v,
+        kind: s.reducer,
+        name: `${s.stat.slice(0, -s.unit.length)}${unit}`,
+        divisor,
+      });
+    }
+    if (q.validFraction)
+      columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}`, divisor: 1 });
   }
   const aoi = d.paths.aoi(entry.triplet);
+  const dates = selectDates(inputs.dates, q.dates);
+  const product = crossing + (axes.length > 0 ? 1 : 0);
+  const values = dates.length * product * columns.length;
+  const most = q.maxValues ?? MAX_QUERY_VALUES;
+  if (values > most) {
+    throw new SnowdbError(
+      'query-too-large',
+      `the query asks for ${values.toLocaleString('en-US')} numbers (${dates.length} dates × ${product} cells × ${columns.length} columns), more than the limit of ${most.toLocaleString('en-US')}; ask for fewer dates, zones or variables`,
+      { limit: most },
+    );
+  }
   return {
     dataset: d,
     entry,
@@ -116,7 +148,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
     columns,
     includeEmptyZones: q.includeEmptyZones === true,
     aoi,
-    dates: selectDates(inputs.dates, q.dates).map((date) => ({
+    dates: dates.map((date) => ({
       date,
       cogs: wanted.map((v) => d.paths.cog(date, v)),
     })),
@@ -126,6 +158,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
       variables: [...new Set(q.variables ?? [])].sort(),
       includeEmptyZones: q.includeEmptyZones === true,
       validFraction: q.validFraction === true,
+      units,
     },
   };
 }
@@ -140,8 +173,16 @@ export function datesOf(db: Database, d: Dataset): Promise<string[]> {
  * @throws SnowdbError `dataset-not-found`, and as `planStats`.
  */
 export async function openStatsPlan(db: Database, q: StatsQuery): Promise<StatsPlan> {
-  const dataset = await openActiveDataset(db, q.dataset);
+  return planStats(await planInputs(db, q.dataset, q.pourpoint), q);
+}
+
+/**
+ * What planning a basin's query needs, read from the database: only active datasets exist for it.
+ * @throws SnowdbError `dataset-not-found`, `pourpoint-not-found` (before the dates are listed).
+ */
+export async function planInputs(db: Database, dataset: string, pourpoint: string): Promise<PlanInputs> {
+  const d = await openActiveDataset(db, dataset);
   const index = await indexOf(db);
-  indexedEntry(index, q.pourpoint); // an unknown basin fails before the dates are listed
-  return planStats({ dataset, index, dates: await datesOf(db, dataset) }, q);
+  indexedEntry(index, pourpoint);
+  return { dataset: d, index, dates: await datesOf(db, d) };
 }

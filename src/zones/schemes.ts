@@ -12,7 +12,9 @@ export type ZoneRef =
       unit: string;
       side: 'below' | 'above';
       label: string;
-    };
+    }
+  /** A basin's pixels this axis (or another axis of the crossing) leaves in no zone. */
+  | { kind: 'unclassified'; layer: string };
 
 /** How a layer's pixel values become zones; `scale` turns layer values into the scheme's unit. */
 export type Scheme =

@@ -495,7 +495,8 @@ def aligned(path, ref_ds):
 def reduce_cells(ref, w, cog, scale, layer, step):
     """Per elevation band of STEP ft, or per bucket (STEP = buckets:LO:HI:N, top edge inclusive; key
     = bucket index), or one cell '0': area, valid area, mean and sum of the COG's values / scale
-    weighted by w, an array on ref's lattice."""
+    weighted by w, an array on ref's lattice; with a layer, the basin's pixels it leaves in no zone
+    as the cell 'unclassified'."""
     v, nd = aligned(cog, ref)
     inside = w > 0
     if layer is None:
@@ -509,14 +510,17 @@ def reduce_cells(ref, w, cog, scale, layer, step):
             keys = np.minimum(k, n - 1).astype('int64')
         else:
             keys = np.floor(np.where(inside, z, 0) * 3.28084 / float(step)).astype('int64') * int(step)
-    out = {}
-    for k in np.unique(keys[inside]):
-        m = inside & (keys == k)
+    def cell(m):
         ok = m & (v != nd)
         sw = w[ok].sum()
         sv = (v[ok] * w[ok]).sum() / float(scale)
-        out[str(int(k))] = {'area_m2': float(w[m].sum()), 'valid_m2': float(sw),
-                            'mean': float(sv / sw) if sw > 0 else None, 'sum': float(sv)}
+        return {'area_m2': float(w[m].sum()), 'valid_m2': float(sw),
+                'mean': float(sv / sw) if sw > 0 else None, 'sum': float(sv)}
+
+    out = {str(int(k)): cell(inside & (keys == k)) for k in np.unique(keys[inside])}
+    lost = (w > 0) & ~inside
+    if layer is not None and lost.any():
+        out['unclassified'] = cell(lost)  # basin pixels the layer leaves in no zone
     return out
 
 

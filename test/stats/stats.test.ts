@@ -99,12 +99,18 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
     const b = await stats('--dates', '2024-01-16/..', '--zone', 'terrain.elevation', '--variable', 'swe');
     assert.deepEqual(b.zone_layers, ['terrain.elevation']);
     const o = await zonalOn('elevation', '1000');
-    assert.deepEqual(
-      b.zones.map((z) => String(z.zone[0]!.min)),
-      Object.keys(o).sort((x, y) => Number(x) - Number(y)),
-    );
-    for (const z of b.zones) assert.equal(z.zone[0]!.max, (z.zone[0]!.min as number) + 1000);
-    matchCells(b, '2024-01-16', (z) => o[String(z.zone[0]!.min)]!);
+    // The Zion DEM stops short of the basin: its pixels outside it are the last cell, 'unclassified'.
+    const key = (z: Body['zones'][number]) =>
+      z.zone[0]!.kind === 'unclassified' ? 'unclassified' : String(z.zone[0]!.min);
+    assert.deepEqual(b.zones.map(key), [
+      ...Object.keys(o)
+        .filter((k) => k !== 'unclassified')
+        .sort((x, y) => Number(x) - Number(y)),
+      'unclassified',
+    ]);
+    for (const z of b.zones.slice(0, -1)) assert.equal(z.zone[0]!.max, (z.zone[0]!.min as number) + 1000);
+    assert.deepEqual(b.zones.at(-1)!.zone, [{ kind: 'unclassified', layer: 'terrain.elevation' }]);
+    matchCells(b, '2024-01-16', (z) => o[key(z)]!);
     // Bucketed: northness in 2 buckets of -1..1 (top edge inclusive); flat cells drop out.
     const nb = await stats(
       '--dates',
@@ -115,22 +121,34 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
       'swe',
     );
     assert.deepEqual(
-      nb.zones.map((z) => [z.zone[0]!.min, z.zone[0]!.max]),
+      nb.zones.map((z) => [z.zone[0]!.min ?? z.zone[0]!.kind, z.zone[0]!.max ?? null]),
       [
         [-1, 0],
         [0, 1],
+        ['unclassified', null], // flat pixels and those past the DEM
       ],
     );
     const on = await zonalOn('northness', 'buckets:-1:1:2');
-    matchCells(nb, '2024-01-16', (_, k) => on[String(k)]!);
-    const basinArea = b.zones.reduce((t, z) => t + z.area_m2, 0);
-    assert.ok(nb.zones[0]!.area_m2 + nb.zones[1]!.area_m2 <= basinArea * (1 + 1e-12));
+    matchCells(
+      nb,
+      '2024-01-16',
+      (z, k) => on[z.zone[0]!.kind === 'unclassified' ? 'unclassified' : String(k)]!,
+    );
+    // Cell areas sum to the whole basin, whichever axis.
+    const whole = (await swe16()).zones[0]!.area_m2;
+    for (const x of [b, nb])
+      assert.ok(
+        close(
+          x.zones.reduce((t, z) => t + z.area_m2, 0),
+          whole,
+        ),
+      );
     const all = await swe16('--zone', 'terrain.elevation', '--include-empty-zones');
-    assert.equal(all.zones.length, 16);
+    assert.equal(all.zones.length, 17, 'every band of the crossing, then the unclassified cell');
     const empty = all.zones
       .map((z, k) => [z, all.results['2024-01-16']![k]!] as const)
       .filter(([z]) => z.area_m2 === 0);
-    assert.equal(empty.length, 16 - b.zones.length);
+    assert.equal(empty.length, 17 - b.zones.length);
     for (const [, row] of empty) assert.deepEqual(row, [null, null]);
   });
 
@@ -157,7 +175,10 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
     assert.ok(mean! > 20 && mean! < 60 && Math.abs(mean! - 40) > 1e-6, String(mean));
     const bands = await swe16('--zone', 'terrain.elevation');
     assert.equal(bands.zones.length, Object.keys(ob).length);
-    matchCells(bands, '2024-01-16', (z) => ob[String(z.zone[0]!.min)]!);
+    assert.ok('unclassified' in ob);
+    matchCells(bands, '2024-01-16', (z) =>
+      z.zone[0]!.kind === 'unclassified' ? ob.unclassified! : ob[String(z.zone[0]!.min)]!,
+    );
   });
 
   it('crossed axes in flat product order (first axis outermost); CSV carries the same values', async () => {
@@ -174,10 +195,13 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
       'depth',
     ];
     const b = await stats(...args, '--include-empty-zones');
-    assert.equal(b.zones.length, 10);
+    assert.equal(b.zones.length, 11);
     assert.deepEqual(
-      b.zones.map((z) => `${z.zone[0]!.label}/${z.zone[1]!.side}`),
-      ['N', 'E', 'S', 'W', 'flat'].flatMap((a) => [`${a}/below`, `${a}/above`]),
+      b.zones.map((z) => `${z.zone[0]!.label ?? z.zone[0]!.kind}/${z.zone[1]!.side ?? z.zone[1]!.kind}`),
+      [
+        ...['N', 'E', 'S', 'W', 'flat'].flatMap((a) => [`${a}/below`, `${a}/above`]),
+        'unclassified/unclassified',
+      ],
     );
     assert.deepEqual(b.variables, ['mean_depth_mm', 'mean_swe_mm', 'total_swe_m3']);
     // depth is nodata over the basin: null, never NaN.
@@ -189,11 +213,15 @@ describe('stats: the stratified query engine and `snowdb stats`', () => {
       lines[0],
       'date,terrain.aspect,landcover.forest_cover_side,landcover.forest_cover_threshold_%,area_m2,mean_depth_mm,mean_swe_mm,total_swe_m3',
     );
-    assert.equal(lines.length, 11);
+    assert.equal(lines.length, 12);
     lines.slice(1).forEach((line, k) => {
       const f = line.trim().split(',');
       const z = b.zones[k]!;
-      assert.deepEqual(f.slice(0, 4), ['2024-01-16', z.zone[0]!.label, z.zone[1]!.label, '30']);
+      const lost = z.zone[0]!.kind === 'unclassified';
+      assert.deepEqual(f.slice(0, 4), [
+        '2024-01-16',
+        ...(lost ? ['unclassified', 'unclassified', ''] : [z.zone[0]!.label, z.zone[1]!.label, '30']),
+      ]);
       assert.equal(Number(f[4]), z.area_m2);
       const row = b.results['2024-01-16']![k]!;
       assert.deepEqual(

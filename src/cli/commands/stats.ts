@@ -1,30 +1,87 @@
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
-import { computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
-import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
-import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
-import { computeStats } from '../../stats/engine.js';
+import { type AllBasinsStats, computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
+import { computeStatsAnswer, type NormalsOption } from '../../stats/anomalies.js';
+import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
+import { type DateQuery, parseDateRange, parseDoy, parseYearSpan } from '../../stats/dates.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
-import type { Runner } from '../context.js';
+import { UNITS, type Units } from '../../stats/units.js';
+import type { CliContext, Runner } from '../context.js';
 import { renderJson } from '../json.js';
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
-/** The options both stats commands take: zone axes, variables, empty zones, valid fraction. */
-function cellOptions(cmd: Command): Command {
-  return cmd
-    .option(
-      '--zone <token>',
-      'zone axis LAYER or LAYER:PARAM=VALUE, repeatable (order = axis order)',
-      collect,
-    )
-    .option('--variable <key>', 'variable key, repeatable (default: all)', collect)
-    .option('--include-empty-zones', 'emit every cell of the product, empty ones with area 0 and nulls')
-    .option(
-      '--valid-fraction',
-      'add valid_fraction_<variable>: the share of the cell area with data that date',
-    );
+/** The cell options every stats command reads. */
+export interface CellFlags {
+  zone?: string[];
+  variable?: string[];
+  includeEmptyZones?: boolean;
+  units: Units;
+  format: 'json' | 'csv';
 }
+
+/** Zone axes, variables, empty zones, units and format: the options every stats command takes. */
+export function cellOptions(cmd: Command, variables = true): Command {
+  cmd.option(
+    '--zone <token>',
+    'zone axis LAYER or LAYER:PARAM=VALUE, repeatable (order = axis order)',
+    collect,
+  );
+  if (variables) cmd.option('--variable <key>', 'variable key, repeatable (default: all)', collect);
+  return cmd
+    .option('--include-empty-zones', 'emit every cell of the product, empty ones with area 0 and nulls')
+    .addOption(
+      new Option('--units <units>', 'metric: mm and m³; us: inches and acre-feet')
+        .choices(UNITS)
+        .default('metric'),
+    )
+    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'));
+}
+
+/** The query fields of the cell options. */
+export const cellQuery = (o: CellFlags) => ({
+  zones: o.zone ?? [],
+  variables: o.variable ?? [],
+  includeEmptyZones: o.includeEmptyZones,
+  units: o.units,
+});
+
+/** JSON as the terminal likes it, or the CSV table keyed by `key`. */
+export function printTable(ctx: CliContext, format: 'json' | 'csv', body: CellTable, key = 'date'): void {
+  if (format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
+  ctx.out.data([...csvLines(body, key)].join('').replace(/\r\n$/, ''));
+}
+
+/** Say on stderr how much of each basin no zone layer classifies (the `unclassified` cell). */
+function noteUnclassified(
+  ctx: CliContext,
+  basins: readonly { pourpoint: string; zones: CellTable['zones'] }[],
+) {
+  for (const b of basins) {
+    const lost = b.zones.find((z) => z.zone[0]?.kind === 'unclassified');
+    if (lost === undefined) continue;
+    const total = b.zones.reduce((t, z) => t + z.area_m2, 0);
+    ctx.out.info(
+      `note: ${b.pourpoint}: ${(lost.area_m2 / 1e6).toFixed(1)} km² (${((100 * lost.area_m2) / total).toFixed(1)} %) of the basin is in no zone of the zone layers; reported as the 'unclassified' cell`,
+    );
+  }
+}
+
+/** `--with-normals` / `--normals-years` → the normals option. */
+function normalsOption(o: { withNormals?: boolean; normalsYears?: string }): NormalsOption | undefined {
+  if (o.normalsYears !== undefined && !o.withNormals)
+    throw new SnowdbError('usage-error', '--normals-years goes with --with-normals');
+  if (!o.withNormals) return undefined;
+  return { years: o.normalsYears === undefined ? undefined : parseYearSpan(o.normalsYears, 'normals-years') };
+}
+
+const normalsFlags = (cmd: Command) =>
+  cmd
+    .option(
+      '--with-normals',
+      'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> against the day-of-year normals',
+    )
+    .option('--normals-years <Y1..Y2>', 'reference water years (default: every complete water year)');
 
 export function registerStats(program: Command, run: Runner): void {
   const cmd = program
@@ -36,55 +93,51 @@ export function registerStats(program: Command, run: Runner): void {
     .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
     .option('--doy <MM-DD>', 'one calendar day in every year of --years')
-    .option('--years <Y1..Y2>', 'year range of --doy');
-  cellOptions(cmd)
-    .option('--max-zone-cells <n>', 'refuse crossings with more cells', String(MAX_ZONE_CELLS))
-    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
-    .action(
-      (
-        dataset: string,
-        pourpoint: string,
-        opts: {
-          dates?: string;
-          doy?: string;
-          years?: string;
-          zone?: string[];
-          variable?: string[];
-          includeEmptyZones?: boolean;
-          validFraction?: boolean;
-          maxZoneCells: string;
-          format: 'json' | 'csv';
-        },
-        cmd: Command,
-      ) =>
-        run(cmd, async (ctx) => {
-          if (opts.dates !== undefined && (opts.doy !== undefined || opts.years !== undefined)) {
-            throw new SnowdbError('usage-error', 'give either --dates or --doy with --years, not both');
-          }
-          if ((opts.doy === undefined) !== (opts.years === undefined)) {
-            throw new SnowdbError('usage-error', '--doy and --years go together');
-          }
-          const dates: DateQuery =
-            opts.doy !== undefined
-              ? parseDoy(opts.doy, opts.years!)
-              : parseDateRange(opts.dates ?? '../..', 'dates');
-          const cap = Number(opts.maxZoneCells);
-          if (!Number.isInteger(cap) || cap < 1)
-            throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
-          const body = await computeStats(await ctx.openDatabase(), {
-            dataset,
-            pourpoint,
-            dates,
-            zones: opts.zone ?? [],
-            variables: opts.variable ?? [],
-            includeEmptyZones: opts.includeEmptyZones,
-            validFraction: opts.validFraction,
-            maxZoneCells: cap,
-          });
-          if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
-          ctx.out.data([...csvLines(body)].join('').replace(/\r\n$/, ''));
-        }),
-    );
+    .option('--years <Y1..Y2>', 'year range of --doy')
+    .option(
+      '--valid-fraction',
+      'add valid_fraction_<variable>: the share of the cell area with data that date',
+    )
+    .option('--max-zone-cells <n>', 'refuse crossings with more cells', String(MAX_ZONE_CELLS));
+  normalsFlags(cellOptions(cmd)).action(
+    (
+      dataset: string,
+      pourpoint: string,
+      opts: CellFlags & {
+        dates?: string;
+        doy?: string;
+        years?: string;
+        validFraction?: boolean;
+        maxZoneCells: string;
+        withNormals?: boolean;
+        normalsYears?: string;
+      },
+      cmd: Command,
+    ) =>
+      run(cmd, async (ctx) => {
+        if (opts.dates !== undefined && (opts.doy !== undefined || opts.years !== undefined)) {
+          throw new SnowdbError('usage-error', 'give either --dates or --doy with --years, not both');
+        }
+        if ((opts.doy === undefined) !== (opts.years === undefined)) {
+          throw new SnowdbError('usage-error', '--doy and --years go together');
+        }
+        const dates: DateQuery =
+          opts.doy !== undefined
+            ? parseDoy(opts.doy, opts.years!)
+            : parseDateRange(opts.dates ?? '../..', 'dates');
+        const cap = Number(opts.maxZoneCells);
+        if (!Number.isInteger(cap) || cap < 1)
+          throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
+        const q = { dataset, pourpoint, dates, ...cellQuery(opts), validFraction: opts.validFraction };
+        const body = await computeStatsAnswer(
+          await ctx.openDatabase(),
+          { ...q, maxZoneCells: cap },
+          normalsOption(opts),
+        );
+        noteUnclassified(ctx, [{ pourpoint, zones: body.zones }]);
+        printTable(ctx, opts.format, body);
+      }),
+  );
 }
 
 /** `snowdb stats-all <dataset> --date <d|start/end>`: every covered basin for one short date range. */
@@ -95,33 +148,33 @@ export function registerStatsAll(program: Command, run: Runner): void {
       `every covered basin of an active dataset for one date or a short range (at most ${MAX_ALL_BASINS_DATES} dates), sorted by triplet`,
     )
     .argument('<dataset>', 'an active dataset')
-    .requiredOption('--date <date|start/end>', 'one ISO date, or an inclusive range start/end');
-  cellOptions(cmd)
-    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
-    .action(
-      (
-        dataset: string,
-        opts: {
-          date: string;
-          zone?: string[];
-          variable?: string[];
-          includeEmptyZones?: boolean;
-          validFraction?: boolean;
-          format: 'json' | 'csv';
-        },
-        cmd: Command,
-      ) =>
-        run(cmd, async (ctx) => {
-          const body = await computeAllBasins(await ctx.openDatabase(), {
-            dataset,
-            dates: parseDateRange(opts.date, 'date'),
-            zones: opts.zone ?? [],
-            variables: opts.variable ?? [],
-            includeEmptyZones: opts.includeEmptyZones,
-            validFraction: opts.validFraction,
-          });
-          if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
-          ctx.out.data([...allBasinsCsvLines(body)].join('').replace(/\r\n$/, ''));
-        }),
+    .requiredOption('--date <date|start/end>', 'one ISO date, or an inclusive range start/end')
+    .option(
+      '--valid-fraction',
+      'add valid_fraction_<variable>: the share of the cell area with data that date',
     );
+  normalsFlags(cellOptions(cmd)).action(
+    (
+      dataset: string,
+      opts: CellFlags & {
+        date: string;
+        validFraction?: boolean;
+        withNormals?: boolean;
+        normalsYears?: string;
+      },
+      cmd: Command,
+    ) =>
+      run(cmd, async (ctx) => {
+        const body: AllBasinsStats = await computeAllBasins(await ctx.openDatabase(), {
+          dataset,
+          dates: parseDateRange(opts.date, 'date'),
+          ...cellQuery(opts),
+          validFraction: opts.validFraction,
+          normals: normalsOption(opts),
+        });
+        noteUnclassified(ctx, body.basins);
+        if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
+        ctx.out.data([...allBasinsCsvLines(body)].join('').replace(/\r\n$/, ''));
+      }),
+  );
 }

@@ -34,6 +34,7 @@ function status(text, error = false) {
 /** A zone's label: its parts (band, class, threshold side) joined. */
 function zoneLabel(zone) {
   if (zone.length === 0) return 'whole basin';
+  if (zone[0].kind === 'unclassified') return 'unclassified (outside the zone layers)';
   return zone
     .map((p) => {
       if (p.kind === 'band') return `${p.min}–${p.max}${p.unit ? ` ${p.unit}` : ''}`;

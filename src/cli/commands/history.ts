@@ -1,0 +1,68 @@
+import type { Command } from 'commander';
+import { parseYearSpan } from '../../stats/dates.js';
+import { computeNormals } from '../../stats/normals.js';
+import { computeWaterYears } from '../../stats/summaries.js';
+import type { Runner } from '../context.js';
+import { type CellFlags, cellOptions, cellQuery, printTable } from './stats.js';
+
+/** `snowdb normals <dataset> <pourpoint>`: the day-of-year climatology of a basin. */
+export function registerNormals(program: Command, run: Runner): void {
+  const cmd = program
+    .command('normals')
+    .description(
+      'day-of-year normals of one basin: per day of the water year and cell, median, mean, p10, p90, min, max and the years behind them',
+    )
+    .argument('<dataset>', 'an active dataset')
+    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .option('--normals-years <Y1..Y2>', 'reference water years (default: every complete water year)');
+  cellOptions(cmd).action(
+    (dataset: string, pourpoint: string, opts: CellFlags & { normalsYears?: string }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const years =
+          opts.normalsYears === undefined ? undefined : parseYearSpan(opts.normalsYears, 'normals-years');
+        const body = await computeNormals(await ctx.openDatabase(), {
+          dataset,
+          pourpoint,
+          ...cellQuery(opts),
+          years,
+        });
+        printTable(ctx, opts.format, body, 'day');
+      }),
+  );
+}
+
+/** `snowdb water-years <dataset> <pourpoint>`: peak, melt-out and 1 April per water year. */
+export function registerWaterYears(program: Command, run: Runner): void {
+  const cmd = program
+    .command('water-years')
+    .description(
+      'water-year summaries of one basin: per water year and cell, peak SWE and its date, melt-out date, SWE on 1 April',
+    )
+    .argument('<dataset>', 'an active dataset')
+    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .option('--variable <key>', 'a water variable', 'swe')
+    .option('--years <Y1..Y2>', 'water years (default: every water year with a date)')
+    .option(
+      '--melt-out-below <value>',
+      "melt-out: first date after the peak with a mean below this, in the mean's unit (default 1 mm, 0.04 in)",
+    );
+  cellOptions(cmd, false).action(
+    (
+      dataset: string,
+      pourpoint: string,
+      opts: Omit<CellFlags, 'variable'> & { variable: string; years?: string; meltOutBelow?: string },
+      cmd: Command,
+    ) =>
+      run(cmd, async (ctx) => {
+        const body = await computeWaterYears(await ctx.openDatabase(), {
+          dataset,
+          pourpoint,
+          ...cellQuery({ ...opts, variable: undefined }),
+          variable: opts.variable,
+          years: opts.years === undefined ? undefined : parseYearSpan(opts.years, 'years'),
+          meltOutBelow: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
+        });
+        printTable(ctx, opts.format, body, 'water_year');
+      }),
+  );
+}

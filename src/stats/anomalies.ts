@@ -1,0 +1,102 @@
+/**
+ * Stats against normals: per date, cell and column, the day's reference median, this value as a
+ * percentage of it, and this year's rank among the reference years (1 = highest).
+ */
+import type { Database } from '../db/database.js';
+import { type CompactStats, executeStats } from './engine.js';
+import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
+import { openStatsPlan, planInputs, type StatsPlan, type StatsQuery } from './plan.js';
+import { DAY_INDEX, dayKey, waterYearOf } from './water-year.js';
+
+/** A stats body with normals columns, and the reference years behind them. */
+export interface StatsWithNormals extends CompactStats {
+  reference: Reference;
+}
+
+/** The columns added after a stat column `c` (valid fractions get none). */
+export const normalsColumns = (c: string): string[] => [
+  `median_${c}`,
+  `pct_median_${c}`,
+  `rank_${c}`,
+  `rank_of_${c}`,
+];
+
+/**
+ * Add normals columns to a plan's body: for each mean and volume column, `median_<c>` (the day's
+ * reference median), `pct_median_<c>` (100 × value ÷ median; null when the value or the median is
+ * missing or the median is 0), `rank_<c>` (1 + the reference years other than this date's with a
+ * greater value that day; ties share the better rank) and `rank_of_<c>` (those years + this one).
+ */
+export async function withNormals(
+  db: Database,
+  plan: StatsPlan,
+  body: CompactStats,
+  years?: YearSpan,
+): Promise<StatsWithNormals> {
+  const { query } = plan;
+  // A short series reads only its own days of the reference years; a long one every day (shared with /normals).
+  const days = new Set(Object.keys(body.results).map(dayKey));
+  const t = await referenceTable(
+    await planInputs(db, query.dataset, query.pourpoint),
+    { ...query, years },
+    days.size > 60 ? undefined : days,
+  );
+  const ref = t.base.variables;
+  if (t.base.zones.length !== body.zones.length) throw new Error('normals and stats cells differ');
+  const pairs = body.variables.flatMap((name, c) => {
+    const r = ref.indexOf(name);
+    return r < 0 ? [] : [[c, r] as const];
+  });
+  const years_ = t.reference.water_years;
+  const buf = new Float64Array(years_.length);
+  const results: Record<string, (number | null)[][]> = {};
+  for (const [date, rows] of Object.entries(body.results)) {
+    const d = DAY_INDEX.get(date.slice(5))!;
+    const own = years_.indexOf(waterYearOf(date));
+    results[date] = rows.map((row, k) => [
+      ...row,
+      ...pairs.flatMap(([c, r]) => {
+        const v = row[c] ?? null;
+        const all = gather(t, d, k, r, buf);
+        const median = all > 0 ? quantile(buf, all, 0.5) : null;
+        const pct = v !== null && median !== null && median !== 0 ? (100 * v) / median : null;
+        if (v === null) return [median, pct, null, null];
+        const n = gather(t, d, k, r, buf, own);
+        let above = 0;
+        for (let i = 0; i < n; i++) if (buf[i]! > v) above++;
+        return [median, pct, 1 + above, n + 1];
+      }),
+    ]);
+  }
+  return {
+    ...body,
+    variables: [...body.variables, ...pairs.flatMap(([c]) => normalsColumns(body.variables[c]!))],
+    results,
+    reference: t.reference,
+  };
+}
+
+/** Whether and against which years an answer carries normals columns. */
+export interface NormalsOption {
+  /** Reference water years (default: every complete water year). */
+  readonly years?: YearSpan;
+}
+
+/** Execute a plan, with normals columns when `normals` is given. */
+export async function executeWithNormals(
+  db: Database,
+  plan: StatsPlan,
+  normals?: NormalsOption,
+): Promise<CompactStats | StatsWithNormals> {
+  const body = await executeStats(plan);
+  return normals === undefined ? body : withNormals(db, plan, body, normals.years);
+}
+
+/** Stratified statistics of one basin (plan, then execute), with normals columns on request. */
+export async function computeStatsAnswer(
+  db: Database,
+  q: StatsQuery,
+  normals?: NormalsOption,
+): Promise<CompactStats | StatsWithNormals> {
+  return executeWithNormals(db, await openStatsPlan(db, q), normals);
+}

@@ -1,0 +1,203 @@
+/**
+ * Day-of-year normals: a basin's statistics on each day of the water year over reference water
+ * years, per zone cell and column: median, mean, 10th and 90th percentiles (linear interpolation
+ * between order statistics, numpy's default), min, max and the number of years with a value. The
+ * reference series is one ordinary stats query over the reference span, kept in a byte-bounded
+ * cache while the dataset's state is unchanged.
+ */
+import type { Database } from '../db/database.js';
+import { QueryParameterError, SnowdbError } from '../errors.js';
+import { AsyncLru } from '../util/lru.js';
+import { type CompactStats, executeStats } from './engine.js';
+import { type PlanInputs, planInputs, planStats, type StatsQuery } from './plan.js';
+import { statsStateKey } from './state.js';
+import {
+  completeWaterYears,
+  DAY_INDEX,
+  dayKey,
+  WATER_YEAR_DAYS,
+  waterYearOf,
+  waterYearSpan,
+} from './water-year.js';
+
+/** Reference water years, inclusive. */
+export interface YearSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** A normals query: a stats query without dates (the reference years select them). */
+export interface NormalsQuery extends Omit<StatsQuery, 'dates' | 'validFraction'> {
+  /** Reference water years; absent = every complete water year of the dataset. */
+  readonly years?: YearSpan;
+}
+
+/** The statistics of each column, in output order. */
+export const NORMAL_STATISTICS = ['median', 'mean', 'p10', 'p90', 'min', 'max', 'years'] as const;
+
+/** The reference years behind a set of normals. */
+export interface Reference {
+  start_water_year: number;
+  end_water_year: number;
+  /** The water years in the span with at least one date, ascending. */
+  water_years: number[];
+  /** Whether the span was chosen as every complete water year (no years asked). */
+  complete_water_years: boolean;
+}
+
+/** The compact normals body: zones once, `results` keyed by day (`MM-DD`, water-year order). */
+export interface NormalsBody extends Omit<CompactStats, 'results'> {
+  reference: Reference;
+  results: Record<string, (number | null)[][]>;
+}
+
+/** The reference values: per day of the water year, cell, column and reference year. */
+export interface ReferenceTable {
+  readonly reference: Reference;
+  readonly base: CompactStats;
+  /** Value of (day d, cell k, column c, year y) at ((d × cells + k) × columns + c) × years + y; NaN = none. */
+  readonly values: Float64Array;
+}
+
+/**
+ * The reference water years of a dataset's dates: `years` (those with any date), or every
+ * complete water year.
+ * @throws SnowdbError `no-reference-years` when none has a date.
+ */
+export function referenceYears(dates: readonly string[], dataset: string, years?: YearSpan): Reference {
+  if (years !== undefined && years.start > years.end)
+    throw new QueryParameterError(`normals years ${years.start}..${years.end}: the start is after the end`, {
+      parameter: 'normals_years',
+    });
+  const held = years
+    ? [...new Set(dates.map(waterYearOf))]
+        .filter((y) => y >= years.start && y <= years.end)
+        .sort((a, b) => a - b)
+    : completeWaterYears(dates);
+  if (held.length === 0) {
+    const span = dates.length > 0 ? `dates ${dates[0]} … ${dates.at(-1)}` : 'no dates';
+    throw new SnowdbError(
+      'no-reference-years',
+      years
+        ? `'${dataset}' has no date in water years ${years.start}..${years.end} (${span})`
+        : `'${dataset}' has no complete water year (1 Oct – 30 Sep, every day; ${span}); name reference years with --normals-years`,
+    );
+  }
+  return {
+    start_water_year: years?.start ?? held[0]!,
+    end_water_year: years?.end ?? held.at(-1)!,
+    water_years: held,
+    complete_water_years: years === undefined,
+  };
+}
+
+/** Arrange a stats body over the reference span by day, cell, column and year. */
+function tabulate(base: CompactStats, reference: Reference): ReferenceTable {
+  const ys = reference.water_years;
+  const yearAt = new Map(ys.map((y, i) => [y, i]));
+  const K = base.zones.length;
+  const C = base.variables.length;
+  const values = new Float64Array(WATER_YEAR_DAYS.length * K * C * ys.length).fill(Number.NaN);
+  for (const [date, rows] of Object.entries(base.results)) {
+    const y = yearAt.get(waterYearOf(date));
+    if (y === undefined) continue;
+    const d = DAY_INDEX.get(date.slice(5))!;
+    for (let k = 0; k < K; k++)
+      for (let c = 0; c < C; c++) {
+        const v = rows[k]![c];
+        if (v !== null && v !== undefined) values[((d * K + k) * C + c) * ys.length + y] = v;
+      }
+  }
+  return { reference, base, values };
+}
+
+/** The q-quantile of ascending `xs` (n ≥ 1), linear between order statistics (numpy's default). */
+export function quantile(xs: Float64Array, n: number, q: number): number {
+  const h = q * (n - 1);
+  const lo = Math.floor(h);
+  const hi = Math.min(lo + 1, n - 1);
+  return xs[lo]! + (h - lo) * (xs[hi]! - xs[lo]!);
+}
+
+/** The sorted values of one (day, cell, column) into `buf`, minus year `skip`; returns how many. */
+export function gather(
+  t: ReferenceTable,
+  d: number,
+  k: number,
+  c: number,
+  buf: Float64Array,
+  skip = -1,
+): number {
+  const Y = t.reference.water_years.length;
+  const at = ((d * t.base.zones.length + k) * t.base.variables.length + c) * Y;
+  let n = 0;
+  for (let y = 0; y < Y; y++) {
+    const v = t.values[at + y]!;
+    if (y !== skip && !Number.isNaN(v)) buf[n++] = v;
+  }
+  buf.subarray(0, n).sort();
+  return n;
+}
+
+/** The normals body of a reference table. */
+export function normalsOf(t: ReferenceTable): NormalsBody {
+  const { base } = t;
+  const buf = new Float64Array(t.reference.water_years.length);
+  const results: Record<string, (number | null)[][]> = {};
+  WATER_YEAR_DAYS.forEach((day, d) => {
+    results[day] = base.zones.map((_, k) =>
+      base.variables.flatMap((_, c) => {
+        const n = gather(t, d, k, c, buf);
+        if (n === 0) return [null, null, null, null, null, null, 0];
+        let sum = 0;
+        for (let i = 0; i < n; i++) sum += buf[i]!;
+        return [
+          quantile(buf, n, 0.5),
+          sum / n,
+          quantile(buf, n, 0.1),
+          quantile(buf, n, 0.9),
+          buf[0]!,
+          buf[n - 1]!,
+          n,
+        ];
+      }),
+    );
+  });
+  return {
+    zone_layers: base.zone_layers,
+    variables: base.variables.flatMap((c) => NORMAL_STATISTICS.map((s) => `${s}_${c}`)),
+    zones: base.zones,
+    reference: t.reference,
+    results,
+  };
+}
+
+/** Reference tables by state key, ≤ 64 MiB. */
+const tables = new AsyncLru<ReferenceTable>(64 * 1024 * 1024, (t) => t.values.byteLength + t.values.length);
+
+/**
+ * The reference table of a basin query, from the cache while nothing it reads has changed; with
+ * `days` (`MM-DD`), only those days are read (the rest stay NaN). Valid fractions are not part of
+ * normals.
+ */
+export async function referenceTable(
+  inputs: PlanInputs,
+  q: NormalsQuery,
+  days?: ReadonlySet<string>,
+): Promise<ReferenceTable> {
+  const reference = referenceYears(inputs.dates, inputs.dataset.name, q.years);
+  const dates = {
+    type: 'DateRange' as const,
+    start_date: waterYearSpan(reference.water_years[0]!).first,
+    end_date: waterYearSpan(reference.water_years.at(-1)!).last,
+  };
+  const held = days === undefined ? inputs.dates : inputs.dates.filter((d) => days.has(dayKey(d)));
+  const plan = planStats({ ...inputs, dates: held }, { ...q, dates, validFraction: false });
+  const key = `${statsStateKey(plan)}/${days === undefined ? '*' : [...days].sort().join(',')}`;
+  return tables.get(key, async () => tabulate(await executeStats(plan), reference));
+}
+
+/** Day-of-year normals of one basin in an active dataset. */
+export async function computeNormals(db: Database, q: NormalsQuery): Promise<NormalsBody> {
+  return normalsOf(await referenceTable(await planInputs(db, q.dataset, q.pourpoint), q));
+}

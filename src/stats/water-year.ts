@@ -1,0 +1,42 @@
+/**
+ * The water year (1 October of year Y − 1 to 30 September of year Y is water year Y) and its
+ * days. A day of the year is its calendar `MM-DD`; 29 February is a day of its own, held by leap
+ * years only, so every other day lines up across years on its calendar date.
+ */
+
+/** The water year of an ISO date: its year, plus one from October on. */
+export const waterYearOf = (iso: string): number =>
+  Number(iso.slice(0, 4)) + (iso.slice(5, 7) >= '10' ? 1 : 0);
+
+/** The day of year of an ISO date: `MM-DD`. */
+export const dayKey = (iso: string): string => iso.slice(5);
+
+const DAY_MS = 86_400_000;
+
+/** The 366 days of a water year in order, 10-01 … 09-30, with 02-29 between 02-28 and 03-01. */
+export const WATER_YEAR_DAYS: readonly string[] = Array.from({ length: 366 }, (_, i) =>
+  new Date(Date.UTC(1999, 9, 1) + i * DAY_MS).toISOString().slice(5, 10),
+); // water year 2000 is a leap year
+
+/** Position of each `MM-DD` in WATER_YEAR_DAYS. */
+export const DAY_INDEX: ReadonlyMap<string, number> = new Map(WATER_YEAR_DAYS.map((d, i) => [d, i]));
+
+/** First and last ISO date of water year `y`. */
+export const waterYearSpan = (y: number): { first: string; last: string } => ({
+  first: `${y - 1}-10-01`,
+  last: `${y}-09-30`,
+});
+
+/** Days in water year `y`: 366 when the February inside it has a 29th. */
+export const waterYearLength = (y: number): number =>
+  (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 366 : 365;
+
+/** The water years every day of which is among `dates` (ISO, ascending, distinct), ascending. */
+export function completeWaterYears(dates: readonly string[]): number[] {
+  const count = new Map<number, number>();
+  for (const d of dates) count.set(waterYearOf(d), (count.get(waterYearOf(d)) ?? 0) + 1);
+  return [...count]
+    .filter(([y, n]) => n === waterYearLength(y))
+    .map(([y]) => y)
+    .sort((a, b) => a - b);
+}
