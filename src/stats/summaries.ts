@@ -56,9 +56,9 @@ function summarize(body: CompactStats, dates: readonly string[], y: number, belo
       at?.[0] ?? null,
       peak,
       meltOut,
-      apr1?.[k]![0] ?? null,
+      apr1?.[k]?.[0] ?? null,
       at?.[1] ?? null,
-      apr1?.[k]![1] ?? null,
+      apr1?.[k]?.[1] ?? null,
       dates.length,
     ];
   });

@@ -48,8 +48,11 @@ export const cellQuery = (o: CellFlags) => ({
 
 /** JSON as the terminal likes it, or the CSV table keyed by `key`. */
 export function printTable(ctx: CliContext, format: 'json' | 'csv', body: CellTable, key = 'date'): void {
-  if (format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
-  ctx.out.data([...csvLines(body, key)].join('').replace(/\r\n$/, ''));
+  ctx.out.data(
+    format === 'json'
+      ? renderJson(body, ctx.out.stdoutIsTty)
+      : [...csvLines(body, key)].join('').replace(/\r\n$/, ''),
+  );
 }
 
 /** Say on stderr how much of each basin no zone layer classifies (the `unclassified` cell). */
