@@ -7,6 +7,7 @@ import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { PROBLEM_JSON, problemOf } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
+import { historyRoutes } from './routes/history.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
 import { API_DESCRIPTION, API_TITLE, serviceRoutes } from './routes/service.js';
 import { statsRoutes } from './routes/stats.js';
@@ -62,6 +63,7 @@ export async function buildApp(db: Database, opts: { logger?: boolean } = {}): P
     await datasetRoutes(scope, db);
     await pourpointRoutes(scope, db);
     await statsRoutes(scope, db);
+    await historyRoutes(scope, db);
     await webRoutes(scope);
   });
   return app;

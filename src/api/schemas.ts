@@ -56,10 +56,25 @@ export const CompactStatsResponse = {
       description: 'date → [zone][variable] of number or null',
       additionalProperties: { type: 'array', items: { type: 'array', items: { type: ['number', 'null'] } } },
     },
+    reference: { $ref: 'Reference#' },
     pourpoint: str,
     dataset: str,
     query: { type: 'object', additionalProperties: true },
     links,
+  },
+} as const;
+
+/** The reference water years behind normals. */
+export const Reference = {
+  $id: 'Reference',
+  type: 'object',
+  description: 'the reference water years behind normals columns',
+  required: ['start_water_year', 'end_water_year', 'water_years', 'complete_water_years'],
+  properties: {
+    start_water_year: int,
+    end_water_year: int,
+    water_years: { type: 'array', items: int, description: 'the water years of the span with a date' },
+    complete_water_years: { type: 'boolean', description: 'chosen as every complete water year' },
   },
 } as const;
 
@@ -79,13 +94,67 @@ export const AllBasinsStatsResponse = {
       items: {
         type: 'object',
         required: ['pourpoint', 'zones', 'results'],
-        properties: { pourpoint: str, zones: ZONES, results: RESULTS },
+        properties: { pourpoint: str, zones: ZONES, results: RESULTS, reference: { $ref: 'Reference#' } },
       },
     },
     dataset: str,
     query: { type: 'object', additionalProperties: true },
     links,
   },
+} as const;
+
+export const NormalsResponse = {
+  $id: 'NormalsResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'zones', 'reference', 'results', 'pourpoint', 'dataset'],
+  properties: {
+    zone_layers: { type: 'array', items: str },
+    variables: {
+      type: 'array',
+      items: str,
+      description:
+        '<statistic>_<stat name> for statistic median, mean, p10, p90, min, max, years; the inner order of results',
+    },
+    zones: ZONES,
+    reference: { $ref: 'Reference#' },
+    results: {
+      type: 'object',
+      description:
+        'day of the water year (MM-DD, 10-01 … 09-30, 02-29 held by leap years) → [zone][variable]',
+      additionalProperties: RESULTS.additionalProperties,
+    },
+    pourpoint: str,
+    dataset: str,
+    links,
+  },
+} as const;
+
+export const WaterYearsResponse = {
+  $id: 'WaterYearsResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'zones', 'variable', 'results', 'pourpoint', 'dataset'],
+  properties: {
+    zone_layers: { type: 'array', items: str },
+    variables: {
+      type: 'array',
+      items: str,
+      description: 'peak_<mean>, peak_date, melt_out_date, apr1_<mean>, peak_<total>, apr1_<total>, dates',
+    },
+    zones: ZONES,
+    variable: str,
+    results: {
+      type: 'object',
+      description: 'water year → [zone][variable] of number, ISO date or null',
+      additionalProperties: {
+        type: 'array',
+        items: { type: 'array', items: { type: ['number', 'string', 'null'] } },
+      },
+    },
+    pourpoint: str,
+    dataset: str,
+    links,
+  },
+  additionalProperties: true,
 } as const;
 
 export const DatasetInfo = {
@@ -132,8 +201,11 @@ export const SHARED_SCHEMAS = [
   Link,
   LandingPage,
   Problem,
+  Reference,
   CompactStatsResponse,
   AllBasinsStatsResponse,
+  NormalsResponse,
+  WaterYearsResponse,
   DatasetInfo,
   FeatureCollection,
 ];
@@ -171,7 +243,26 @@ export const STATS_COMMON = {
   variable: { type: 'array', items: str, description: 'variable key; repeatable; absent = all' },
   include_empty_zones: { type: 'boolean', default: false },
   valid_fraction: { type: 'boolean', default: false, description: 'add valid_fraction_<variable>' },
+  units: { enum: ['metric', 'us'], default: 'metric', description: 'us: inches and acre-feet' },
   f: { enum: ['json', 'csv'], description: 'format; wins over Accept' },
+} as const;
+
+/** Years as `Y1..Y2` or one year. */
+export const YEAR_SPAN = {
+  type: 'string',
+  pattern: '^[0-9]{4}(\\.\\.[0-9]{4})?$',
+  examples: ['1991..2020'],
+} as const;
+
+/** The normals options of the stats routes. */
+export const NORMALS_OPTIONS = {
+  normals: {
+    type: 'boolean',
+    default: false,
+    description:
+      'add median_<stat>, pct_median_<stat>, rank_<stat>, rank_of_<stat> against day-of-year normals',
+  },
+  normals_years: { ...YEAR_SPAN, description: 'reference water years (default: every complete water year)' },
 } as const;
 
 export { int, num, str };

@@ -5,13 +5,19 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 /** Debian's python (the pyenv python3 first on PATH has no GDAL bindings). */
 const PYTHON = '/usr/bin/python3';
-const ORACLE = fileURLToPath(new URL('../../../test/oracle/gdal_oracle.py', import.meta.url));
+const script = (name: string) => fileURLToPath(new URL(`../../../test/oracle/${name}`, import.meta.url));
 
-/** Run the GDAL oracle and parse its JSON answer. Fails loudly when GDAL is missing. */
-export async function oracle<T>(...args: string[]): Promise<T> {
-  const { stdout } = await run(PYTHON, [ORACLE, ...args], { maxBuffer: 256 * 1024 * 1024 });
+/** Run an oracle script and parse its JSON answer. Fails loudly when GDAL is missing. */
+async function runOracle<T>(name: string, args: readonly string[]): Promise<T> {
+  const { stdout } = await run(PYTHON, [script(name), ...args], { maxBuffer: 256 * 1024 * 1024 });
   return JSON.parse(stdout) as T;
 }
+
+/** The GDAL oracle (test/oracle/gdal_oracle.py). */
+export const oracle = <T>(...args: string[]): Promise<T> => runOracle<T>('gdal_oracle.py', args);
+
+/** The history oracle: normals, % of median, ranks, water-year summaries (test/oracle/history_oracle.py). */
+export const historyOracle = <T>(...args: string[]): Promise<T> => runOracle<T>('history_oracle.py', args);
 
 /** Run a GDAL command-line tool (gdal_translate, gdalinfo…). */
 export async function gdalTool(tool: string, args: string[]): Promise<string> {

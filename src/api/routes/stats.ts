@@ -1,21 +1,32 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
+import { SnowdbError } from '../../errors.js';
 import { computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
+import { executeWithNormals, type NormalsOption } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
-import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
-import { executeStats } from '../../stats/engine.js';
+import { type DateQuery, dayOfYear, parseDateRange, parseYearSpan } from '../../stats/dates.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
+import type { Units } from '../../stats/units.js';
 import { baseOf, type Link, seg, selfOf, sendJson } from '../http.js';
 import { type Format, negotiate } from '../negotiate.js';
-import { DATASET_PARAM, POURPOINT_PARAM, problemResponses, STATS_COMMON } from '../schemas.js';
+import {
+  DATASET_PARAM,
+  NORMALS_OPTIONS,
+  POURPOINT_PARAM,
+  problemResponses,
+  STATS_COMMON,
+} from '../schemas.js';
 
-interface Common {
+export interface Common {
   zone?: string[];
   variable?: string[];
   include_empty_zones?: boolean;
   valid_fraction?: boolean;
+  units?: Units;
+  normals?: boolean;
+  normals_years?: string;
   f?: Format;
 }
 type Params = { dataset: string; pourpoint: string };
@@ -31,16 +42,29 @@ export function csvFileName(triplet: string, q: DateQuery, zones: number): strin
   return `${triplet.replaceAll(':', '-')}_${datesPart(q)}${zones > 0 ? `_zonal_${zones}` : ''}.csv`;
 }
 
-/** The query options both stats routes take, as the engine names them. */
-const cellOptions = (q: Common) => ({
+/** The query options every stats route takes, as the engine names them. */
+export const cellOptions = (q: Common) => ({
   zones: q.zone ?? [],
   variables: q.variable ?? [],
   includeEmptyZones: q.include_empty_zones,
   validFraction: q.valid_fraction,
+  units: q.units,
 });
 
+/** `normals=true` (with `normals_years`) → the normals option. */
+function normalsOption(q: Common): NormalsOption | undefined {
+  if (q.normals_years !== undefined && q.normals !== true)
+    throw new SnowdbError('malformed-query-parameter', 'normals_years goes with normals=true', {
+      parameter: 'normals_years',
+    });
+  if (q.normals !== true) return undefined;
+  return {
+    years: q.normals_years === undefined ? undefined : parseYearSpan(q.normals_years, 'normals_years'),
+  };
+}
+
 /** A CSV table as a named, streamed download. */
-function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
+export function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
   return reply
     .type('text/csv; charset=utf-8')
     .header('Content-Disposition', `attachment; filename="${name}"`)
@@ -48,7 +72,7 @@ function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): Fa
 }
 
 /** `self`, `root`, any `extra`, then `alternate` → the same request as CSV. */
-function statsLinks(req: FastifyRequest, extra: Link[] = []): Link[] {
+export function statsLinks(req: FastifyRequest, extra: Link[] = []): Link[] {
   const self = selfOf(req);
   const csv = new URL(self);
   csv.searchParams.set('f', 'csv');
@@ -61,7 +85,7 @@ function statsLinks(req: FastifyRequest, extra: Link[] = []): Link[] {
 }
 
 /** Whether an If-None-Match header names this entity tag (or is `*`). */
-function notModified(header: string | undefined, etag: string): boolean {
+export function notModified(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   return header.split(',').some((t) => {
     const v = t.trim().replace(/^W\//, '');
@@ -80,11 +104,13 @@ async function answer(
   const { dataset, pourpoint } = req.params;
   const cells = cellOptions(req.query);
   const q: StatsQuery = { dataset, pourpoint, dates, ...cells };
+  const normals = normalsOption(req.query);
   const plan = await openStatsPlan(db, q);
-  const etag = `"${statsStateKey(plan)}.${format}"`;
+  const against = normals && `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
+  const etag = `"${statsStateKey(plan)}.${format}${against ?? ''}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
-  const body = await executeStats(plan);
+  const body = await executeWithNormals(db, plan, normals);
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
   const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
@@ -127,6 +153,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
               examples: ['2024-04-01', '2024-03-25/2024-04-01'],
             },
             ...STATS_COMMON,
+            ...NORMALS_OPTIONS,
           },
           required: ['date'],
           additionalProperties: false,
@@ -140,7 +167,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
               'text/csv': { schema: { type: 'string' } },
             },
           },
-          ...problemResponses(400, 404, 406, 422),
+          ...problemResponses(400, 404, 406, 409, 422),
         },
       },
     },
@@ -148,7 +175,12 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset } = req.params;
       const dates = parseDateRange(req.query.date, 'date');
-      const body = await computeAllBasins(db, { dataset, dates, ...cellOptions(req.query) });
+      const body = await computeAllBasins(db, {
+        dataset,
+        dates,
+        ...cellOptions(req.query),
+        normals: normalsOption(req.query),
+      });
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
       return sendJson(reply, { ...body, dataset, query: dates, links: statsLinks(req) });
@@ -171,6 +203,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
               examples: ['2024-01-01/2024-06-30', '2024-04-01', '2024-01-01/..'],
             },
             ...STATS_COMMON,
+            ...NORMALS_OPTIONS,
           },
           required: ['datetime'],
           additionalProperties: false,
@@ -198,6 +231,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
             start_year: { type: 'integer', minimum: 1000, maximum: 9999 },
             end_year: { type: 'integer', minimum: 1000, maximum: 9999 },
             ...STATS_COMMON,
+            ...NORMALS_OPTIONS,
           },
           required: ['month', 'day', 'start_year', 'end_year'],
           additionalProperties: false,

@@ -1,0 +1,129 @@
+import type { FastifyInstance } from 'fastify';
+import type { Database } from '../../db/database.js';
+import { csvLines } from '../../stats/csv.js';
+import { parseYearSpan } from '../../stats/dates.js';
+import { computeNormals } from '../../stats/normals.js';
+import { computeWaterYears } from '../../stats/summaries.js';
+import { baseOf, seg, sendJson } from '../http.js';
+import { negotiate } from '../negotiate.js';
+import { DATASET_PARAM, POURPOINT_PARAM, problemResponses, STATS_COMMON, YEAR_SPAN } from '../schemas.js';
+import { type Common, cellOptions, sendCsv, statsLinks } from './stats.js';
+
+type Params = { dataset: string; pourpoint: string };
+
+const params = {
+  type: 'object',
+  properties: { dataset: DATASET_PARAM, pourpoint: POURPOINT_PARAM },
+  required: ['dataset', 'pourpoint'],
+} as const;
+
+const { valid_fraction: _, ...CELL } = STATS_COMMON;
+
+const ok = (ref: string, what: string) => ({
+  200: {
+    description: `${what} (JSON) or the CSV table (a download)`,
+    content: {
+      'application/json': { schema: { $ref: `${ref}#` } },
+      'text/csv': { schema: { type: 'string' } },
+    },
+  },
+  ...problemResponses(400, 404, 406, 409, 422),
+});
+
+/** Day-of-year normals and water-year summaries of one basin. */
+export async function historyRoutes(app: FastifyInstance, db: Database): Promise<void> {
+  app.get<{ Params: Params; Querystring: Common & { normals_years?: string } }>(
+    '/datasets/:dataset/stats/:pourpoint/normals',
+    {
+      schema: {
+        tags: ['stats'],
+        summary:
+          'Day-of-year normals of a basin: per day of the water year and cell, median, mean, p10, p90, min, max and years',
+        params,
+        querystring: {
+          type: 'object',
+          properties: {
+            normals_years: {
+              ...YEAR_SPAN,
+              description: 'reference water years (default: every complete water year)',
+            },
+            ...CELL,
+          },
+          additionalProperties: false,
+        },
+        response: ok('NormalsResponse', 'the compact normals body'),
+      },
+    },
+    async (req, reply) => {
+      const format = negotiate(req.query.f, req.headers.accept);
+      const { dataset, pourpoint } = req.params;
+      const y = req.query.normals_years;
+      const body = await computeNormals(db, {
+        dataset,
+        pourpoint,
+        ...cellOptions(req.query),
+        years: y === undefined ? undefined : parseYearSpan(y, 'normals_years'),
+      });
+      if (format === 'csv')
+        return sendCsv(reply, `${pourpoint.replaceAll(':', '-')}_normals.csv`, csvLines(body, 'day'));
+      const up = {
+        href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`,
+        rel: 'up',
+        type: 'application/geo+json',
+      };
+      return sendJson(reply, { ...body, pourpoint, dataset, links: statsLinks(req, [up]) });
+    },
+  );
+  app.get<{
+    Params: Params;
+    Querystring: Omit<Common, 'variable'> & { variable?: string; years?: string; melt_out_below?: number };
+  }>(
+    '/datasets/:dataset/stats/:pourpoint/water-years',
+    {
+      schema: {
+        tags: ['stats'],
+        summary: 'Water-year summaries of a basin: peak SWE and its date, melt-out date, SWE on 1 April',
+        params,
+        querystring: {
+          type: 'object',
+          properties: {
+            years: { ...YEAR_SPAN, description: 'water years (default: every water year with a date)' },
+            melt_out_below: {
+              type: 'number',
+              minimum: 0,
+              description: "melt-out threshold in the mean's unit (default 1 mm, 0.04 in)",
+            },
+            ...CELL,
+            variable: { type: 'string', default: 'swe', description: 'a water variable' },
+          },
+          additionalProperties: false,
+        },
+        response: ok('WaterYearsResponse', 'per water year and cell: peak, its date, melt-out, 1 April'),
+      },
+    },
+    async (req, reply) => {
+      const format = negotiate(req.query.f, req.headers.accept);
+      const { dataset, pourpoint } = req.params;
+      const body = await computeWaterYears(db, {
+        dataset,
+        pourpoint,
+        ...cellOptions({ ...req.query, variable: undefined }),
+        variable: req.query.variable,
+        years: req.query.years === undefined ? undefined : parseYearSpan(req.query.years, 'years'),
+        meltOutBelow: req.query.melt_out_below,
+      });
+      if (format === 'csv')
+        return sendCsv(
+          reply,
+          `${pourpoint.replaceAll(':', '-')}_water-years.csv`,
+          csvLines(body, 'water_year'),
+        );
+      const up = {
+        href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`,
+        rel: 'up',
+        type: 'application/geo+json',
+      };
+      return sendJson(reply, { ...body, pourpoint, dataset, links: statsLinks(req, [up]) });
+    },
+  );
+}

@@ -1,0 +1,320 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/api/app.js';
+import { Database } from '../../src/db/database.js';
+import { M3_PER_ACRE_FOOT, MM_PER_INCH } from '../../src/stats/units.js';
+import { snowdb } from '../helpers/cli.js';
+import { historyOracle } from '../helpers/gdal.js';
+import { FULL, HALF, historyDb } from '../helpers/history-db.js';
+
+type Zone = { zone: { kind: string; min?: number }[]; area_m2: number };
+interface Body {
+  zone_layers: string[];
+  variables: string[];
+  zones: Zone[];
+  results: Record<string, (number | string | null)[][]>;
+  reference?: { start_water_year: number; end_water_year: number; water_years: number[] };
+}
+type Stat = Record<string, number | null>;
+interface Oracle {
+  normals: Record<string, Record<string, Record<'mean' | 'total', Stat>>>;
+  anomalies: Record<string, Record<string, Record<'mean' | 'total', Stat>>>;
+  summaries: Record<string, Record<string, Record<string, number | string | null>>>;
+}
+
+const close = (a: number | string | null | undefined, b: number | string | null | undefined, rel = 1e-9) =>
+  typeof a === 'number' && typeof b === 'number'
+    ? Math.abs(a - b) <= rel * Math.max(Math.abs(a), Math.abs(b)) + 1e-12
+    : a === b;
+/** The oracle's key of a cell: '0' (whole basin), a band's floor in ft, or 'unclassified'. */
+const keyOf = (z: Zone) =>
+  z.zone.length === 0 ? '0' : z.zone[0]!.kind === 'unclassified' ? 'unclassified' : String(z.zone[0]!.min);
+const REFERENCE = '2004..2023';
+const DAYS = ['10-01', '12-15', '02-28', '02-29', '03-01', '04-01', '06-30'];
+
+describe('history: normals, % of median and ranks, water-year summaries, units, partial zones', () => {
+  let env: Record<string, string>;
+  let root: string;
+  const cli = async (...args: string[]): Promise<string> => {
+    const r = await snowdb(args, { env });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  const json = async (...args: string[]) => JSON.parse(await cli(...args)) as Body;
+  const oracle = (
+    basin: string,
+    zoned: boolean,
+    anomalies: string[],
+    summaries: string[],
+    years = REFERENCE,
+  ) =>
+    historyOracle<Oracle>(
+      join(root, `data/hist/aoi/${basin.replaceAll(':', '_')}.tif`),
+      join(root, 'data/hist/cogs'),
+      zoned ? join(root, 'data/hist/zones/terrain/elevation.tif') : '-',
+      zoned ? '1000' : '-',
+      years,
+      DAYS.join(','),
+      anomalies.join(','),
+      summaries.join(','),
+      '1',
+    );
+
+  before(async () => {
+    env = await historyDb(); // shared and read-only: these tests only query it
+    root = env.SNOWDB_CONFIG!;
+  });
+
+  it('normals: every complete water year by default; per day and cell equal to numpy over GDAL reads', async () => {
+    for (const [basin, zoned] of [
+      [FULL, false],
+      [HALF, true],
+    ] as const) {
+      const b = await json('normals', 'hist', basin, ...(zoned ? ['--zone', 'terrain.elevation'] : []));
+      // Water year 2024 (Oct–Jan only) is incomplete: not a reference year.
+      assert.deepEqual(b.reference, {
+        start_water_year: 2004,
+        end_water_year: 2023,
+        water_years: Array.from({ length: 20 }, (_, i) => 2004 + i),
+        complete_water_years: true,
+      });
+      const days = Object.keys(b.results);
+      assert.equal(days.length, 366);
+      assert.deepEqual([days[0], days[150], days[151], days[365]], ['10-01', '02-28', '02-29', '09-30']);
+      assert.deepEqual(
+        b.variables.slice(0, 7),
+        ['median', 'mean', 'p10', 'p90', 'min', 'max', 'years'].map((s) => `${s}_mean_swe_mm`),
+      );
+      const o = await oracle(basin, zoned, [], []);
+      for (const day of DAYS)
+        b.zones.forEach((z, k) => {
+          const row = b.results[day]![k]!;
+          for (const [c, col] of (['mean', 'total'] as const).entries()) {
+            const ref = o.normals[day]![keyOf(z)]![col];
+            ['median', 'mean', 'p10', 'p90', 'min', 'max', 'years'].forEach((s, i) => {
+              const got = row[c * 7 + i];
+              assert.ok(close(got, ref[s]), `${basin} ${day} ${keyOf(z)} ${col} ${s}: ${got} vs ${ref[s]}`);
+            });
+          }
+        });
+      // 29 February is held by the 5 leap years only; the extreme year is the maximum of its days.
+      assert.equal(b.results['02-29']![0]![6], 5);
+      assert.equal(b.results['04-01']![0]![6], 20);
+    }
+    const short = await json('normals', 'hist', FULL, '--normals-years', '2005..2010');
+    assert.deepEqual(short.reference!.water_years, [2005, 2006, 2007, 2008, 2009, 2010]);
+    const o = await oracle(FULL, false, [], [], '2005..2010');
+    assert.ok(close(short.results['04-01']![0]![0], o.normals['04-01']!['0']!.mean.median!));
+  });
+
+  it('--with-normals: median, % of median and rank against the oracle; the extreme years rank first and last', async () => {
+    const dates = ['2011-03-01', '2015-04-01', '2024-01-15'];
+    const o = await oracle(HALF, true, dates, []);
+    for (const date of dates) {
+      const b = await json(
+        'stats',
+        'hist',
+        HALF,
+        '--dates',
+        `${date}/${date}`,
+        '--zone',
+        'terrain.elevation',
+        '--with-normals',
+      );
+      assert.deepEqual(b.variables, [
+        'mean_swe_mm',
+        'total_swe_m3',
+        ...['mean_swe_mm', 'total_swe_m3'].flatMap((c) => [
+          `median_${c}`,
+          `pct_median_${c}`,
+          `rank_${c}`,
+          `rank_of_${c}`,
+        ]),
+      ]);
+      b.zones.forEach((z, k) => {
+        const row = b.results[date]![k]!;
+        for (const [c, col] of (['mean', 'total'] as const).entries()) {
+          const ref = o.anomalies[date]![keyOf(z)]![col];
+          const got = row.slice(2 + c * 4, 6 + c * 4);
+          assert.ok(close(row[c], ref.value), `${date} ${col} value`);
+          ['median', 'pct', 'rank', 'rank_of'].forEach((s, i) =>
+            assert.ok(close(got[i], ref[s]), `${date} ${keyOf(z)} ${col} ${s}: ${got[i]} vs ${ref[s]}`),
+          );
+        }
+      });
+      const whole = b.results[date]!.find((_, k) => keyOf(b.zones[k]!) === '7000')!;
+      if (date === '2011-03-01') assert.deepEqual(whole.slice(4, 6), [1, 20]); // the ×2.5 year
+      if (date === '2015-04-01') assert.deepEqual(whole.slice(4, 6), [20, 20]); // the ×0.2 year
+      if (date === '2024-01-15') assert.equal(whole[5], 21); // outside the reference: 20 years + this one
+    }
+  });
+
+  it('water-year summaries: peak and its date, melt-out, 1 April, volumes, per band, against the oracle', async () => {
+    const b = await json('water-years', 'hist', HALF, '--zone', 'terrain.elevation', '--years', '2011..2016');
+    assert.deepEqual(Object.keys(b.results), ['2011', '2012', '2013', '2014', '2015', '2016']);
+    const o = await oracle(HALF, true, [], ['2011', '2016']);
+    const fields = ['peak', 'peak_date', 'melt_out', 'apr1', 'peak_total', 'apr1_total', 'dates'];
+    for (const y of ['2011', '2016'])
+      b.zones.forEach((z, k) =>
+        fields.forEach((f, i) => {
+          const got = b.results[y]![k]![i];
+          const ref = o.summaries[y]![keyOf(z)]![f];
+          assert.ok(close(got, ref), `${y} ${keyOf(z)} ${f}: ${got} vs ${ref}`);
+        }),
+      );
+    assert.equal(b.results['2016']![0]![6], 366); // a leap water year
+    const csv = await cli('water-years', 'hist', FULL, '--years', '2016', '--format', 'csv');
+    assert.equal(
+      csv.split('\r\n')[0],
+      'water_year,area_m2,peak_mean_swe_mm,peak_date,melt_out_date,apr1_mean_swe_mm,peak_total_swe_m3,apr1_total_swe_m3,dates',
+    );
+  });
+
+  it('units: inches and acre-feet by the exact factors, named in every column', async () => {
+    const args = ['stats', 'hist', FULL, '--dates', '2011-03-01/2011-03-02'];
+    const metric = await json(...args);
+    const us = await json(...args, '--units', 'us');
+    assert.deepEqual(us.variables, ['mean_swe_in', 'total_swe_acre_ft']);
+    for (const date of Object.keys(metric.results)) {
+      const [mm, m3] = metric.results[date]![0]! as number[];
+      const [inches, acreFt] = us.results[date]![0]! as number[];
+      assert.ok(close(inches, mm! / MM_PER_INCH, 1e-15) && close(acreFt, m3! / M3_PER_ACRE_FOOT, 1e-15));
+    }
+    assert.equal(MM_PER_INCH, 25.4);
+    assert.equal(M3_PER_ACRE_FOOT, 1233.48183754752);
+    const n = await json('normals', 'hist', FULL, '--units', 'us');
+    assert.ok(n.variables.includes('p90_total_swe_acre_ft'));
+    const w = await json('water-years', 'hist', FULL, '--years', '2011', '--units', 'us');
+    assert.equal((w as unknown as Record<string, unknown>).melt_out_below_in, 0.04);
+  });
+
+  it('partial zones: cells of a basin half outside the DEM sum to the whole basin, the rest unclassified', async () => {
+    const whole = await json('stats', 'hist', HALF, '--dates', '2011-03-01/2011-03-01');
+    const bands = await json(
+      'stats',
+      'hist',
+      HALF,
+      '--dates',
+      '2011-03-01/2011-03-01',
+      '--zone',
+      'terrain.elevation',
+    );
+    const lost = bands.zones.at(-1)!;
+    assert.deepEqual(lost.zone, [{ kind: 'unclassified', layer: 'terrain.elevation' }]);
+    const sum = bands.zones.reduce((t, z) => t + z.area_m2, 0);
+    assert.ok(close(sum, whole.zones[0]!.area_m2, 1e-12), `${sum} vs ${whole.zones[0]!.area_m2}`);
+    assert.ok(lost.area_m2 > 0.3 * sum && lost.area_m2 < 0.7 * sum, 'about half the basin');
+    const total = (b: Body) => b.results['2011-03-01']!.reduce((t, r) => t + (r[1] as number), 0);
+    assert.ok(close(total(bands), total(whole), 1e-12), 'volumes sum to the basin volume');
+    const r = await snowdb(['stats', 'hist', HALF, '--dates', '2011-03-01', '--zone', 'terrain.elevation'], {
+      env,
+    });
+    assert.match(r.stderr, /note: HALF:UT:TEST: [\d.]+ km² \([\d.]+ %\) of the basin is in no zone/);
+    const full = await snowdb(
+      ['stats', 'hist', FULL, '--dates', '2011-03-01', '--zone', 'terrain.elevation'],
+      { env },
+    );
+    assert.doesNotMatch(full.stderr, /unclassified/);
+    assert.ok(!(JSON.parse(full.stdout) as Body).zones.some((z) => keyOf(z) === 'unclassified'));
+  });
+
+  it('every basin at once with normals equals each basin’s own answer; errors name the problem', async () => {
+    const all = JSON.parse(
+      await cli('stats-all', 'hist', '--date', '2015-04-01', '--with-normals', '--units', 'us'),
+    ) as { variables: string[]; basins: (Body & { pourpoint: string })[] };
+    assert.deepEqual(
+      all.basins.map((b) => b.pourpoint),
+      [FULL, HALF],
+    );
+    for (const b of all.basins) {
+      const own = await json(
+        'stats',
+        'hist',
+        b.pourpoint,
+        '--dates',
+        '2015-04-01',
+        '--with-normals',
+        '--units',
+        'us',
+      );
+      assert.deepEqual(b.results, own.results);
+      assert.deepEqual(b.reference, own.reference);
+      assert.deepEqual(all.variables, own.variables);
+    }
+    const none = await snowdb(['normals', 'hist', FULL, '--normals-years', '2030..2031'], { env });
+    assert.equal(none.code, 1);
+    assert.match(
+      none.stderr,
+      /^Error: 'hist' has no date in water years 2030\.\.2031 \(dates 2003-10-01 … 2024-01-31\)/,
+    );
+    const bad = await snowdb(['water-years', 'hist', FULL, '--variable', 'depth'], { env });
+    assert.equal(bad.code, 1);
+    const lonely = await snowdb(['stats', 'hist', FULL, '--normals-years', '2005..2006'], { env });
+    assert.equal(lonely.code, 2);
+    assert.match(lonely.stderr, /--normals-years goes with --with-normals/);
+    const big = await snowdb(['stats', 'hist', HALF, '--zone', 'terrain.elevation:band_step_ft=2'], { env });
+    assert.equal(big.code, 1);
+    assert.match(
+      big.stderr,
+      /numbers \(7428 dates × \d+ cells × 2 columns\), more than the limit of 5,000,000/,
+    );
+  });
+
+  describe('over HTTP', () => {
+    let base: string;
+    let close_: () => Promise<void>;
+    before(async () => {
+      const app = await buildApp(await Database.open(root));
+      base = await app.listen({ host: '127.0.0.1', port: 0 });
+      close_ = () => app.close();
+    });
+    after(() => close_());
+
+    it('normals and water-years endpoints answer as the CLI; normals=true on stats; problems for bad input', async () => {
+      const get = async (path: string) => {
+        const r = await fetch(`${base}${path}`);
+        return { status: r.status, type: r.headers.get('content-type'), body: await r.text() };
+      };
+      const n = await get(`/datasets/hist/stats/${HALF}/normals?zone=terrain.elevation&units=us`);
+      assert.equal(n.status, 200, n.body);
+      const cliN = await json('normals', 'hist', HALF, '--zone', 'terrain.elevation', '--units', 'us');
+      const httpN = JSON.parse(n.body) as Body & { pourpoint: string };
+      assert.deepEqual(httpN.results, cliN.results);
+      assert.deepEqual(httpN.reference, cliN.reference);
+      assert.equal(httpN.pourpoint, HALF);
+      const csv = await get(`/datasets/hist/stats/${FULL}/normals?f=csv`);
+      assert.match(csv.body, /^day,area_m2,median_mean_swe_mm,/);
+      const w = await get(`/datasets/hist/stats/${FULL}/water-years?years=2011..2012`);
+      assert.deepEqual(
+        (JSON.parse(w.body) as Body).results,
+        (await json('water-years', 'hist', FULL, '--years', '2011..2012')).results,
+      );
+      const s = await get(`/datasets/hist/stats/${FULL}/date-range?datetime=2011-03-01&normals=true`);
+      assert.deepEqual(
+        (JSON.parse(s.body) as Body).results,
+        (await json('stats', 'hist', FULL, '--dates', '2011-03-01', '--with-normals')).results,
+      );
+      for (const [path, status, key] of [
+        [`/datasets/hist/stats/${FULL}/normals?normals_years=2030..2031`, 409, 'no-reference-years'],
+        [`/datasets/hist/stats/${FULL}/normals?normals_years=20x0`, 400, 'malformed-query-parameter'],
+        [
+          `/datasets/hist/stats/${FULL}/date-range?datetime=..&normals_years=2005..2006`,
+          400,
+          'malformed-query-parameter',
+        ],
+        [`/datasets/hist/stats/${FULL}/water-years?units=imperial`, 400, 'malformed-query-parameter'],
+        [
+          `/datasets/hist/stats/${HALF}/date-range?datetime=..&zone=terrain.elevation:band_step_ft=2`,
+          422,
+          'query-too-large',
+        ],
+      ] as const) {
+        const r = await get(path);
+        assert.equal(r.status, status, `${path}: ${r.body}`);
+        assert.match(r.type ?? '', /^application\/problem\+json/);
+        assert.equal((JSON.parse(r.body) as { type: string }).type, `/problems/${key}`);
+      }
+    });
+  });
+});
