@@ -2,7 +2,7 @@
  * A generated 20-year database for history tests: a SNODAS-lattice dataset cut to a 90 × 60 cell
  * window around Zion (registered from an external config, terrain zones from the Zion DEM), two
  * synthetic basins (FULL inside the DEM, HALF about half outside it), and daily SWE for water
- * years 2004–2023 plus October–January of water year 2024 (an incomplete year). SWE follows a
+ * years 2004–2023 plus October–January of water year 2024 (an incomplete year); doctor finds it healthy. SWE follows a
  * known seasonal cycle scaled per water year, with one extreme year (2011, ×2.5) and one poor year
  * (2015, ×0.2); leap days are included. Date rasters are written as the ingest writes them (one
  * COG per date and variable, without an fsync each), then the series store is built: no SNODAS tar can hold a cut grid.
@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { link, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { buildAreaRaster } from '../../src/datasets/artifacts.js';
 import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
 import { encodeCog, writeCog } from '../../src/raster/cog.writer.js';
@@ -115,6 +116,7 @@ async function build(dir: string): Promise<void> {
   await cli('dataset', 'generate-zones', 'hist', '--source', 'terrain', fixturePath('zion/srtm.tif'));
   const db = await Database.open(root);
   const d = await openDataset(db, 'hist');
+  await buildAreaRaster(d);
   const bare = join(dir, 'bare.tif'); // snow-free days share one raster (hard links)
   await writeCog(bare, d.grid, new Int16Array(W * H), { nodata: -9999, level: 1 });
   const days = Array.from({ length: (LAST - FIRST) / DAY_MS + 1 }, (_, i) => FIRST + i * DAY_MS);
@@ -123,6 +125,16 @@ async function build(dir: string): Promise<void> {
     const wy = Number(date.slice(0, 4)) + (date.slice(5, 7) >= '10' ? 1 : 0);
     const t = Math.round((ms - Date.UTC(wy - 1, 9, 1)) / DAY_MS);
     await mkdir(d.paths.date(date), { recursive: true });
+    const manifest = {
+      date,
+      source_hash: 'v1:generated',
+      sources: [],
+      fields: { generator: 'test/helpers/history-db.ts' },
+      rank: 0,
+      variables: ['swe'],
+      ingested_at: '2026-11-23T00:00:00Z',
+    };
+    await writeFile(d.paths.manifest(date), JSON.stringify(manifest));
     if (t <= 30 || t >= 280) return link(bare, d.paths.cog(date, 'swe'));
     const data = new Int16Array(W * H);
     for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) data[r * W + c] = sweOf(wy, t, r, c);

@@ -5,7 +5,7 @@ import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { M3_PER_ACRE_FOOT, MM_PER_INCH } from '../../src/stats/units.js';
 import { snowdb } from '../helpers/cli.js';
-import { historyOracle } from '../helpers/gdal.js';
+import { oracle as gdalOracle, historyOracle } from '../helpers/gdal.js';
 import { FULL, HALF, historyDb } from '../helpers/history-db.js';
 
 type Zone = { zone: { kind: string; min?: number }[]; area_m2: number };
@@ -138,9 +138,8 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
           const ref = o.anomalies[date]![keyOf(z)]![col];
           const got = row.slice(2 + c * 4, 6 + c * 4);
           assert.ok(close(row[c], ref.value), `${date} ${col} value`);
-          ['median', 'pct', 'rank', 'rank_of'].forEach((s, i) =>
-            assert.ok(close(got[i], ref[s]), `${date} ${keyOf(z)} ${col} ${s}: ${got[i]} vs ${ref[s]}`),
-          );
+          for (const [i, s] of ['median', 'pct', 'rank', 'rank_of'].entries())
+            assert.ok(close(got[i], ref[s]), `${date} ${keyOf(z)} ${col} ${s}: ${got[i]} vs ${ref[s]}`);
         }
       });
       const whole = b.results[date]!.find((_, k) => keyOf(b.zones[k]!) === '7000')!;
@@ -156,13 +155,12 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     const o = await oracle(HALF, true, [], ['2011', '2016']);
     const fields = ['peak', 'peak_date', 'melt_out', 'apr1', 'peak_total', 'apr1_total', 'dates'];
     for (const y of ['2011', '2016'])
-      b.zones.forEach((z, k) =>
-        fields.forEach((f, i) => {
+      for (const [k, z] of b.zones.entries())
+        for (const [i, f] of fields.entries()) {
           const got = b.results[y]![k]![i];
           const ref = o.summaries[y]![keyOf(z)]![f];
           assert.ok(close(got, ref), `${y} ${keyOf(z)} ${f}: ${got} vs ${ref}`);
-        }),
-      );
+        }
     assert.equal(b.results['2016']![0]![6], 366); // a leap water year
     const csv = await cli('water-years', 'hist', FULL, '--years', '2016', '--format', 'csv');
     assert.equal(
@@ -217,6 +215,31 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     );
     assert.doesNotMatch(full.stderr, /unclassified/);
     assert.ok(!(JSON.parse(full.stdout) as Body).zones.some((z) => keyOf(z) === 'unclassified'));
+  });
+
+  it('doctor measures the classified share of each basin from its pixels and warns below 99 %', async () => {
+    const r = await snowdb(['doctor', '--format', 'json'], { env });
+    assert.equal(r.code, 0, r.stdout);
+    const found = (JSON.parse(r.stdout) as { findings: { check: string; target: string; issue: string }[] })
+      .findings;
+    assert.deepEqual(
+      found.map((f) => [f.check, f.target]),
+      [['zones', HALF]],
+    );
+    const o = await gdalOracle<Record<string, { area_m2: number }>>(
+      'zonal',
+      join(root, 'data/hist/aoi/HALF_UT_TEST.tif'),
+      join(root, 'data/hist/cogs/20110301/swe.tif'),
+      '1',
+      join(root, 'data/hist/zones/terrain/elevation.tif'),
+      '1000',
+    );
+    const areas = Object.values(o).map((c) => c.area_m2);
+    const share = 1 - o.unclassified!.area_m2 / areas.reduce((a, b) => a + b, 0);
+    assert.equal(
+      found[0]!.issue,
+      `terrain.elevation classifies ${(100 * share).toFixed(1)} % of the basin's area (below 99 %); the rest is the 'unclassified' cell of its stats`,
+    );
   });
 
   it('every basin at once with normals equals each basin’s own answer; errors name the problem', async () => {

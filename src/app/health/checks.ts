@@ -6,7 +6,7 @@ import type { DatabaseFacts, DatasetFacts } from './facts.js';
 
 /** One finding: a failure makes `doctor` exit non-zero; info is reported only. */
 export interface Finding {
-  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'index' | 'series';
+  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'zones' | 'index' | 'series';
   readonly dataset: string;
   readonly target: string;
   readonly issue: string;
@@ -114,20 +114,29 @@ const zoneLayers: DatasetCheck = (f) => {
           `does not reach every basin (regenerate with 'snowdb dataset generate-zones ${d.name}')`,
         ),
       );
-    else if (beyond(at) > 0)
-      out.push(
-        finding(
-          d,
-          'files',
-          'info',
-        )(
-          spec.key,
-          `${header.items.SNOWDB_ZONE_SOURCE ?? 'its source'} covers the whole AOI window of ${windows.length - beyond(at)} of ${windows.length} basins (the source is smaller); elsewhere the zone is empty`,
-        ),
-      );
   }
   return out;
 };
+
+/** Below this share of a basin's area classified by a zone layer, doctor says so. */
+export const CLASSIFIED_SHARE_WARN = 0.99;
+
+/** Basins a zone layer leaves partly unclassified (its source is smaller, or has nodata there). */
+const classifiedShare: DatasetCheck = (f) =>
+  f.basins.flatMap((b) =>
+    [...b.classified]
+      .filter(([, share]) => share < CLASSIFIED_SHARE_WARN)
+      .map(([layer, share]) =>
+        finding(
+          f.dataset,
+          'zones',
+          'info',
+        )(
+          b.triplet,
+          `${layer} classifies ${(100 * share).toFixed(1)} % of the basin's area (below ${100 * CLASSIFIED_SHARE_WARN} %); the rest is the 'unclassified' cell of its stats`,
+        ),
+      ),
+  );
 
 /** Every check of a dataset, in report order. */
 /** The derived store: present once the dataset has dates, current, covering every basin. */
@@ -162,6 +171,7 @@ export const DATASET_CHECKS: readonly DatasetCheck[] = [
   firstDateGrid,
   basinRasters,
   zoneLayers,
+  classifiedShare,
   seriesStore,
 ];
 

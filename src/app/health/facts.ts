@@ -9,6 +9,7 @@ import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
 import type { Grid } from '../../raster/grid.js';
 import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
+import { readOnto } from '../../stats/basin.js';
 import { mapPool } from '../../util/pool.js';
 import { enabledLayers, layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
 
@@ -23,6 +24,8 @@ export interface BasinFacts {
   readonly aoi: Header;
   /** The SNOWDB_AOI_HASH a current AOI raster carries. */
   readonly wantHash: string;
+  /** Per present zone layer: the share of the basin's area (AOI weights) where it has a value. */
+  readonly classified: ReadonlyMap<string, number>;
 }
 
 /** What the checks of one dataset look at: read once, then checked without I/O. */
@@ -66,25 +69,54 @@ async function datasetFacts(d: Dataset, index: ReadonlyMap<string, IndexEntry>):
       ? null
       : { date: first, variable, header: await readHeader(d.paths.cog(first, variable)) };
   const aoiFiles = new Set((await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')));
-  const basins: BasinFacts[] = [];
-  for (const e of index.values()) {
-    const coverage = e.coverage[d.name] ?? 'none';
-    const present = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
-    basins.push({
-      triplet: e.triplet,
-      coverage,
-      aoi: present ? await readHeader(d.paths.aoi(e.triplet)) : null,
-      wantHash: aoiHash(d, e.geometryHash),
-    });
-  }
   const zoneLayers = [];
   for (const { spec } of enabledLayers(d))
     zoneLayers.push({ spec, header: await readHeader(layerPath(d, spec)) });
+  const present = zoneLayers.filter((l) => l.header !== null).map((l) => l.spec);
+  const basins: BasinFacts[] = [];
+  for (const e of index.values()) {
+    const coverage = e.coverage[d.name] ?? 'none';
+    const has = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
+    const aoi = has ? await readHeader(d.paths.aoi(e.triplet)) : null;
+    basins.push({
+      triplet: e.triplet,
+      coverage,
+      aoi,
+      wantHash: aoiHash(d, e.geometryHash),
+      classified: aoi === null ? new Map() : await classifiedShares(d, e.triplet, present),
+    });
+  }
   const series = await seriesFacts(d, dates);
   return { dataset: d, area, dates, incomplete, firstCog, aoiFiles, basins, zoneLayers, series };
 }
 
-/** Read what every health check needs: headers and listings, no pixel data. */
+/** Per zone layer, the share of a basin's area (Σ AOI weight) where the layer has a value. */
+async function classifiedShares(
+  d: Dataset,
+  triplet: string,
+  layers: readonly ZoneLayerSpec[],
+): Promise<Map<string, number>> {
+  const out = new Map<string, number>();
+  const aoi = await readOnto(d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).catch(() => null);
+  if (aoi === null) return out;
+  let total = 0;
+  for (let i = 0; i < aoi.data.length; i++) total += aoi.data[i]!;
+  for (const spec of layers) {
+    const layer = await readOnto(layerPath(d, spec), 'SNOWDB_ZONE_WINDOW', aoi.window, spec.nodata).catch(
+      () => null,
+    );
+    if (layer === null) continue;
+    let kept = 0;
+    for (let i = 0; i < aoi.data.length; i++) {
+      const v = layer.data[i]!;
+      if (v !== spec.nodata && !Number.isNaN(v)) kept += aoi.data[i]!;
+    }
+    out.set(spec.key, total > 0 ? kept / total : 1);
+  }
+  return out;
+}
+
+/** Read what every health check needs: headers and listings, and each basin's classified share. */
 export async function readFacts(db: Database): Promise<DatabaseFacts> {
   const index = await indexOf(db);
   return {

@@ -153,7 +153,12 @@ async function loadStats() {
   let note = '';
   try {
     body = await getJson(`${path}?${q}`);
-    if (body.zones.length === 0 && q.has('zone')) {
+    const lost = body.zones.find((z) => z.zone[0]?.kind === 'unclassified');
+    if (lost && body.zones.length > 1) {
+      const total = body.zones.reduce((t, z) => t + z.area_m2, 0);
+      note = ` ${((100 * lost.area_m2) / total).toFixed(1)} % of the basin is outside the zone layers (the 'unclassified' zone).`;
+    }
+    if ((body.zones.length === 0 || (lost && body.zones.length === 1)) && q.has('zone')) {
       // No zone layer reaches this basin: show the whole basin rather than nothing.
       q.delete('zone');
       body = await getJson(`${path}?${q}`);
