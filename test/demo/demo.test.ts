@@ -285,7 +285,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(csv.length - 1, dates.length * s.zones.length);
     for (const line of csv.slice(1)) {
       const f = line.split(',');
-      const z = s.zones.findIndex((x) => x.zone[0]!.min === Number(f[iMin!]));
+      const z = s.zones.findIndex((x) =>
+        f[iMin!] === 'unclassified'
+          ? x.zone[0]!.kind === 'unclassified'
+          : x.zone[0]!.min === Number(f[iMin!]),
+      );
       assert.equal(Number(f[iMean!]), s.results[f[iDate!]!]![z]![0], line);
     }
     assert.deepEqual(problems, []);
@@ -299,10 +303,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.waitForSelector('#table tbody tr');
     await page.selectOption('#zone', 'terrain.aspect');
     await page.waitForFunction(
-      () => (globalThis as unknown as { snowdbChart: { series: unknown[] } }).snowdbChart.series.length === 6,
+      () => (globalThis as unknown as { snowdbChart: { series: unknown[] } }).snowdbChart.series.length === 7,
     );
     const labels = await page.locator('#table thead th').allTextContents();
-    assert.deepEqual(labels, ['date', 'N', 'E', 'S', 'W', 'flat']);
+    assert.deepEqual(labels, ['date', 'N', 'E', 'S', 'W', 'flat', 'unclassified (outside the zone layers)']);
     await page.selectOption('#dataset', 'swann');
     await page.waitForFunction(
       "document.querySelector('#csv').getAttribute('href').includes('/datasets/swann/')",
