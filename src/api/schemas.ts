@@ -103,29 +103,39 @@ export const AllBasinsStatsResponse = {
   },
 } as const;
 
+/** A one-basin table's members: zone axes, column names, zones, `extra`, then rows by key. */
+const basinTable = <E extends object>(
+  variables: string,
+  results: string,
+  cell: readonly string[],
+  extra: E,
+) =>
+  ({
+    zone_layers: { type: 'array', items: str },
+    variables: { type: 'array', items: str, description: variables },
+    zones: ZONES,
+    ...extra,
+    results: {
+      type: 'object',
+      description: results,
+      additionalProperties: { type: 'array', items: { type: 'array', items: { type: cell } } },
+    },
+    pourpoint: str,
+    dataset: str,
+    links,
+  }) as const;
+
 export const NormalsResponse = {
   $id: 'NormalsResponse',
   type: 'object',
   required: ['zone_layers', 'variables', 'zones', 'reference', 'results', 'pourpoint', 'dataset'],
   properties: {
-    zone_layers: { type: 'array', items: str },
-    variables: {
-      type: 'array',
-      items: str,
-      description:
-        '<statistic>_<stat name> for statistic median, mean, p10, p90, min, max, years; the inner order of results',
-    },
-    zones: ZONES,
-    reference: { $ref: 'Reference#' },
-    results: {
-      type: 'object',
-      description:
-        'day of the water year (MM-DD, 10-01 … 09-30, 02-29 held by leap years) → [zone][variable]',
-      additionalProperties: RESULTS.additionalProperties,
-    },
-    pourpoint: str,
-    dataset: str,
-    links,
+    ...basinTable(
+      '<statistic>_<stat name> for statistic median, mean, p10, p90, min, max, years; the inner order of results',
+      'day of the water year (MM-DD, 10-01 … 09-30, 02-29 held by leap years) → [zone][variable]',
+      ['number', 'null'],
+      { reference: { $ref: 'Reference#' } },
+    ),
   },
 } as const;
 
@@ -134,25 +144,12 @@ export const WaterYearsResponse = {
   type: 'object',
   required: ['zone_layers', 'variables', 'zones', 'variable', 'results', 'pourpoint', 'dataset'],
   properties: {
-    zone_layers: { type: 'array', items: str },
-    variables: {
-      type: 'array',
-      items: str,
-      description: 'peak_<mean>, peak_date, melt_out_date, apr1_<mean>, peak_<total>, apr1_<total>, dates',
-    },
-    zones: ZONES,
-    variable: str,
-    results: {
-      type: 'object',
-      description: 'water year → [zone][variable] of number, ISO date or null',
-      additionalProperties: {
-        type: 'array',
-        items: { type: 'array', items: { type: ['number', 'string', 'null'] } },
-      },
-    },
-    pourpoint: str,
-    dataset: str,
-    links,
+    ...basinTable(
+      'peak_<mean>, peak_date, melt_out_date, apr1_<mean>, peak_<total>, apr1_<total>, dates',
+      'water year → [zone][variable] of number, ISO date or null',
+      ['number', 'string', 'null'],
+      { variable: str },
+    ),
   },
   additionalProperties: true,
 } as const;

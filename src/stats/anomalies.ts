@@ -47,12 +47,12 @@ export async function withNormals(
     const r = ref.indexOf(name);
     return r < 0 ? [] : [[c, r] as const];
   });
-  const years_ = t.reference.water_years;
-  const buf = new Float64Array(years_.length);
+  const refYears = t.reference.water_years;
+  const buf = new Float64Array(refYears.length);
   const results: Record<string, (number | null)[][]> = {};
   for (const [date, rows] of Object.entries(body.results)) {
-    const d = DAY_INDEX.get(date.slice(5))!;
-    const own = years_.indexOf(waterYearOf(date));
+    const d = DAY_INDEX.get(dayKey(date))!;
+    const own = refYears.indexOf(waterYearOf(date));
     results[date] = rows.map((row, k) => [
       ...row,
       ...pairs.flatMap(([c, r]) => {

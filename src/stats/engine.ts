@@ -32,10 +32,10 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
   const basin = await preparedBasin(plan);
   const { area } = basin;
   const keep: number[] = [];
-  // Every cell with area; with includeEmptyZones every cell of the crossing (unclassified only with area).
-  const crossing = plan.axes.length > 0 ? product - 1 : product;
+  // The last cell holds the basin's unzoned pixels (with any axis): kept only when it has area.
+  const unclassified = plan.axes.length > 0 ? product - 1 : -1;
   for (let k = 0; k < product; k++)
-    if (area[k]! > 0 || (plan.includeEmptyZones && k < crossing)) keep.push(k);
+    if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
   // Per variable: Σ weight with data and Σ value × weight, per plan date and cell.
   const sums = new Map<string, Sums>();
   const nd = plan.dates.length;
@@ -88,7 +88,6 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
     );
   });
   const axes = plan.axes.map((a) => a.axis);
-  const unclassified = axes.length > 0 ? product - 1 : -1;
   return {
     zone_layers: axes.map((a) => a.layer),
     variables: columns.map((c) => c.name),

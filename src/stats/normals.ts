@@ -6,25 +6,23 @@
  * cache while the dataset's state is unchanged.
  */
 import type { Database } from '../db/database.js';
-import { QueryParameterError, SnowdbError } from '../errors.js';
+import { SnowdbError } from '../errors.js';
 import { AsyncLru } from '../util/lru.js';
 import { type CompactStats, executeStats } from './engine.js';
 import { type PlanInputs, planInputs, planStats, type StatsQuery } from './plan.js';
 import { statsStateKey } from './state.js';
 import {
+  checkYearSpan,
   completeWaterYears,
   DAY_INDEX,
   dayKey,
   WATER_YEAR_DAYS,
   waterYearOf,
   waterYearSpan,
+  type YearSpan,
 } from './water-year.js';
 
-/** Reference water years, inclusive. */
-export interface YearSpan {
-  readonly start: number;
-  readonly end: number;
-}
+export type { YearSpan } from './water-year.js';
 
 /** A normals query: a stats query without dates (the reference years select them). */
 export interface NormalsQuery extends Omit<StatsQuery, 'dates' | 'validFraction'> {
@@ -65,10 +63,7 @@ export interface ReferenceTable {
  * @throws SnowdbError `no-reference-years` when none has a date.
  */
 export function referenceYears(dates: readonly string[], dataset: string, years?: YearSpan): Reference {
-  if (years !== undefined && years.start > years.end)
-    throw new QueryParameterError(`normals years ${years.start}..${years.end}: the start is after the end`, {
-      parameter: 'normals_years',
-    });
+  checkYearSpan(years, 'normals_years');
   const held = years
     ? [...new Set(dates.map(waterYearOf))]
         .filter((y) => y >= years.start && y <= years.end)
@@ -101,7 +96,7 @@ function tabulate(base: CompactStats, reference: Reference): ReferenceTable {
   for (const [date, rows] of Object.entries(base.results)) {
     const y = yearAt.get(waterYearOf(date));
     if (y === undefined) continue;
-    const d = DAY_INDEX.get(date.slice(5))!;
+    const d = DAY_INDEX.get(dayKey(date))!;
     for (let k = 0; k < K; k++)
       for (let c = 0; c < C; c++) {
         const v = rows[k]![c];

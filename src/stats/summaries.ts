@@ -6,9 +6,8 @@
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { type CompactStats, executeStats } from './engine.js';
-import type { YearSpan } from './normals.js';
 import { planInputs, planStats, type StatsQuery } from './plan.js';
-import { waterYearOf, waterYearSpan } from './water-year.js';
+import { checkYearSpan, waterYearOf, waterYearSpan, type YearSpan } from './water-year.js';
 
 export interface WaterYearsQuery extends Omit<StatsQuery, 'dates' | 'validFraction' | 'variables'> {
   /** A variable with a volume (default `swe`). */
@@ -81,13 +80,7 @@ export async function computeWaterYears(db: Database, q: WaterYearsQuery): Promi
       { parameter: 'variable', allowed: water },
     );
   }
-  if (q.years !== undefined && q.years.start > q.years.end)
-    throw new QueryParameterError(
-      `water years ${q.years.start}..${q.years.end}: the start is after the end`,
-      {
-        parameter: 'years',
-      },
-    );
+  checkYearSpan(q.years, 'years');
   const dates = {
     type: 'DateRange' as const,
     start_date: q.years ? waterYearSpan(q.years.start).first : null,
@@ -95,7 +88,8 @@ export async function computeWaterYears(db: Database, q: WaterYearsQuery): Promi
   };
   const plan = planStats(inputs, { ...q, dates, variables: [variable], validFraction: false });
   const [mean, total] = plan.columns;
-  const below = q.meltOutBelow ?? MELT_OUT_BELOW[mean!.name.slice(mean!.name.lastIndexOf('_') + 1)] ?? 0;
+  const unit = mean!.name.slice(`mean_${variable}_`.length); // mm, or in with US units
+  const below = q.meltOutBelow ?? MELT_OUT_BELOW[unit] ?? 0;
   if (!Number.isFinite(below) || below < 0)
     throw new QueryParameterError(`melt-out threshold ${below} is not a number ≥ 0`, {
       parameter: 'melt_out_below',
@@ -110,7 +104,7 @@ export async function computeWaterYears(db: Database, q: WaterYearsQuery): Promi
   }
   const results: Record<string, Value[][]> = {};
   for (const [y, ds] of byYear) results[String(y)] = summarize(body, ds, y, below);
-  const threshold = `melt_out_below_${mean!.name.slice(`mean_${variable}_`.length)}` as const;
+  const threshold = `melt_out_below_${unit}` as const;
   return {
     zone_layers: body.zone_layers,
     variables: [

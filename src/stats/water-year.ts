@@ -1,3 +1,5 @@
+import { QueryParameterError } from '../errors.js';
+
 /**
  * The water year (1 October of year Y − 1 to 30 September of year Y is water year Y) and its
  * days. A day of the year is its calendar `MM-DD`; 29 February is a day of its own, held by leap
@@ -39,4 +41,23 @@ export function completeWaterYears(dates: readonly string[]): number[] {
     .filter(([y, n]) => n === waterYearLength(y))
     .map(([y]) => y)
     .sort((a, b) => a - b);
+}
+
+/** Water years, inclusive. */
+export interface YearSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/**
+ * `span` itself, checked (the CLI and HTTP parsers already refuse inverted spans; this guards
+ * other callers).
+ * @throws QueryParameterError naming `parameter` when the start is after the end.
+ */
+export function checkYearSpan(span: YearSpan | undefined, parameter: string): YearSpan | undefined {
+  if (span !== undefined && span.start > span.end)
+    throw new QueryParameterError(`water years ${span.start}..${span.end}: the start is after the end`, {
+      parameter,
+    });
+  return span;
 }

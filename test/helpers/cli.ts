@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { type ChildProcessByStdio, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -123,4 +124,16 @@ export async function tempDir(
 ): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
   return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * The in-process CLI that fails the test unless a command exits 0 (its stderr in the message);
+ * `env` is read at each call, so tests may set it in `before`.
+ */
+export function cliOk(env: () => Record<string, string>): (...args: string[]) => Promise<CliResult> {
+  return async (...args) => {
+    const r = await snowdb(args, { env: env() });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r;
+  };
 }

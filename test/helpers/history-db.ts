@@ -2,12 +2,12 @@
  * A generated 20-year database for history tests: a SNODAS-lattice dataset cut to a 90 × 60 cell
  * window around Zion (registered from an external config, terrain zones from the Zion DEM), two
  * synthetic basins (FULL inside the DEM, HALF about half outside it), and daily SWE for water
- * years 2004–2023 plus October–January of water year 2024 (an incomplete year); doctor finds it healthy. SWE follows a
- * known seasonal cycle scaled per water year, with one extreme year (2011, ×2.5) and one poor year
- * (2015, ×0.2); leap days are included. Date rasters are written as the ingest writes them (one
- * COG per date and variable, without an fsync each), then the series store is built: no SNODAS tar can hold a cut grid.
+ * years 2004–2023 plus October–January of water year 2024 (an incomplete year); doctor finds it
+ * healthy. SWE follows a known seasonal cycle scaled per water year, with one extreme year (2011,
+ * ×2.5) and one poor year (2015, ×0.2); leap days are included. Date rasters are written as the
+ * ingest writes them (one COG per date and variable, without an fsync each), then the series
+ * store is built: no SNODAS tar can hold a cut grid.
  */
-import assert from 'node:assert/strict';
 import { link, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildAreaRaster } from '../../src/datasets/artifacts.js';
@@ -16,7 +16,7 @@ import { Database } from '../../src/db/database.js';
 import { encodeCog, writeCog } from '../../src/raster/cog.writer.js';
 import { rebuildSeries } from '../../src/series/build.js';
 import { mapPool } from '../../src/util/pool.js';
-import { snowdb } from './cli.js';
+import { cliOk } from './cli.js';
 import { cachedFixture } from './fixture-cache.js';
 import { fixturePath } from './raster.js';
 
@@ -66,10 +66,7 @@ const basin = (triplet: string, [x0, y0, x1, y1]: readonly number[]) =>
 async function build(dir: string): Promise<void> {
   const root = join(dir, 'db');
   const env = { SNOWDB_CONFIG: root };
-  const cli = async (...args: string[]) => {
-    const r = await snowdb(args, { env });
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-  };
+  const cli = cliOk(() => env);
   await cli('init', root);
   const records = join(dir, 'records');
   await mkdir(records);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { snowdb } from './cli.js';
+import { cliOk, snowdb } from './cli.js';
 import { copyFixture } from './fixture-cache.js';
 import { shiftedRecord } from './fs.js';
 import { fixturePath } from './raster.js';
@@ -41,10 +41,7 @@ export async function buildZionDb(dir: string): Promise<Record<string, string>> 
 async function makeZionDb(dir: string): Promise<void> {
   const db = join(dir, 'db');
   const env = { SNOWDB_CONFIG: db };
-  const cli = async (...args: string[]) => {
-    const r = await snowdb(args, { env });
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-  };
+  const cli = cliOk(() => env);
   await cli('init', db);
   await cli('pourpoint', 'sync', fixturePath('zion/pourpoints'));
   await cli('dataset', 'create', 'snodas', '--template', 'snodas');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
+import { cliOk, serveApi, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
 import { fixturePath } from '../helpers/raster.js';
 import { buildZionDb, importOffGrid, OFFGRID, ZION } from '../helpers/zion-db.js';
@@ -25,11 +25,8 @@ describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', 
   let dir: string;
   let cleanup: () => Promise<void>;
   let env: Record<string, string>;
-  const cli = async (...args: string[]) => {
-    const r = await snowdb(args, { env });
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const ok = cliOk(() => env);
+  const cli = async (...args: string[]) => (await ok(...args)).stdout;
 
   before(async () => {
     ({ dir, cleanup } = await tempDir());

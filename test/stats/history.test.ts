@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { M3_PER_ACRE_FOOT, MM_PER_INCH } from '../../src/stats/units.js';
-import { snowdb } from '../helpers/cli.js';
+import { cliOk, snowdb } from '../helpers/cli.js';
 import { oracle as gdalOracle, historyOracle } from '../helpers/gdal.js';
 import { FULL, HALF, historyDb } from '../helpers/history-db.js';
 
@@ -36,11 +36,8 @@ const DAYS = ['10-01', '12-15', '02-28', '02-29', '03-01', '04-01', '06-30'];
 describe('history: normals, % of median and ranks, water-year summaries, units, partial zones', () => {
   let env: Record<string, string>;
   let root: string;
-  const cli = async (...args: string[]): Promise<string> => {
-    const r = await snowdb(args, { env });
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+  const ok = cliOk(() => env);
+  const cli = async (...args: string[]): Promise<string> => (await ok(...args)).stdout;
   const json = async (...args: string[]) => JSON.parse(await cli(...args)) as Body;
   const oracle = (
     basin: string,

@@ -10,7 +10,7 @@ import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
 import { reduceFromSeries } from '../../src/stats/series-path.js';
-import { snowdb, tempDir } from '../helpers/cli.js';
+import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord, snapshotTree } from '../helpers/fs.js';
 import { fixturePath, seeded } from '../helpers/raster.js';
 import { buildZionDb, ZION, zionTar } from '../helpers/zion-db.js';
@@ -36,11 +36,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
   let cleanup: () => Promise<void>;
   let env: Record<string, string>;
   const root = () => join(dir, 'db');
-  const cli = async (...args: string[]) => {
-    const r = await snowdb(args, { env });
-    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
-    return r;
-  };
+  const cli = cliOk(() => env);
 
   before(async () => {
     ({ dir, cleanup } = await tempDir());
