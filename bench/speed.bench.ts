@@ -206,9 +206,13 @@ async function listening(proc: ChildProcess, pattern: RegExp): Promise<string> {
 }
 
 async function http(b: BenchDatabase, dates: readonly string[]): Promise<Row> {
-  const ours = spawn(process.execPath, [join(REPO, 'dist/src/cli/main.js'), 'api', 'serve', '--port', '0'], {
-    env: { ...process.env, SNOWDB_CONFIG: b.root },
-  });
+  const ours = spawn(
+    process.execPath,
+    [join(REPO, 'dist/src/cli/main.js'), 'api', 'serve', '--port', '0', '--log-level', 'warn'],
+    {
+      env: { ...process.env, SNOWDB_CONFIG: b.root },
+    },
+  );
   const port = 18765;
   const theirs = spawn('/usr/bin/python3', [join(REPO, 'bench/baseline.py'), 'serve', String(port)]);
   try {

@@ -127,10 +127,14 @@ const examples = [
   'npx snowdb stats swann 09408150:UT:USGS --dates 2025-03-01/2025-03-31 --zone terrain.aspect --zone landcover.forest_cover',
   'npx snowdb stats instarr 10128500:UT:USGS --variable snow_fraction --variable grain_size',
 ];
-const server = spawn(process.execPath, [cli, 'api', 'serve', '--host', opts.host, '--port', opts.port], {
-  env,
-  stdio: ['ignore', 'inherit', 'pipe'],
-});
+const server = spawn(
+  process.execPath,
+  [cli, 'api', 'serve', '--host', opts.host, '--port', opts.port, '--log-level', 'warn'],
+  {
+    env,
+    stdio: ['ignore', 'inherit', 'pipe'],
+  },
+);
 let announced = false;
 server.stderr.setEncoding('utf8');
 server.stderr.on('data', (chunk: string) => {

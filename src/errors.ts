@@ -44,6 +44,9 @@ export const ErrorCatalog = {
   'not-acceptable': { status: 406, title: 'Not acceptable', exit: 1 },
   'resource-not-found': { status: 404, title: 'Resource not found', exit: 1 },
   'problem-type-not-found': { status: 404, title: 'Problem type not found', exit: 1 },
+  'service-busy': { status: 503, title: 'Service busy', exit: 1 },
+  'query-timeout': { status: 503, title: 'Query timed out', exit: 1 },
+  'uri-too-long': { status: 414, title: 'URI too long', exit: 1 },
   'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;
 

@@ -1,11 +1,21 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, {
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerOptions,
+  LogController,
+} from 'fastify';
+import { Admission } from '../app/admission.js';
+import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { PROBLEM_JSON, problemOf } from './problems.js';
+import { PROBLEM_JSON, type Problem, problemOf, problemOfKey, scrubPaths } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { historyRoutes } from './routes/history.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
@@ -14,16 +24,66 @@ import { statsRoutes } from './routes/stats.js';
 import { webRoutes } from './routes/web.js';
 import { SHARED_SCHEMAS } from './schemas.js';
 
+export interface AppOptions {
+  /** Server log (pino options; false = none): one line per request, errors with their cause. */
+  readonly logger?: FastifyServerOptions['logger'];
+  /** The URL clients reach the API at; links are built from it (default http://localhost). */
+  readonly publicUrl?: string;
+  readonly limits?: Partial<ServeLimits>;
+}
+
+/** A problem written straight to a socket (errors the HTTP parser raises before any route). */
+function socketProblem(socket: Socket, status: number, detail: string): void {
+  const body = JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status], status, detail });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_JSON}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /**
  * The HTTP API over one database. Every request first re-checks the root config (one stat), and
  * the pourpoint index and the dates are read through mtime checks, so registrations,
- * activations, imports and ingests show without a restart. Errors are problem+json.
+ * activations, imports and ingests show without a restart. Every error, the framework's and the
+ * HTTP parser's included, is problem+json with no file path or stack in it (those go to the log).
  */
-export async function buildApp(db: Database, opts: { logger?: boolean } = {}): Promise<FastifyInstance> {
+export async function buildApp(db: Database, opts: AppOptions = {}): Promise<FastifyInstance> {
+  const limits: ServeLimits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const roots = [db.root, tmpdir()];
+  const send = (problem: Problem, url: string) => {
+    const { detail, ...rest } = problem;
+    return JSON.stringify({
+      ...rest,
+      ...(detail !== undefined && { detail: scrubPaths(detail, roots) }),
+      instance: url,
+    });
+  };
   const app = Fastify({
     logger: opts.logger ?? false,
+    logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
-    routerOptions: { ignoreTrailingSlash: true },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    frameworkErrors: (error, req, reply) => {
+      const problem =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? problemOfKey('uri-too-long', 'a path segment is longer than 200 characters')
+          : problemOfKey('malformed-query-parameter', 'the request target is not valid percent-encoding');
+      void (reply as FastifyReply)
+        .code(problem.status)
+        .type(PROBLEM_JSON)
+        .send(send(problem, req.url.slice(0, 256)));
+    },
+    clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
+      if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return socket.destroy();
+      if (err.code === 'HPE_HEADER_OVERFLOW') socketProblem(socket, 431, 'the request headers exceed 16 KiB');
+      else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
+        socketProblem(socket, 408, 'the request was not received in time');
+      else socketProblem(socket, 400, `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`);
+    },
+  });
+  app.decorate('snowdb', {
+    publicUrl: (opts.publicUrl ?? 'http://localhost').replace(/\/+$/, ''),
+    limits,
+    admission: new Admission(limits),
   });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   await app.register(compress, { global: true, encodings: ['gzip', 'deflate'] });
@@ -43,19 +103,50 @@ export async function buildApp(db: Database, opts: { logger?: boolean } = {}): P
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { deepLinking: false }, staticCSP: false });
   app.get('/openapi.json', { schema: { hide: true } }, (_req, reply) => reply.send(app.swagger()));
 
-  app.addHook('onRequest', async () => {
+  app.addHook('onRequest', async (req) => {
+    if (Buffer.byteLength(req.url) > limits.maxUrlBytes)
+      throw new SnowdbError(
+        'uri-too-long',
+        `the request target is ${Buffer.byteLength(req.url)} bytes, more than the limit of ${limits.maxUrlBytes}`,
+        { limit: limits.maxUrlBytes },
+      );
     await db.refresh();
+  });
+  // Ajv coerces '1e400' to Infinity and then skips its bounds: no parameter may be non-finite.
+  app.addHook('preHandler', async (req) => {
+    for (const [key, v] of Object.entries((req.query ?? {}) as Record<string, unknown>))
+      if (typeof v === 'number' && !Number.isFinite(v))
+        throw new SnowdbError('malformed-query-parameter', `${key} must be a finite number`, {
+          parameter: key,
+        });
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      {
+        method: req.method,
+        url: req.url.slice(0, 512),
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime),
+      },
+      'request',
+    );
   });
   app.setErrorHandler((error, req, reply) => {
     const problem = problemOf(error);
-    if (problem.status >= 500) req.log.error(error);
+    if (problem.status >= 500 && problem.status !== 503) req.log.error({ err: error }, 'request failed');
+    else if (problem.status === 503) req.log.warn({ problem: problem.type }, String(problem.detail));
+    const retry = problem.retry_after;
+    if (typeof retry === 'number') void reply.header('Retry-After', String(retry));
     return reply
       .code(problem.status)
       .type(PROBLEM_JSON)
-      .send(JSON.stringify({ ...problem, instance: req.url }));
+      .send(send(problem, req.url.slice(0, 1024)));
   });
   app.setNotFoundHandler((req) => {
-    throw new SnowdbError('resource-not-found', `no resource at ${req.method} ${req.url.split('?')[0]}`);
+    throw new SnowdbError(
+      'resource-not-found',
+      `no resource at ${req.method} ${req.url.split('?')[0]!.slice(0, 256)}`,
+    );
   });
 
   await app.register(async (scope) => {

@@ -1,4 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Admission } from '../app/admission.js';
+import type { ServeLimits } from '../app/serve.js';
+
+/** What every route of one server shares: its public URL, its limits and its admission gate. */
+export interface ServerState {
+  /** scheme://host[:port][/prefix] clients reach the API at, no trailing slash. */
+  publicUrl: string;
+  readonly limits: ServeLimits;
+  readonly admission: Admission;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    snowdb: ServerState;
+  }
+}
 
 /** A hypermedia link (absolute href). */
 export interface Link {
@@ -10,9 +26,32 @@ export interface Link {
   [member: string]: unknown;
 }
 
-/** The absolute base URL the client used (scheme://host[:port]). */
+/** The server's public base URL (configured, or the address it listens on; never the Host header). */
 export function baseOf(req: FastifyRequest): string {
-  return `${req.protocol}://${req.host}`;
+  return req.server.snowdb.publicUrl;
+}
+
+/** The stats engine's caps in force on this server (every stats query carries them). */
+export const queryCaps = (req: FastifyRequest) => ({
+  maxZoneCells: req.server.snowdb.limits.maxZoneCells,
+  maxValues: req.server.snowdb.limits.maxValues,
+});
+
+/**
+ * Run expensive work through the server's admission gate: queued behind a bounded number of
+ * running queries, abandoned at the time limit or when the client leaves.
+ * @throws SnowdbError `service-busy` (queue full), `query-timeout`.
+ */
+export function admit<T>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return req.server.snowdb.admission.run(work, gone.signal);
 }
 
 /** Absolute URL of the request itself. */

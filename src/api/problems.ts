@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { ErrorCatalog, type ErrorKey, SnowdbError } from '../errors.js';
 
 export const PROBLEM_JSON = 'application/problem+json';
@@ -57,7 +58,30 @@ export function problemOf(e: unknown): Problem {
   }
   const status = (e as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return { type: 'about:blank', title: 'Bad request', status, detail: (e as Error).message };
+    return {
+      type: 'about:blank',
+      title: STATUS_CODES[status] ?? 'Bad request',
+      status,
+      detail: (e as Error).message,
+    };
   }
   return { type: 'about:blank', title: 'Internal Server Error', status: 500 };
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * A message fit for a client: every path under one of `roots` (the database, the temp dir)
+ * becomes `<database>/…` relative to the first root, or `<path>` (the full message goes to the log).
+ */
+export function scrubPaths(text: string, roots: readonly string[]): string {
+  let out = text;
+  roots.forEach((root, i) => {
+    const r = root.replace(/\/+$/, '');
+    if (r === '') return;
+    out = out.replace(new RegExp(`${escape(r)}(/[^\\s'"\`:,;)]*)?`, 'g'), (_m, rest: string | undefined) =>
+      i === 0 ? `<database>${rest ?? ''}` : '<path>',
+    );
+  });
+  return out;
 }

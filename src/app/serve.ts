@@ -1,6 +1,10 @@
+import { availableParallelism } from 'node:os';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
+import type { ApiConfig } from '../db/root-config.js';
 import { indexOf } from '../pourpoints/store.js';
+import { MAX_QUERY_VALUES, MAX_ZONE_CELLS } from '../stats/limits.js';
+import type { AdmissionLimits } from './admission.js';
 
 /** What a server over a database will serve. */
 export interface Servable {
@@ -19,4 +23,35 @@ export async function checkServable(db: Database): Promise<Servable> {
     .map(([n]) => n);
   for (const name of active) await openActiveDataset(db, name);
   return { active, pourpoints: (await indexOf(db)).size };
+}
+
+/** Every bound a server puts on one request (docs/reference.md#limits). */
+export interface ServeLimits extends AdmissionLimits {
+  /** Longest request target (path and query), bytes; longer is 414. */
+  readonly maxUrlBytes: number;
+  /** Most cells of a zone crossing, and numbers (dates × cells × columns) of an answer. */
+  readonly maxZoneCells: number;
+  readonly maxValues: number;
+}
+
+export const DEFAULT_LIMITS: ServeLimits = {
+  maxUrlBytes: 8192,
+  concurrency: Math.max(2, availableParallelism()),
+  queue: 64,
+  timeoutMs: 60_000,
+  maxZoneCells: MAX_ZONE_CELLS,
+  maxValues: MAX_QUERY_VALUES,
+};
+
+/** The limits in force: flags over the root config's `api` block over the defaults. */
+export function serveLimits(config: ApiConfig | undefined, flags: ApiConfig = {}): ServeLimits {
+  const c = { ...config, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+  return {
+    maxUrlBytes: c.max_url_bytes ?? DEFAULT_LIMITS.maxUrlBytes,
+    concurrency: c.concurrency ?? DEFAULT_LIMITS.concurrency,
+    queue: c.queue ?? DEFAULT_LIMITS.queue,
+    timeoutMs: c.timeout_s === undefined ? DEFAULT_LIMITS.timeoutMs : c.timeout_s * 1000,
+    maxZoneCells: c.max_zone_cells ?? DEFAULT_LIMITS.maxZoneCells,
+    maxValues: c.max_values ?? DEFAULT_LIMITS.maxValues,
+  };
 }

@@ -42,7 +42,11 @@ export interface AllBasinsStats {
  * Stats of every covered basin of an active dataset.
  * @throws QueryParameterError when the dates select more than MAX_ALL_BASINS_DATES; as `planStats`.
  */
-export async function computeAllBasins(db: Database, q: AllBasinsQuery): Promise<AllBasinsStats> {
+export async function computeAllBasins(
+  db: Database,
+  q: AllBasinsQuery,
+  signal?: AbortSignal,
+): Promise<AllBasinsStats> {
   const dataset = await openActiveDataset(db, q.dataset);
   const index = await indexOf(db);
   const dates = await datesOf(db, dataset);
@@ -59,7 +63,7 @@ export async function computeAllBasins(db: Database, q: AllBasinsQuery): Promise
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
   for (const pourpoint of triplets) {
     const plan = planStats({ dataset, index, dates }, { ...q, pourpoint });
-    const body: CompactStats = await executeWithNormals(db, plan, q.normals);
+    const body: CompactStats = await executeWithNormals(db, plan, q.normals, signal);
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;
     const { reference } = body as Partial<StatsWithNormals>;

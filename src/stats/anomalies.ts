@@ -87,8 +87,9 @@ export async function executeWithNormals(
   db: Database,
   plan: StatsPlan,
   normals?: NormalsOption,
+  signal?: AbortSignal,
 ): Promise<CompactStats | StatsWithNormals> {
-  const body = await executeStats(plan);
+  const body = await executeStats(plan, { signal });
   return normals === undefined ? body : withNormals(db, plan, body, normals.years);
 }
 
@@ -97,6 +98,7 @@ export async function computeStatsAnswer(
   db: Database,
   q: StatsQuery,
   normals?: NormalsOption,
+  signal?: AbortSignal,
 ): Promise<CompactStats | StatsWithNormals> {
-  return executeWithNormals(db, await openStatsPlan(db, q), normals);
+  return executeWithNormals(db, await openStatsPlan(db, q), normals, signal);
 }

@@ -20,6 +20,8 @@ export interface ExecuteOptions {
   readonly series?: boolean;
   /** Decoded bytes above which a variable's store scan runs in worker threads (default 32 MiB). */
   readonly threadsAbove?: number;
+  /** Abandons the work at its next check (between dates, pages and worker jobs). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -41,14 +43,14 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
   const nd = plan.dates.length;
   const view = opts.series === false ? null : await seriesView(d);
   for (const [vi, v] of plan.variables.entries()) {
+    opts.signal?.throwIfAborted();
     const spec = d.config.variables[v]!;
     const all: Sums = { sw: new Float64Array(nd * product), sv: new Float64Array(nd * product) };
     const fromSeries =
-      view === null
-        ? new Set<number>()
-        : await reduceFromSeries(plan, basin, view, v, all, opts.threadsAbove);
+      view === null ? new Set<number>() : await reduceFromSeries(plan, basin, view, v, all, opts);
     const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
     await mapPool(rest, 8, async (i) => {
+      opts.signal?.throwIfAborted();
       const { date, cogs } = plan.dates[i]!;
       const raster = await readOnto(cogs[vi]!, null, basin.window, spec.nodata);
       if (raster === null) {

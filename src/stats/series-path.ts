@@ -53,8 +53,9 @@ export async function reduceFromSeries(
   view: SeriesView,
   variable: string,
   sums: Sums,
-  threadsAbove = THREADS_ABOVE_BYTES,
+  opts: { readonly threadsAbove?: number; readonly signal?: AbortSignal } = {},
 ): Promise<Set<number>> {
+  const { threadsAbove = THREADS_ABOVE_BYTES, signal } = opts;
   const done = new Set<number>();
   const d = plan.dataset;
   if (!view.variables.includes(variable)) return done;
@@ -88,6 +89,7 @@ export async function reduceFromSeries(
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
   if (bytes <= threadsAbove) {
     for (const page of pages) {
+      signal?.throwIfAborted();
       let blocks: ReturnType<typeof cachedBlocks>;
       try {
         blocks = cachedBlocks(view, page.ranges, ordinals);
@@ -116,7 +118,11 @@ export async function reduceFromSeries(
       const index: number[] = []; // job row → plan date index
       const local = part.map((p) => ({ ...p, row: p.row.map((i) => index.push(i) - 1) }));
       const job: ScanJob = { pages: local, runs, nodata: spec.nodata, product: P, rows: index.length };
-      const r = await pool.run(job).catch(() => runScan(job)); // no worker: this thread
+      // No worker: this thread (unless the query was abandoned).
+      const r = await pool.run(job, signal).catch((e: unknown) => {
+        if (signal?.aborted) throw e;
+        return runScan(job);
+      });
       for (const k of r.read)
         for (const row of local[k]!.row) {
           const at = index[row]! * P;

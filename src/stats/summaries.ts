@@ -67,7 +67,11 @@ function summarize(body: CompactStats, dates: readonly string[], y: number, belo
  * Water-year summaries of one basin in an active dataset.
  * @throws QueryParameterError for a variable without a volume, an inverted span or a bad threshold.
  */
-export async function computeWaterYears(db: Database, q: WaterYearsQuery): Promise<WaterYearsBody> {
+export async function computeWaterYears(
+  db: Database,
+  q: WaterYearsQuery,
+  signal?: AbortSignal,
+): Promise<WaterYearsBody> {
   const inputs = await planInputs(db, q.dataset, q.pourpoint);
   const variable = q.variable ?? 'swe';
   const spec = inputs.dataset.config.variables[variable];
@@ -94,7 +98,7 @@ export async function computeWaterYears(db: Database, q: WaterYearsQuery): Promi
     throw new QueryParameterError(`melt-out threshold ${below} is not a number ≥ 0`, {
       parameter: 'melt_out_below',
     });
-  const body = await executeStats(plan);
+  const body = await executeStats(plan, { signal });
   const byYear = new Map<number, string[]>();
   for (const { date } of plan.dates) {
     const y = waterYearOf(date);

@@ -21,12 +21,16 @@ export class WorkerPool<J, R> {
     private readonly idleMs = 10_000,
   ) {}
 
-  /** Run one job on a free worker (waiting for one when all are busy). */
-  async run(job: J): Promise<R> {
+  /**
+   * Run one job on a free worker (waiting for one when all are busy). When `signal` aborts, the
+   * job rejects with its reason and its worker is terminated (the work stops there).
+   */
+  async run(job: J, signal?: AbortSignal): Promise<R> {
+    signal?.throwIfAborted();
     const worker = await this.acquire();
     let ok = false;
     try {
-      const r = await exchange<J, R>(worker, job);
+      const r = await exchange<J, R>(worker, job, signal);
       ok = true;
       return r;
     } finally {
@@ -80,14 +84,21 @@ export class WorkerPool<J, R> {
 }
 
 /** Post one job and wait for its answer, keeping the process alive meanwhile. */
-function exchange<J, R>(worker: Worker, job: J): Promise<R> {
+function exchange<J, R>(worker: Worker, job: J, signal?: AbortSignal): Promise<R> {
   worker.ref();
   return new Promise<R>((resolve, reject) => {
     const done = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
+      signal?.removeEventListener('abort', onAbort);
     };
+    const onAbort = () => {
+      done();
+      reject(signal!.reason);
+    };
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     const onMessage = (r: R) => {
       done();
       resolve(r);

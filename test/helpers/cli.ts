@@ -105,8 +105,14 @@ export async function snowdbOnTty(args: readonly string[], opts: CliOptions = {}
  */
 export async function serveApi(
   env: Record<string, string>,
-): Promise<{ base: string; stop: () => Promise<void> }> {
-  const server = spawnSnowdb(['api', 'serve', '--port', '0'], { env });
+  args: readonly string[] = [],
+): Promise<{ base: string; stop: () => Promise<void>; log: () => string }> {
+  const server = spawnSnowdb(['api', 'serve', '--port', '0', ...args], { env });
+  let out = ''; // the server log (JSON lines), drained so the pipe never fills
+  server.stdout.setEncoding('utf8');
+  server.stdout.on('data', (s: string) => {
+    out += s;
+  });
   let err = '';
   server.stderr.setEncoding('utf8');
   const listening = /on (http:\/\/\S+) /;
@@ -115,7 +121,7 @@ export async function serveApi(
     server.kill('SIGTERM');
     await once(server, 'close');
   };
-  return { base: listening.exec(err)![1]!, stop };
+  return { base: listening.exec(err)![1]!, stop, log: () => out };
 }
 
 /** A fresh temp directory, removed by the returned cleanup. */

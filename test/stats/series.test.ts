@@ -92,7 +92,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       const stored: readonly string[] = plan.variables.filter((x) => view.variables.includes(x));
       for (const v of stored)
         for (const threadsAbove of [undefined, 0]) {
-          const done = await reduceFromSeries(plan, basin, view, v, sums, threadsAbove);
+          const done = await reduceFromSeries(plan, basin, view, v, sums, { threadsAbove });
           assert.equal(done.size, plan.dates.length, JSON.stringify(q));
           fromStore++;
         }

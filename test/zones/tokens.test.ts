@@ -106,6 +106,25 @@ describe('zone tokens and schemes', () => {
     );
   });
 
+  it('the crossing is sized from the parameters before any zone is built: 10^8 buckets cost nothing', () => {
+    const big = ['terrain.northness:buckets=100000000', 'terrain.eastness:buckets=100000000'];
+    assert.throws(
+      () => parseZoneTokens(big, LAYERS, 10_000),
+      (e: Error) =>
+        e instanceof QueryParameterError &&
+        /has 10000000000000000 cells, more than the limit of 10000/.test(e.message),
+    );
+    assert.throws(
+      () => parseZoneTokens(Array(9).fill('terrain.aspect'), LAYERS),
+      /9 zone tokens, more than the limit of 8/,
+    );
+    // 4 × 4 × 5 = 80 cells: exactly at a cap of 80 passes.
+    assert.equal(
+      parseZoneTokens(['terrain.northness', 'terrain.eastness', 'terrain.aspect'], LAYERS, 80).length,
+      3,
+    );
+  });
+
   it('every malformed token is a QueryParameterError that says what is allowed', () => {
     rejects(
       'terrain.slope',

@@ -4,7 +4,7 @@ import { csvLines } from '../../stats/csv.js';
 import { parseYearSpan } from '../../stats/dates.js';
 import { computeNormals } from '../../stats/normals.js';
 import { computeWaterYears } from '../../stats/summaries.js';
-import { baseOf, seg, sendJson } from '../http.js';
+import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
 import { DATASET_PARAM, POURPOINT_PARAM, problemResponses, STATS_COMMON, YEAR_SPAN } from '../schemas.js';
 import { type Common, cellOptions, sendCsv, statsLinks } from './stats.js';
@@ -27,7 +27,7 @@ const ok = (ref: string, what: string) => ({
       'text/csv': { schema: { type: 'string' } },
     },
   },
-  ...problemResponses(400, 404, 406, 409, 422),
+  ...problemResponses(400, 404, 406, 409, 422, 503),
 });
 
 /** Day-of-year normals and water-year summaries of one basin. */
@@ -58,12 +58,14 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset, pourpoint } = req.params;
       const y = req.query.normals_years;
-      const body = await computeNormals(db, {
+      const q = {
         dataset,
         pourpoint,
         ...cellOptions(req.query),
+        ...queryCaps(req),
         years: y === undefined ? undefined : parseYearSpan(y, 'normals_years'),
-      });
+      };
+      const body = await admit(req, reply, () => computeNormals(db, q));
       if (format === 'csv')
         return sendCsv(reply, `${pourpoint.replaceAll(':', '-')}_normals.csv`, csvLines(body, 'day'));
       const up = {
@@ -91,6 +93,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
             melt_out_below: {
               type: 'number',
               minimum: 0,
+              maximum: 100_000,
               description: "melt-out threshold in the mean's unit (default 1 mm, 0.04 in)",
             },
             ...CELL,
@@ -104,14 +107,16 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
     async (req, reply) => {
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset, pourpoint } = req.params;
-      const body = await computeWaterYears(db, {
+      const q = {
         dataset,
         pourpoint,
         ...cellOptions({ ...req.query, variable: undefined }),
+        ...queryCaps(req),
         variable: req.query.variable,
         years: req.query.years === undefined ? undefined : parseYearSpan(req.query.years, 'years'),
         meltOutBelow: req.query.melt_out_below,
-      });
+      };
+      const body = await admit(req, reply, (signal) => computeWaterYears(db, q, signal));
       if (format === 'csv')
         return sendCsv(
           reply,

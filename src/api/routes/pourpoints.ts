@@ -61,7 +61,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
               maximum: 1000,
               description: 'default 100 (25 with basins)',
             },
-            offset: { type: 'integer', minimum: 0, default: 0 },
+            offset: { type: 'integer', minimum: 0, maximum: 1_000_000_000, default: 0 },
           },
           additionalProperties: false,
         },

@@ -9,7 +9,7 @@ import { type DateQuery, dayOfYear, parseDateRange, parseYearSpan } from '../../
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
 import type { Units } from '../../stats/units.js';
-import { baseOf, type Link, seg, selfOf, sendJson } from '../http.js';
+import { admit, baseOf, type Link, queryCaps, seg, selfOf, sendJson } from '../http.js';
 import { type Format, negotiate } from '../negotiate.js';
 import {
   DATASET_PARAM,
@@ -103,14 +103,14 @@ async function answer(
   const format = negotiate(req.query.f, req.headers.accept);
   const { dataset, pourpoint } = req.params;
   const cells = cellOptions(req.query);
-  const q: StatsQuery = { dataset, pourpoint, dates, ...cells };
+  const q: StatsQuery = { dataset, pourpoint, dates, ...cells, ...queryCaps(req) };
   const normals = normalsOption(req.query);
   const plan = await openStatsPlan(db, q);
   const against = normals && `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
   const etag = `"${statsStateKey(plan)}.${format}${against ?? ''}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
-  const body = await executeWithNormals(db, plan, normals);
+  const body = await admit(req, reply, (signal) => executeWithNormals(db, plan, normals, signal));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
   const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
@@ -132,7 +132,7 @@ const response = {
     },
   },
   304: { description: 'not modified (If-None-Match matched the ETag)' },
-  ...problemResponses(400, 404, 406, 409, 422),
+  ...problemResponses(400, 404, 406, 409, 422, 503),
 };
 
 /** The stats routes: a basin over a date range, a basin on a day of year, every basin at once. */
@@ -167,7 +167,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
               'text/csv': { schema: { type: 'string' } },
             },
           },
-          ...problemResponses(400, 404, 406, 409, 422),
+          ...problemResponses(400, 404, 406, 409, 422, 503),
         },
       },
     },
@@ -175,12 +175,14 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset } = req.params;
       const dates = parseDateRange(req.query.date, 'date');
-      const body = await computeAllBasins(db, {
+      const q = {
         dataset,
         dates,
         ...cellOptions(req.query),
+        ...queryCaps(req),
         normals: normalsOption(req.query),
-      });
+      };
+      const body = await admit(req, reply, (signal) => computeAllBasins(db, q, signal));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
       return sendJson(reply, { ...body, dataset, query: dates, links: statsLinks(req) });
