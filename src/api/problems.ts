@@ -68,7 +68,7 @@ export function problemOf(e: unknown): Problem {
   return { type: 'about:blank', title: 'Internal Server Error', status: 500 };
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * A message fit for a client: every path under one of `roots` (the database, the temp dir)
@@ -79,7 +79,7 @@ export function scrubPaths(text: string, roots: readonly string[]): string {
   roots.forEach((root, i) => {
     const r = root.replace(/\/+$/, '');
     if (r === '') return;
-    out = out.replace(new RegExp(`${escape(r)}(/[^\\s'"\`:,;)]*)?`, 'g'), (_m, rest: string | undefined) =>
+    out = out.replace(new RegExp(`${escapeRegExp(r)}(/[^\\s'"\`:,;)]*)?`, 'g'), (_m, rest: string | undefined) =>
       i === 0 ? `<database>${rest ?? ''}` : '<path>',
     );
   });
