@@ -79,8 +79,9 @@ export function scrubPaths(text: string, roots: readonly string[]): string {
   roots.forEach((root, i) => {
     const r = root.replace(/\/+$/, '');
     if (r === '') return;
-    out = out.replace(new RegExp(`${escapeRegExp(r)}(/[^\\s'"\`:,;)]*)?`, 'g'), (_m, rest: string | undefined) =>
-      i === 0 ? `<database>${rest ?? ''}` : '<path>',
+    out = out.replace(
+      new RegExp(`${escapeRegExp(r)}(/[^\\s'"\`:,;)]*)?`, 'g'),
+      (_m, rest: string | undefined) => (i === 0 ? `<database>${rest ?? ''}` : '<path>'),
     );
   });
   return out;
