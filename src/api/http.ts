@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Admission } from '../app/admission.js';
 import type { ServeLimits } from '../app/serve.js';
+import type { ExecuteOptions } from '../stats/engine.js';
 
 /** What every route of one server shares: its public URL, its limits and its admission gate. */
 export interface ServerState {
@@ -37,6 +38,9 @@ export const queryCaps = (req: FastifyRequest) => ({
   maxValues: req.server.snowdb.limits.maxValues,
 });
 
+/** A server keeps its event loop for cheap requests: scans over 1 MiB of decoded blocks go to the workers. */
+const SERVER_THREADS_ABOVE = 1 << 20;
+
 /**
  * Run expensive work through the server's admission gate: queued behind a bounded number of
  * running queries, abandoned at the time limit or when the client leaves.
@@ -45,13 +49,16 @@ export const queryCaps = (req: FastifyRequest) => ({
 export function admit<T>(
   req: FastifyRequest,
   reply: FastifyReply,
-  work: (signal: AbortSignal) => Promise<T>,
+  work: (exec: ExecuteOptions) => Promise<T>,
 ): Promise<T> {
   const gone = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort();
   });
-  return req.server.snowdb.admission.run(work, gone.signal);
+  return req.server.snowdb.admission.run(
+    (signal) => work({ signal, threadsAbove: SERVER_THREADS_ABOVE }),
+    gone.signal,
+  );
 }
 
 /** Absolute URL of the request itself. */
@@ -59,9 +66,17 @@ export function selfOf(req: FastifyRequest): string {
   return `${baseOf(req)}${req.url}`;
 }
 
-/** Send a body as minified JSON (pre-serialized: response schemas document, never filter). */
-export function sendJson(reply: FastifyReply, body: unknown, type = 'application/json'): FastifyReply {
-  return reply.type(type).send(JSON.stringify(body));
+/**
+ * Send a body as minified JSON (pre-serialized: response schemas document, never filter);
+ * `serialized` = the body is JSON text already.
+ */
+export function sendJson(
+  reply: FastifyReply,
+  body: unknown,
+  type = 'application/json',
+  serialized = false,
+): FastifyReply {
+  return reply.type(type).send(serialized ? (body as string) : JSON.stringify(body));
 }
 
 /** Path segment encoding that keeps a triplet's colons readable. */

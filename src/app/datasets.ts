@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type StatName, statNames } from '../datasets/config.js';
-import { type DatasetSummary, datasetSummary, ingestedDates } from '../datasets/inventory.js';
+import { type DatasetSummary, datasetSummary, datesOf } from '../datasets/inventory.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { AREA_RASTER } from '../db/layout.js';
@@ -33,7 +33,7 @@ export interface DatasetInfo extends DatasetSummary {
 /** Everything about one registered dataset (active or not). */
 export async function datasetInfo(db: Database, name: string): Promise<DatasetInfo> {
   const d = await openDataset(db, name);
-  const dates = await ingestedDates(d);
+  const dates = await datesOf(db, d);
   const g = d.config.grid;
   const zoneLayers: string[] = [];
   for (const provider of (await namesIn(d.paths.zonesDir)).sort()) {
@@ -42,7 +42,7 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
     }
   }
   return {
-    ...(await datasetSummary(d)),
+    ...(await datasetSummary(d, dates)),
     description: d.config.description,
     ingester: d.config.ingester,
     grid: {

@@ -11,6 +11,11 @@ export async function ingestedDates(d: Dataset): Promise<string[]> {
     .map(isoDate);
 }
 
+/** A dataset's ingested dates, re-listed only when its `cogs/` folder changed (one stat). */
+export function datesOf(db: Database, d: Dataset): Promise<string[]> {
+  return db.memo(d.paths.datesDir, () => ingestedDates(d));
+}
+
 export interface DatasetSummary {
   readonly name: string;
   readonly active: boolean;
@@ -21,8 +26,9 @@ export interface DatasetSummary {
   readonly last_date: string | null;
 }
 
-export async function datasetSummary(d: Dataset): Promise<DatasetSummary> {
-  const dates = await ingestedDates(d);
+/** A dataset's summary; `dates` = its ingested dates when the caller holds them already. */
+export async function datasetSummary(d: Dataset, dates?: readonly string[]): Promise<DatasetSummary> {
+  dates ??= await ingestedDates(d);
   return {
     name: d.name,
     active: d.link.active,
@@ -36,5 +42,5 @@ export async function datasetSummary(d: Dataset): Promise<DatasetSummary> {
 
 /** Every registered dataset with its state and date span, sorted by name. */
 export async function listDatasets(db: Database): Promise<DatasetSummary[]> {
-  return Promise.all((await openDatasets(db)).map(datasetSummary));
+  return Promise.all((await openDatasets(db)).map((d) => datasetSummary(d)));
 }

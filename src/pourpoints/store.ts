@@ -3,6 +3,8 @@ import type { Database } from '../db/database.js';
 import { datasetDir, datasetPaths, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
+import { fileSignature } from '../io/memo.js';
+import { AsyncLru } from '../util/lru.js';
 import { type IndexEntry, readIndex } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import { checkTriplet } from './triplet.js';
@@ -62,4 +64,26 @@ export async function readStoredBasin(db: Database, triplet: string): Promise<Ba
     throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
   }
   return rec;
+}
+
+/** Serialized basin records by file and signature: a basin page is then one stat and no parse. */
+const serialized = new AsyncLru<BasinJson>(64 << 20, (v) => v.geometry.length * 2);
+
+/** A basin record's members without its polygon, and the polygon as JSON text. */
+export interface BasinJson {
+  readonly record: Omit<BasinRecord, 'basin'>;
+  readonly geometry: string;
+}
+
+/**
+ * A stored basin record with its polygon as JSON text, cached while the file is unchanged (one
+ * stat per call).
+ * @throws SnowdbError as `readStoredBasin`.
+ */
+export function storedBasinJson(db: Database, triplet: string): Promise<BasinJson> {
+  const file = db.paths.record(triplet);
+  return serialized.get(`${file}\0${fileSignature(file)}`, async () => {
+    const { basin, ...record } = await readStoredBasin(db, triplet);
+    return { record, geometry: JSON.stringify(basin) };
+  });
 }

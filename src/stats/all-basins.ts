@@ -3,6 +3,7 @@
  * the dataset covers (sorted by triplet). Each basin runs the one-basin engine, so each answer
  * equals its own stats call value for value; prepared basins and store pages are shared caches.
  */
+import { datesOf } from '../datasets/inventory.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
@@ -11,9 +12,9 @@ import { byString } from '../util/compare.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { executeWithNormals, type NormalsOption, type StatsWithNormals } from './anomalies.js';
 import { selectDates } from './dates.js';
-import type { CompactStats } from './engine.js';
+import type { CompactStats, ExecuteOptions } from './engine.js';
 import type { Reference } from './normals.js';
-import { datesOf, planStats, type StatsQuery } from './plan.js';
+import { planStats, type StatsQuery } from './plan.js';
 
 /** Most dates one all-basins query may select. */
 export const MAX_ALL_BASINS_DATES = 31;
@@ -45,7 +46,7 @@ export interface AllBasinsStats {
 export async function computeAllBasins(
   db: Database,
   q: AllBasinsQuery,
-  signal?: AbortSignal,
+  opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats> {
   const dataset = await openActiveDataset(db, q.dataset);
   const index = await indexOf(db);
@@ -63,7 +64,7 @@ export async function computeAllBasins(
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
   for (const pourpoint of triplets) {
     const plan = planStats({ dataset, index, dates }, { ...q, pourpoint });
-    const body: CompactStats = await executeWithNormals(db, plan, q.normals, signal);
+    const body: CompactStats = await executeWithNormals(db, plan, q.normals, opts);
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;
     const { reference } = body as Partial<StatsWithNormals>;

@@ -3,7 +3,7 @@
  * percentage of it, and this year's rank among the reference years (1 = highest).
  */
 import type { Database } from '../db/database.js';
-import { type CompactStats, executeStats } from './engine.js';
+import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { openStatsPlan, planInputs, type StatsPlan, type StatsQuery } from './plan.js';
 import { DAY_INDEX, dayKey, waterYearOf } from './water-year.js';
@@ -87,9 +87,9 @@ export async function executeWithNormals(
   db: Database,
   plan: StatsPlan,
   normals?: NormalsOption,
-  signal?: AbortSignal,
+  opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
-  const body = await executeStats(plan, { signal });
+  const body = await executeStats(plan, opts);
   return normals === undefined ? body : withNormals(db, plan, body, normals.years);
 }
 
@@ -98,7 +98,7 @@ export async function computeStatsAnswer(
   db: Database,
   q: StatsQuery,
   normals?: NormalsOption,
-  signal?: AbortSignal,
+  opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
-  return executeWithNormals(db, await openStatsPlan(db, q), normals, signal);
+  return executeWithNormals(db, await openStatsPlan(db, q), normals, opts);
 }

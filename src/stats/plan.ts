@@ -1,5 +1,5 @@
 import { statNames } from '../datasets/config.js';
-import { ingestedDates } from '../datasets/inventory.js';
+import { datesOf } from '../datasets/inventory.js';
 import { type Dataset, openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
@@ -155,11 +155,6 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
       units,
     },
   };
-}
-
-/** A dataset's ingested dates, re-listed only when its `cogs/` folder changed (one stat). */
-export function datesOf(db: Database, d: Dataset): Promise<string[]> {
-  return db.memo(d.paths.datesDir, () => ingestedDates(d));
 }
 
 /**

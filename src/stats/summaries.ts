@@ -5,7 +5,7 @@
  */
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
-import { type CompactStats, executeStats } from './engine.js';
+import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { planInputs, planStats, type StatsQuery } from './plan.js';
 import { checkYearSpan, waterYearOf, waterYearSpan, type YearSpan } from './water-year.js';
 
@@ -70,7 +70,7 @@ function summarize(body: CompactStats, dates: readonly string[], y: number, belo
 export async function computeWaterYears(
   db: Database,
   q: WaterYearsQuery,
-  signal?: AbortSignal,
+  opts: ExecuteOptions = {},
 ): Promise<WaterYearsBody> {
   const inputs = await planInputs(db, q.dataset, q.pourpoint);
   const variable = q.variable ?? 'swe';
@@ -98,7 +98,7 @@ export async function computeWaterYears(
     throw new QueryParameterError(`melt-out threshold ${below} is not a number ≥ 0`, {
       parameter: 'melt_out_below',
     });
-  const body = await executeStats(plan, { signal });
+  const body = await executeStats(plan, opts);
   const byYear = new Map<number, string[]>();
   for (const { date } of plan.dates) {
     const y = waterYearOf(date);

@@ -106,7 +106,7 @@ export async function snowdbOnTty(args: readonly string[], opts: CliOptions = {}
 export async function serveApi(
   env: Record<string, string>,
   args: readonly string[] = [],
-): Promise<{ base: string; stop: () => Promise<void>; log: () => string }> {
+): Promise<{ base: string; stop: () => Promise<void>; log: () => string; pid: number }> {
   const server = spawnSnowdb(['api', 'serve', '--port', '0', ...args], { env });
   let out = ''; // the server log (JSON lines), drained so the pipe never fills
   server.stdout.setEncoding('utf8');
@@ -121,7 +121,7 @@ export async function serveApi(
     server.kill('SIGTERM');
     await once(server, 'close');
   };
-  return { base: listening.exec(err)![1]!, stop, log: () => out };
+  return { base: listening.exec(err)![1]!, stop, log: () => out, pid: server.pid! };
 }
 
 /** A fresh temp directory, removed by the returned cleanup. */

@@ -116,7 +116,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         years: req.query.years === undefined ? undefined : parseYearSpan(req.query.years, 'years'),
         meltOutBelow: req.query.melt_out_below,
       };
-      const body = await admit(req, reply, (signal) => computeWaterYears(db, q, signal));
+      const body = await admit(req, reply, (exec) => computeWaterYears(db, q, exec));
       if (format === 'csv')
         return sendCsv(
           reply,

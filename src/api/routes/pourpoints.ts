@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
-import { indexedEntry, indexOf, readStoredBasin } from '../../pourpoints/store.js';
+import { indexedEntry, indexOf, readStoredBasin, storedBasinJson } from '../../pourpoints/store.js';
 import { baseOf, seg, sendJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
@@ -140,34 +140,37 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
     },
     async (req, reply) => {
       const e = indexedEntry(await indexOf(db), req.params.pourpoint);
-      const rec = await readStoredBasin(db, e.triplet);
+      const { record: rec, geometry } = await storedBasinJson(db, e.triplet);
       const b = baseOf(req);
       const coverage = activeCoverage(db, e);
+      // The cached polygon text goes in whole where the placeholder stands (ids hold no quotes).
+      const body = JSON.stringify({
+        type: 'Feature',
+        id: e.triplet,
+        geometry: null,
+        bbox: e.basinBbox,
+        properties: {
+          name: rec.name,
+          area_meters: e.areaMeters,
+          pourpoint: rec.point,
+          coverage,
+          awdb_id: rec.awdbId,
+          usgs_id: rec.usgsId,
+        },
+        links: [
+          { href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO },
+          { href: `${b}/`, rel: 'root', type: 'application/json' },
+          { href: `${b}/pourpoints`, rel: 'collection', type: GEO },
+          ...Object.entries(coverage)
+            .filter(([, c]) => c !== 'none')
+            .flatMap(([name]) => statsLinks(b, name, seg(e.triplet))),
+        ],
+      });
       return sendJson(
         reply,
-        {
-          type: 'Feature',
-          id: e.triplet,
-          geometry: rec.basin,
-          bbox: e.basinBbox,
-          properties: {
-            name: rec.name,
-            area_meters: e.areaMeters,
-            pourpoint: rec.point,
-            coverage,
-            awdb_id: rec.awdbId,
-            usgs_id: rec.usgsId,
-          },
-          links: [
-            { href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO },
-            { href: `${b}/`, rel: 'root', type: 'application/json' },
-            { href: `${b}/pourpoints`, rel: 'collection', type: GEO },
-            ...Object.entries(coverage)
-              .filter(([, c]) => c !== 'none')
-              .flatMap(([name]) => statsLinks(b, name, seg(e.triplet))),
-          ],
-        },
+        body.replace('"geometry":null', () => `"geometry":${geometry}`),
         GEO,
+        true,
       );
     },
   );

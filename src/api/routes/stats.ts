@@ -110,7 +110,7 @@ async function answer(
   const etag = `"${statsStateKey(plan)}.${format}${against ?? ''}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
-  const body = await admit(req, reply, (signal) => executeWithNormals(db, plan, normals, signal));
+  const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, normals, exec));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
   const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
@@ -182,7 +182,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
         ...queryCaps(req),
         normals: normalsOption(req.query),
       };
-      const body = await admit(req, reply, (signal) => computeAllBasins(db, q, signal));
+      const body = await admit(req, reply, (exec) => computeAllBasins(db, q, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
       return sendJson(reply, { ...body, dataset, query: dates, links: statsLinks(req) });
