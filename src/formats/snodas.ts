@@ -137,10 +137,22 @@ export interface SnodasGrid {
   readonly divisor: number;
 }
 
-function gunzip(m: TarMember, label: string): Buffer {
+/** Most bytes a header member may inflate to (real ones are ~1.5 kB). */
+const MAX_HEADER_BYTES = 64 * 1024;
+
+/**
+ * Inflate a gzip member, stopping past `most` bytes: a member that would inflate further (a
+ * decompression bomb, or a file of another grid) is refused before it takes the memory.
+ */
+function gunzip(m: TarMember, label: string, most: number): Buffer {
   try {
-    return gunzipSync(m.data);
+    return gunzipSync(m.data, { maxOutputLength: most + 1 });
   } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new SnowdbError(
+        'invalid-source',
+        `${label}: member ${m.name} inflates past ${most} bytes, more than its header declares (a corrupt or hostile file)`,
+      );
     throw new SnowdbError(
       'invalid-source',
       `${label}: member ${m.name} is not valid gzip (${(e as Error).message})`,
@@ -154,7 +166,7 @@ function gunzip(m: TarMember, label: string): Buffer {
  * @throws SnowdbError `invalid-source` for a corrupt member, other dimensions, another grid.
  */
 export function decodeSnodasProduct(p: SnodasProduct, label: string): { grid: SnodasGrid; data: Int16Array } {
-  const h = parseSnodasHeader(gunzip(p.header, label).toString('latin1'));
+  const h = parseSnodasHeader(gunzip(p.header, label, MAX_HEADER_BYTES).toString('latin1'));
   const where = `${label}: ${p.header.name}`;
   const num = (k: string) => {
     const v = Number(h.get(k));
@@ -193,7 +205,7 @@ export function decodeSnodasProduct(p: SnodasProduct, label: string): { grid: Sn
   const divisor = units.includes('/') ? Number(units.split('/').pop()) : 1;
   if (!(divisor > 0))
     throw new SnowdbError('invalid-source', `${where}: cannot read a divisor from 'Data units: ${units}'`);
-  const raw = gunzip(p.data, label);
+  const raw = gunzip(p.data, label, cols * rows * 2);
   if (raw.length !== cols * rows * 2) {
     throw new SnowdbError(
       'invalid-source',

@@ -1,5 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createInflateRaw } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
@@ -123,8 +124,23 @@ export async function extractZipMember(path: string, m: ZipMember, target: strin
       highWaterMark: 1 << 20,
     });
     const output = createWriteStream(part);
-    if (m.method === 8) await pipeline(input, createInflateRaw(), output);
-    else await pipeline(input, output);
+    // The output may not pass the size the central directory declares (a zip bomb stops there).
+    let seen = 0;
+    const bounded = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen > m.size)
+          done(
+            new SnowdbError(
+              'invalid-source',
+              `${path}: ${m.name} inflates past the ${m.size} bytes its directory entry declares (a corrupt or hostile zip)`,
+            ),
+          );
+        else done(null, chunk);
+      },
+    });
+    if (m.method === 8) await pipeline(input, createInflateRaw(), bounded, output);
+    else await pipeline(input, bounded, output);
     const written = output.bytesWritten;
     if (written !== m.size)
       throw new SnowdbError(

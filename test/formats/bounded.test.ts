@@ -1,0 +1,89 @@
+/**
+ * Decoders bound their output by what the file declares: a SNODAS member that inflates past the
+ * grid its header gives, or a zip member past its directory's size, is refused before it takes
+ * the memory or the disk (decompression bombs).
+ */
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { deflateRawSync, gzipSync } from 'node:zlib';
+import { SnowdbError } from '../../src/errors.js';
+import { decodeSnodasProduct, type SnodasProduct } from '../../src/formats/snodas.js';
+import { extractZipMember } from '../../src/formats/zip.js';
+import { tempDir } from '../helpers/cli.js';
+import { headerText } from '../helpers/snodas.js';
+
+const GRID_BYTES = 6935 * 3351 * 2; // the masked grid, int16
+
+const product = (header: Uint8Array, data: Uint8Array): SnodasProduct => ({
+  variable: 'swe',
+  stem: 'us_ssmv11034tS__T0001TTNATS2024010105HP001',
+  fields: {},
+  header: { name: 'swe.txt.gz', data: header },
+  data: { name: 'swe.dat.gz', data },
+});
+
+const refused = (pattern: RegExp) => (e: unknown) =>
+  SnowdbError.is(e) && e.key === 'invalid-source' && pattern.test(e.message);
+
+describe('bounded decoders', () => {
+  it('a SNODAS data member inflating past the 6935 × 3351 int16 grid is refused at that size', async () => {
+    const header = gzipSync(
+      Buffer.from(
+        await headerText('us_ssmv11034tS__T0001TTNATS2024010105HP001', 'Meters / 1000.000000', 'current'),
+      ),
+    );
+    const bomb = gzipSync(Buffer.alloc(128 << 20), { level: 1 }); // 128 MiB of zeros in ~130 kB
+    assert.ok(bomb.length < 1 << 20);
+    assert.throws(
+      () => decodeSnodasProduct(product(header, bomb), 'SNODAS_20240101.tar'),
+      refused(new RegExp(`swe\\.dat\\.gz inflates past ${GRID_BYTES} bytes`)),
+    );
+    // One byte short is the old message: truncated.
+    const short = gzipSync(Buffer.alloc(GRID_BYTES - 2), { level: 1 });
+    assert.throws(
+      () => decodeSnodasProduct(product(header, short), 'SNODAS_20240101.tar'),
+      refused(/holds 46478368 bytes; 6935 x 3351 int16 needs 46478370/),
+    );
+  });
+
+  it('a SNODAS header member inflating past 64 KiB is refused', () => {
+    const header = gzipSync(Buffer.alloc(1 << 20, 'a'));
+    assert.throws(
+      () => decodeSnodasProduct(product(header, gzipSync(Buffer.alloc(2))), 'SNODAS_20240101.tar'),
+      refused(/swe\.txt\.gz inflates past 65536 bytes/),
+    );
+  });
+
+  it('a zip member inflating past its declared size stops there and leaves no file', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const local = Buffer.alloc(30);
+      local.writeUInt32LE(0x04034b50, 0); // local file header, no name, no extra field
+      const data = deflateRawSync(Buffer.alloc(64 << 20), { level: 1 });
+      const zip = join(dir, 'landcover.zip');
+      await writeFile(zip, Buffer.concat([local, data]));
+      const target = join(dir, 'nlcd.tif');
+      const member = {
+        name: 'nlcd.tif',
+        method: 8,
+        compressedSize: data.length,
+        size: 1000,
+        localHeaderOffset: 0,
+      };
+      await assert.rejects(
+        extractZipMember(zip, member, target),
+        refused(/nlcd\.tif inflates past the 1000 bytes its directory entry declares/),
+      );
+      assert.equal(existsSync(target), false);
+      assert.equal(existsSync(`${target}.part`), false);
+      // The same member declared at its true size extracts.
+      await extractZipMember(zip, { ...member, size: 64 << 20 }, target);
+      assert.equal(existsSync(target), true);
+    } finally {
+      await cleanup();
+    }
+  });
+});
