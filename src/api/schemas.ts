@@ -263,3 +263,15 @@ export const NORMALS_OPTIONS = {
 } as const;
 
 export { int, num, str };
+
+/** The responses of a stats-like route: its JSON schema or a CSV table (200), then its problems. */
+export const tableResponses = (ref: string, description: string) => ({
+  200: {
+    description,
+    content: {
+      'application/json': { schema: { $ref: `${ref}#` } },
+      'text/csv': { schema: { type: 'string' } },
+    },
+  },
+  ...problemResponses(400, 404, 406, 409, 422, 503),
+});

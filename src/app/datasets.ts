@@ -42,7 +42,7 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
     }
   }
   return {
-    ...(await datasetSummary(d, dates)),
+    ...datasetSummary(d, dates),
     description: d.config.description,
     ingester: d.config.ingester,
     grid: {

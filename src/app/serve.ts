@@ -45,7 +45,7 @@ export const DEFAULT_LIMITS: ServeLimits = {
 
 /** The limits in force: flags over the root config's `api` block over the defaults. */
 export function serveLimits(config: ApiConfig | undefined, flags: ApiConfig = {}): ServeLimits {
-  const c = { ...config, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) };
+  const c: ApiConfig = { ...config, ...flags }; // flags come parsed: absent ones have no key
   return {
     maxUrlBytes: c.max_url_bytes ?? DEFAULT_LIMITS.maxUrlBytes,
     concurrency: c.concurrency ?? DEFAULT_LIMITS.concurrency,

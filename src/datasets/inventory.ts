@@ -26,9 +26,8 @@ export interface DatasetSummary {
   readonly last_date: string | null;
 }
 
-/** A dataset's summary; `dates` = its ingested dates when the caller holds them already. */
-export async function datasetSummary(d: Dataset, dates?: readonly string[]): Promise<DatasetSummary> {
-  dates ??= await ingestedDates(d);
+/** A dataset's summary, given its ingested dates (`datesOf`). */
+export function datasetSummary(d: Dataset, dates: readonly string[]): DatasetSummary {
   return {
     name: d.name,
     active: d.link.active,
@@ -42,5 +41,5 @@ export async function datasetSummary(d: Dataset, dates?: readonly string[]): Pro
 
 /** Every registered dataset with its state and date span, sorted by name. */
 export async function listDatasets(db: Database): Promise<DatasetSummary[]> {
-  return Promise.all((await openDatasets(db)).map((d) => datasetSummary(d)));
+  return Promise.all((await openDatasets(db)).map(async (d) => datasetSummary(d, await datesOf(db, d))));
 }

@@ -98,7 +98,6 @@ export async function computeStatsAnswer(
   db: Database,
   q: StatsQuery,
   normals?: NormalsOption,
-  opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
-  return executeWithNormals(db, await openStatsPlan(db, q), normals, opts);
+  return executeWithNormals(db, await openStatsPlan(db, q), normals);
 }

@@ -4,6 +4,7 @@
  * links from the public URL, one log line per request). Over the shared 20-year history database.
  */
 import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -11,7 +12,7 @@ import { buildApp } from '../../src/api/app.js';
 import { Admission } from '../../src/app/admission.js';
 import { Database } from '../../src/db/database.js';
 import { SnowdbError } from '../../src/errors.js';
-import { serveApi, snowdb } from '../helpers/cli.js';
+import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
 import { FULL, historyDb } from '../helpers/history-db.js';
 
 type App = Awaited<ReturnType<typeof buildApp>>;
@@ -261,12 +262,11 @@ describe('HTTP limits and hygiene (in-process requests over the history database
   });
 
   it('a broken root config is a 500 naming the file inside the database, never its absolute path', async () => {
-    const { dir, cleanup } = await import('../helpers/cli.js').then((m) => m.tempDir());
+    const { dir, cleanup } = await tempDir();
     try {
       const db = `${dir}/db`;
       assert.equal((await snowdb(['init', db])).code, 0);
       const broken = await buildApp(await Database.open(db));
-      const { writeFile } = await import('node:fs/promises');
       await writeFile(`${db}/snowdb.json`, '{"resource": ');
       const r = await broken.inject('/datasets');
       await broken.close();

@@ -96,12 +96,10 @@ try {
     '/pourpoints?limit=50',
     ...basins.slice(0, 40).map((t) => `/pourpoints/${t}`),
   ];
-  const years = ['2006', '2011', '2015', '2019', '2023'];
-  const expensive = basins.slice(0, 20).flatMap((t, i) => {
+  const years = [2006, 2011, 2015, 2019, 2023];
+  const expensive = basins.slice(0, 20).map((t, i) => {
     const y = years[i % years.length]!;
-    return [
-      `/datasets/snodas/stats/${t}/date-range?datetime=${Number(y) - 1}-10-01/${y}-09-30&variable=swe&zone=terrain.elevation&zone=terrain.aspect`,
-    ];
+    return `/datasets/snodas/stats/${t}/date-range?datetime=${y - 1}-10-01/${y}-09-30&variable=swe&zone=terrain.elevation&zone=terrain.aspect`;
   });
   for (const p of [...cheap.slice(0, 5), expensive[0]!]) {
     const r = await fetch(`${origin}${p}`);

@@ -6,7 +6,7 @@ import { computeNormals } from '../../stats/normals.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
-import { DATASET_PARAM, POURPOINT_PARAM, problemResponses, STATS_COMMON, YEAR_SPAN } from '../schemas.js';
+import { DATASET_PARAM, POURPOINT_PARAM, STATS_COMMON, tableResponses, YEAR_SPAN } from '../schemas.js';
 import { type Common, cellOptions, sendCsv, statsLinks } from './stats.js';
 
 type Params = { dataset: string; pourpoint: string };
@@ -19,16 +19,7 @@ const params = {
 
 const { valid_fraction: _, ...CELL } = STATS_COMMON;
 
-const ok = (ref: string, what: string) => ({
-  200: {
-    description: `${what} (JSON) or the CSV table (a download)`,
-    content: {
-      'application/json': { schema: { $ref: `${ref}#` } },
-      'text/csv': { schema: { type: 'string' } },
-    },
-  },
-  ...problemResponses(400, 404, 406, 409, 422, 503),
-});
+const ok = (ref: string, what: string) => tableResponses(ref, `${what} (JSON) or the CSV table (a download)`);
 
 /** Day-of-year normals and water-year summaries of one basin. */
 export async function historyRoutes(app: FastifyInstance, db: Database): Promise<void> {

@@ -11,13 +11,7 @@ import { statsStateKey } from '../../stats/state.js';
 import type { Units } from '../../stats/units.js';
 import { admit, baseOf, type Link, queryCaps, seg, selfOf, sendJson } from '../http.js';
 import { type Format, negotiate } from '../negotiate.js';
-import {
-  DATASET_PARAM,
-  NORMALS_OPTIONS,
-  POURPOINT_PARAM,
-  problemResponses,
-  STATS_COMMON,
-} from '../schemas.js';
+import { DATASET_PARAM, NORMALS_OPTIONS, POURPOINT_PARAM, STATS_COMMON, tableResponses } from '../schemas.js';
 
 export interface Common {
   zone?: string[];
@@ -124,15 +118,11 @@ const params = {
 } as const;
 
 const response = {
-  200: {
-    description: 'the compact stats envelope (JSON) or the CSV table (a download)',
-    content: {
-      'application/json': { schema: { $ref: 'CompactStatsResponse#' } },
-      'text/csv': { schema: { type: 'string' } },
-    },
-  },
+  ...tableResponses(
+    'CompactStatsResponse',
+    'the compact stats envelope (JSON) or the CSV table (a download)',
+  ),
   304: { description: 'not modified (If-None-Match matched the ETag)' },
-  ...problemResponses(400, 404, 406, 409, 422, 503),
 };
 
 /** The stats routes: a basin over a date range, a basin on a day of year, every basin at once. */
@@ -158,17 +148,10 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
           required: ['date'],
           additionalProperties: false,
         },
-        response: {
-          200: {
-            description:
-              'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
-            content: {
-              'application/json': { schema: { $ref: 'AllBasinsStatsResponse#' } },
-              'text/csv': { schema: { type: 'string' } },
-            },
-          },
-          ...problemResponses(400, 404, 406, 409, 422, 503),
-        },
+        response: tableResponses(
+          'AllBasinsStatsResponse',
+          'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
+        ),
       },
     },
     async (req, reply) => {
