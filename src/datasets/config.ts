@@ -24,6 +24,11 @@ export const VariableSchema = z.strictObject({
   reducer: z.literal('mean'),
   /** Metres of water per unit: present on water-equivalent variables, which also report a volume. */
   volume_m_per_unit: z.number().positive().optional(),
+  /** Inclusive [min, max] the producer documents, in stored units; an ingest refuses values outside. */
+  valid_range: z
+    .tuple([z.number(), z.number()])
+    .refine(([lo, hi]) => lo <= hi, 'valid_range must be [min, max]')
+    .optional(),
 });
 
 export const GridSchema = z.strictObject({

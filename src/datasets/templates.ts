@@ -83,6 +83,8 @@ const swann: DatasetConfig = {
       nodata: -999,
       reducer: 'mean',
       volume_m_per_unit: MM,
+      // Downscale.py sets SWE < 1 mm to 0 and masks with -999: nothing below 0 is valid.
+      valid_range: [0, 32767],
     },
     depth: {
       description: 'snow depth',
@@ -91,6 +93,7 @@ const swann: DatasetConfig = {
       dtype: 'int16',
       nodata: -999,
       reducer: 'mean',
+      valid_range: [0, 32767],
     },
   },
   zones: DEFAULT_ZONES,
@@ -126,21 +129,24 @@ export const INSTARR_TILES: readonly (readonly [number, number])[] = [
   [10, 4],
 ];
 
-const u8 = (description: string): VariableSpec => ({
+/** SPIRES variables with the `valid_range` of the producer's CDL (v2024.1.0). */
+const u8 = (description: string, max = 100): VariableSpec => ({
   description,
   unit: 'percent',
   scale_factor: 1,
   dtype: 'uint8',
   nodata: 255,
   reducer: 'mean',
+  valid_range: [0, max],
 });
-const u16 = (description: string, unit: string): VariableSpec => ({
+const u16 = (description: string, unit: string, range: [number, number]): VariableSpec => ({
   description,
   unit,
   scale_factor: 1,
   dtype: 'uint16',
   nodata: 65535,
   reducer: 'mean',
+  valid_range: range,
 });
 
 /** SPIRES NRT on MODIS tiles h08–h10 × v04–v05 (7200 × 4800 cells of 463 m). */
@@ -165,11 +171,11 @@ const instarr: DatasetConfig = {
     viewable_snow_fraction: u8('viewable snow cover fraction'),
     albedo_dirty_flat: u8('snow albedo, flat surface'),
     albedo_dirty_terrain_corrected: u8('snow albedo, terrain corrected'),
-    deltavis: u8('albedo reduction from impurities (visible)'),
-    grain_size: u16('snow grain size', 'um'),
-    dust_concentration: u16('dust concentration', 'ppm'),
-    snow_cover_duration: u16('days of snow cover since 1 October', 'day'),
-    radiative_forcing: u16('radiative forcing of impurities', 'w_per_m2'),
+    deltavis: u8('albedo reduction from impurities (visible)', 75),
+    grain_size: u16('snow grain size', 'um', [40, 1190]),
+    dust_concentration: u16('dust concentration', 'ppm', [0, 950]),
+    snow_cover_duration: u16('days of snow cover since 1 October', 'day', [0, 366]),
+    radiative_forcing: u16('radiative forcing of impurities', 'w_per_m2', [0, 500]),
   },
   zones: DEFAULT_ZONES,
 };

@@ -5,6 +5,22 @@ import { SnowdbError } from '../errors.js';
 /** The 8 bytes every HDF5 file (NetCDF-4 included) starts with. */
 const HDF5_SIGNATURE = Buffer.from([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+/**
+ * The HDF5 library, with its error stack turned into exceptions: h5wasm's own readers ignore the
+ * library's status, so a chunk that fails its filter pipeline would otherwise read as a stale buffer.
+ */
+const library = h5wasm.ready.then((m) => {
+  m.activate_throwing_error_handler();
+  return m;
+});
+
+/** The innermost line of an HDF5 error stack (`… in H5Z_pipeline(): filter returned failure…`). */
+export function hdf5Cause(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  const lines = [...text.matchAll(/#\d+: .* in \w+\(\): (.+)$/gm)].map((m) => m[1]!);
+  return lines.at(-1) ?? text.split('\n')[0]!;
+}
+
 /** A NetCDF-4 (HDF5) file opened read-only through h5wasm; close it when done. */
 export class Hdf5File {
   private constructor(
@@ -28,16 +44,24 @@ export class Hdf5File {
         `${path}: not a NetCDF-4/HDF5 file${classic ? ' (it is NetCDF classic)' : ' (no HDF5 signature)'}`,
       );
     }
-    await h5wasm.ready;
+    await library;
     try {
       return new Hdf5File(path, new h5wasm.File(path, 'r'));
     } catch (e) {
-      throw new SnowdbError('invalid-source', `${path}: not a NetCDF-4/HDF5 file (${(e as Error).message})`);
+      throw new SnowdbError('invalid-source', `${path}: not a readable NetCDF-4/HDF5 file (${hdf5Cause(e)})`);
     }
   }
 
   private dataset(name: string): InstanceType<typeof h5wasm.Dataset> {
-    const d = this.file.get(name);
+    let d: unknown;
+    try {
+      d = this.file.get(name);
+    } catch (e) {
+      throw new SnowdbError(
+        'invalid-source',
+        `${this.path}: variable '${name}' cannot be opened (${hdf5Cause(e)})`,
+      );
+    }
     if (!(d instanceof h5wasm.Dataset))
       throw new SnowdbError('invalid-source', `${this.path}: no variable '${name}'`);
     return d;
@@ -48,6 +72,14 @@ export class Hdf5File {
     return [...(this.dataset(name).shape ?? [])];
   }
 
+  /** A numeric attribute pair such as `valid_range`, when the variable declares one. */
+  range(name: string, attr = 'valid_range'): readonly [number, number] | undefined {
+    const a = this.dataset(name).attrs[attr]?.value as unknown;
+    if (!ArrayBuffer.isView(a)) return undefined;
+    const v = Array.from(a as unknown as ArrayLike<number | bigint>, Number);
+    return v.length === 2 && v.every(Number.isFinite) ? [v[0]!, v[1]!] : undefined;
+  }
+
   /** A variable's values (row-major) and its `_FillValue`, if any. */
   read(name: string): {
     values: ArrayLike<number> & { length: number };
@@ -55,7 +87,16 @@ export class Hdf5File {
     dtype: string;
   } {
     const d = this.dataset(name);
-    const v = d.value as unknown;
+    let v: unknown;
+    try {
+      v = d.value;
+    } catch (e) {
+      // A corrupted or truncated chunk fails here (deflate or checksum filter), never as garbage.
+      throw new SnowdbError(
+        'invalid-source',
+        `${this.path}: variable '${name}' cannot be read (${hdf5Cause(e)})`,
+      );
+    }
     if (!ArrayBuffer.isView(v))
       throw new SnowdbError('invalid-source', `${this.path}: variable '${name}' is not numeric`);
     const fillAttr = d.attrs._FillValue?.value as unknown;

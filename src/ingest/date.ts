@@ -3,11 +3,12 @@ import { basename, join } from 'node:path';
 import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
+import type { TypedArray } from '../raster/dtype.js';
 import { markSeriesStale } from '../series/build.js';
 import { isoDate as iso } from '../util/dates.js';
 import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
 import { ingesterFor } from './ingesters.js';
-import type { DateSource } from './types.js';
+import type { DateSource, ValidRange } from './types.js';
 
 /** What happened to one date. */
 export interface DateResult {
@@ -18,8 +19,43 @@ export interface DateResult {
 }
 
 /**
+ * Refuse a variable holding a value outside its valid ranges (the dataset's and the file's own,
+ * both inclusive, in stored units): a corrupt or misread source must not become data.
+ */
+export function checkRange(
+  data: TypedArray,
+  width: number,
+  nodata: number,
+  ranges: readonly (ValidRange | undefined)[],
+  where: string,
+): void {
+  let lo = Number.NEGATIVE_INFINITY;
+  let hi = Number.POSITIVE_INFINITY;
+  for (const r of ranges) {
+    if (r === undefined) continue;
+    lo = Math.max(lo, r[0]);
+    hi = Math.min(hi, r[1]);
+  }
+  if (lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY) return;
+  let bad = 0;
+  let first = -1;
+  for (let i = 0; i < data.length; i++) {
+    const v = data[i]!;
+    if (v !== nodata && (v < lo || v > hi)) {
+      if (bad++ === 0) first = i;
+    }
+  }
+  if (bad > 0)
+    throw new SnowdbError(
+      'invalid-source',
+      `${where}: ${bad} cell(s) outside the valid range ${lo}…${hi} (first: ${data[first]} at row ${Math.floor(first / width)}, column ${first % width})`,
+    );
+}
+
+/**
  * Ingest one date into a dataset: skip it when its manifest already carries the same source hash
- * and every COG is present (no decompression), or when a later stage is already there; else
+ * and every COG is present (no decompression), or when a later stage is already there (unless
+ * forced: `--force` always puts the given file in, so a bad later stage can be undone); else
  * decode, write one COG per variable into a staging folder and swap the folder in. The date is
  * marked stale in the series store before and after the swap (`refreshSeries` catches up).
  */
@@ -28,7 +64,7 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
   const hash = await sourceHash(src.files);
   return withDateLock(d, src.date, async () => {
     const have = await readManifest(d, src.date);
-    if (have !== null && have.rank > src.rank)
+    if (!force && have !== null && have.rank > src.rank)
       return {
         date: iso(src.date),
         action: 'kept-later-stage',
@@ -40,8 +76,9 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
     const staging = await stagingDir(d, src.date);
     try {
       const written: string[] = [];
-      await ingesterFor(d).decode(d, src, async (variable, data, metadata) => {
+      await ingesterFor(d).decode(d, src, async (variable, data, metadata, declared) => {
         const spec = d.config.variables[variable]!;
+        checkRange(data, d.grid.width, spec.nodata, [spec.valid_range, declared], `${source}: ${variable}`);
         await writeCog(join(staging, `${variable}.tif`), d.grid, data, {
           level: 1,
           nodata: spec.nodata,

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { SnowdbError } from '../errors.js';
 import { Hdf5File } from '../formats/hdf5.js';
 import { allocate } from '../raster/dtype.js';
-import type { DateSource, Ingester } from './types.js';
+import type { DateSource, Ingester, ValidRange } from './types.js';
 
 const NAME = /^SPIRES_NRT_h(\d{2})v(\d{2})_(MOD09GA\d+)_(\d{8})_(V[\d.]+)\.nc$/;
 /** MODIS tile rows and columns the instarr grid holds. */
@@ -34,6 +34,16 @@ function parseTile(file: string): Tile {
     );
   }
   return t;
+}
+
+/** The narrowest `valid_range` the tiles declare for a variable (none when no tile declares one). */
+function declaredRange(files: readonly Hdf5File[], name: string): ValidRange | undefined {
+  let out: [number, number] | undefined;
+  for (const f of files) {
+    const r = f.range(name);
+    if (r !== undefined) out = out === undefined ? [...r] : [Math.max(out[0], r[0]), Math.min(out[1], r[1])];
+  }
+  return out;
 }
 
 /** SPIRES NRT tiles: a date is the mosaic of all its tiles (missing tiles stay nodata). */
@@ -127,7 +137,12 @@ export const spiresIngester: Ingester = {
             }
           }
         });
-        await emit(key, out, { SOURCE_FILES: src.files.map((f) => basename(f)).join(' ') });
+        await emit(
+          key,
+          out,
+          { SOURCE_FILES: src.files.map((f) => basename(f)).join(' ') },
+          declaredRange(opened, key),
+        );
       }
     } finally {
       for (const f of opened) f.close();

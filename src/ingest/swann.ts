@@ -89,11 +89,16 @@ export const swannIngester: Ingester = {
           );
         }
         const { values, fill } = f.read(name);
-        await emit(key, northUp(values, H, W, flip, fill ?? spec.nodata, spec.nodata), {
-          SOURCE_FILES: basename(path),
-          SOURCE_VARIABLE_NAME: name,
-          SOURCE_ROW_ORDER: flip ? 'south-up (flipped)' : 'north-up',
-        });
+        await emit(
+          key,
+          northUp(values, H, W, flip, fill ?? spec.nodata, spec.nodata),
+          {
+            SOURCE_FILES: basename(path),
+            SOURCE_VARIABLE_NAME: name,
+            SOURCE_ROW_ORDER: flip ? 'south-up (flipped)' : 'north-up',
+          },
+          f.range(name),
+        );
       }
     } finally {
       f.close();

@@ -13,11 +13,18 @@ export interface DateSource {
   readonly rank: number;
 }
 
-/** Hands a decoded variable (full dataset grid, row-major) and its extra metadata to the writer. */
+/** Inclusive [min, max] of valid values, in stored units (nodata aside). */
+export type ValidRange = readonly [number, number];
+
+/**
+ * Hands a decoded variable (full dataset grid, row-major) and its extra metadata to the writer,
+ * with the range the file itself declares (e.g. NetCDF `valid_range`), checked with the dataset's.
+ */
 export type Emit = (
   variable: string,
   data: TypedArray,
   metadata: Readonly<Record<string, string>>,
+  declared?: ValidRange,
 ) => Promise<void>;
 
 /** A source format: group files into dates (names only), then decode one date. */

@@ -20,7 +20,7 @@ Commands (JSON on stdout):
                                   OGR area of the record's basin (MakeValid) projected to PROJ4,
                                   optionally clipped to a lon/lat box first (clipped in PROJ4)
   box-area MINX MINY MAXX MAXY PROJ4  OGR area of a lon/lat box projected to PROJ4 (edges densified)
-  make-swann OUT ORDER SEED       write a SWANN-format NetCDF-4 (SWE, DEPTH int16, fill -999, lat/lon
+  make-swann OUT ORDER SEED [BAD]  write a SWANN-format NetCDF-4 (SWE, DEPTH int16, fill -999, lat/lon
                                   cell centres on the UA grid; ORDER north|south = first lat row)
   make-spires OUT H V SEED [VARS] write a SPIRES NRT tile (time,y,x variables, x/y cell centres in
                                   sinusoid metres), every variable unless VARS (comma list) is given
@@ -238,7 +238,7 @@ def basin_area(geojson_path, p4, *box):
     print(json.dumps({'area': basin.GetArea()}))
 
 
-def make_swann(out, order, seed):
+def make_swann(out, order, seed, bad_depth=None):
     H, W, cell, x0, y0 = 3105, 7025, 0.008333325394357, -125.0208, 49.9375
     rng = np.random.default_rng(int(seed))
     ds = gdal.GetDriverByName('netCDF').CreateMultiDimensional(out, [], ['FORMAT=NC4'])
@@ -257,6 +257,8 @@ def make_swann(out, order, seed):
     for name, scale in (('SWE', 1), ('DEPTH', 4)):
         a = (base * scale + rng.integers(0, 3, size=(H, W))).astype(np.int16)
         a[mask] = -999
+        if bad_depth is not None and name == 'DEPTH':
+            a[1000, 4000] = int(bad_depth)  # one out-of-range cell, as a stale buffer would hold
         if order == 'south':
             a = a[::-1]
         v = rg.CreateMDArray(name, [dlat, dlon], gdal.ExtendedDataType.Create(gdal.GDT_Int16), ['COMPRESS=DEFLATE', 'ZLEVEL=1'])
@@ -271,6 +273,9 @@ SPIRES_VARS = [('snow_fraction', gdal.GDT_Byte, 255, 100), ('viewable_snow_fract
                ('deltavis', gdal.GDT_Byte, 255, 75), ('grain_size', gdal.GDT_UInt16, 65535, 1190),
                ('dust_concentration', gdal.GDT_UInt16, 65535, 950), ('snow_cover_duration', gdal.GDT_UInt16, 65535, 366),
                ('radiative_forcing', gdal.GDT_UInt16, 65535, 500)]
+
+
+SPIRES_LOW = {'grain_size': 40}
 
 
 def make_spires(out, h, v, seed, names=None):
@@ -295,10 +300,14 @@ def make_spires(out, h, v, seed, names=None):
     for k, (name, gdt, fill, top) in enumerate(SPIRES_VARS):
         if name not in wanted:
             continue
-        a = ((rows + cols * 2 + k * 11 + int(seed)) % (top + 1)).astype(np.uint8 if gdt == gdal.GDT_Byte else np.uint16)
+        low = SPIRES_LOW.get(name, 0)
+        a = (low + (rows + cols * 2 + k * 11 + int(seed)) % (top - low + 1)).astype(np.uint8 if gdt == gdal.GDT_Byte else np.uint16)
         a[(rows // 37 + cols // 53) % 7 == 0] = fill
         var = rg.CreateMDArray(name, [dt, dy, dx], gdal.ExtendedDataType.Create(gdt), ['COMPRESS=DEFLATE', 'ZLEVEL=1'])
         var.SetNoDataValueDouble(fill)
+        # valid_range as the producer's CDL declares it, in the variable's own type.
+        vr = var.CreateAttribute('valid_range', [2], gdal.ExtendedDataType.Create(gdt))
+        vr.Write([low, top])
         var.Write(np.ascontiguousarray(a[None, :, :]))
     del ds
     print(json.dumps({'out': out}))
