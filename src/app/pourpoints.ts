@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import { coverageAgainst, datasetCoverage } from '../datasets/coverage.js';
 import {
   type RasterizeRequest,
@@ -5,10 +6,14 @@ import {
   rasterizeBasins,
   rasterizeIndexed,
 } from '../datasets/rasterize.js';
-import { openDataset, openDatasets } from '../datasets/registry.js';
+import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
+import { sweepDebris } from '../db/debris.js';
 import { type ReindexReport, reindexPourpoints } from '../pourpoints/catalog.js';
+import { readIndex } from '../pourpoints/index-file.js';
+import { clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
 import type { SourceListing } from '../pourpoints/sources.js';
+import { basinRasterPaths, deleteBasin } from '../pourpoints/store.js';
 import { type SyncOptions, type SyncReport, syncPourpoints } from '../pourpoints/sync.js';
 import { extendSeries } from '../series/build.js';
 
@@ -25,7 +30,8 @@ export interface ImportOptions extends Omit<SyncOptions, 'coverage'> {
 
 /**
  * `pourpoint import` and `sync`: import (or mirror) the records of a source with their coverage
- * against every registered dataset, then build the AOI rasters of the new and updated basins.
+ * against every registered dataset, then finish the journal: the AOI rasters of the new and
+ * updated basins (and of any a killed run left pending), series blocks, pruned rasters.
  */
 export async function importPourpoints(
   db: Database,
@@ -33,18 +39,42 @@ export async function importPourpoints(
   opts: ImportOptions,
 ): Promise<ImportReport> {
   const datasets = await openDatasets(db);
-  const { report, changed } = await syncPourpoints(db, listing, {
+  await sweepDebris([db.paths.pourpoints, ...datasets.map((d) => d.paths.aoiDir)]);
+  const report = await syncPourpoints(db, listing, {
     ...opts,
     coverage: coverageAgainst(datasets),
   });
-  let aoiBuilt = 0;
-  if (changed.length > 0 && datasets.length > 0) {
-    const { rows } = await rasterizeBasins(db, changed, datasets, { onProgress: opts.onRasterProgress });
-    aoiBuilt = rows.filter((r) => r.action === 'built').length;
-    // A new basin's blocks join each series store, its whole history read from the COGs once.
+  const aoiBuilt = report.dryRun ? 0 : await finishPending(db, datasets, opts.onRasterProgress);
+  return { ...report, aoiBuilt };
+}
+
+/**
+ * Do the work the pourpoint journal lists, then clear it: build (or confirm current) the AOI
+ * rasters of its indexed basins, add their blocks to each series store (their whole history read
+ * from the COGs once), delete what pruned basins left. @returns AOI rasters built.
+ */
+async function finishPending(
+  db: Database,
+  datasets: readonly Dataset[],
+  onProgress?: (done: number, total: number) => void,
+): Promise<number> {
+  const pending = await readPending(db);
+  if (isEmpty(pending)) return 0;
+  const index = await readIndex(db.paths.pourpointIndex);
+  const entries = pending.aoi.flatMap((t) => index.get(t) ?? []);
+  let built = 0;
+  if (entries.length > 0 && datasets.length > 0) {
+    const { rows } = await rasterizeBasins(db, entries, datasets, { onProgress });
+    built = rows.filter((r) => r.action === 'built').length;
     for (const d of datasets) await extendSeries(d);
   }
-  return { ...report, aoiBuilt };
+  // A journalled basin the index does not hold: a pruned one goes whole, a new one (its import
+  // killed before the index was written) keeps its record but not its rasters.
+  for (const t of pending.pruned) if (!index.has(t)) await deleteBasin(db, t);
+  for (const t of pending.aoi)
+    if (!index.has(t)) for (const p of basinRasterPaths(db, t)) await rm(p, { force: true });
+  await clearPending(db);
+  return built;
 }
 
 /** `pourpoint reindex`: the index rebuilt from the records, coverage against every registered dataset. */
@@ -52,8 +82,12 @@ export async function reindex(db: Database): Promise<ReindexReport> {
   return reindexPourpoints(db, (await datasetCoverage(db)).of);
 }
 
-/** `pourpoint rasterize`: AOI rasters built or rebuilt, then new blocks added to the series stores. */
+/**
+ * `pourpoint rasterize`: AOI rasters built or rebuilt, then new blocks added to the series stores;
+ * work an interrupted import left in the journal is finished first.
+ */
 export async function rasterizePourpoints(db: Database, req: RasterizeRequest): Promise<RasterizeRow[]> {
+  await finishPending(db, await openDatasets(db));
   const rows = await rasterizeIndexed(db, req);
   const names = req.datasets?.length ? req.datasets : (await openDatasets(db)).map((d) => d.name);
   if (rows.some((r) => r.action === 'built'))

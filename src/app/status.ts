@@ -1,6 +1,8 @@
+import { openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { checkDataset, type Finding, indexChecks } from './health/checks.js';
-import { type DatasetFacts, readFacts } from './health/facts.js';
+import { findDebris, removeDebris } from '../db/debris.js';
+import { checkDataset, debrisChecks, type Finding, indexChecks } from './health/checks.js';
+import { type DatasetFacts, debrisRoots, readFacts } from './health/facts.js';
 
 export type { Finding } from './health/checks.js';
 
@@ -62,16 +64,29 @@ export interface DoctorReport {
   readonly ok: boolean;
   readonly failures: number;
   readonly findings: readonly Finding[];
+  /** Debris `--fix` removed before the checks ran (absolute paths). */
+  readonly removed: readonly string[];
 }
 
 /**
  * Every health check: grids and files match the configs, every date complete, every covered
- * basin has a current AOI raster, zone layers present and current, index matches the records.
- * A basin outside a dataset's domain is information, not a failure.
+ * basin has a current AOI raster, zone layers present and current, index matches the records,
+ * no debris of interrupted commands, no pending pourpoint work. A basin outside a dataset's domain
+ * is information, not a failure. With `fix`, debris is removed first.
  */
-export async function runDoctor(db: Database): Promise<DoctorReport> {
+export async function runDoctor(db: Database, opts: { fix?: boolean } = {}): Promise<DoctorReport> {
+  const removed = opts.fix === true ? await fixDebris(db) : [];
   const facts = await readFacts(db);
-  const findings = [...indexChecks(facts), ...facts.datasets.flatMap(checkDataset)];
+  const findings = [
+    ...indexChecks(facts),
+    ...debrisChecks(facts, db.root),
+    ...facts.datasets.flatMap(checkDataset),
+  ];
   const failures = findings.filter((f) => f.severity === 'fail').length;
-  return { root: db.root, ok: failures === 0, failures, findings };
+  return { root: db.root, ok: failures === 0, failures, findings, removed };
+}
+
+/** `doctor --fix`: remove what interrupted commands left (nothing a running command holds). */
+async function fixDebris(db: Database): Promise<string[]> {
+  return removeDebris(await findDebris(debrisRoots(db, await openDatasets(db))));
 }

@@ -11,6 +11,8 @@ export const Layout = {
   pourpoints: 'pourpoints',
   /** Pourpoint index manifest, relative to the root. */
   pourpointIndex: 'pourpoints/index.geojson',
+  /** Basins an interrupted import/sync left without current AOI rasters, relative to the root. */
+  pourpointPending: 'pourpoints/.pending.json',
   /** Per-dataset folders live under this, relative to the root. */
   data: 'data',
   /** Caches (land-cover download), relative to the root. */
@@ -50,6 +52,7 @@ export interface DbPaths {
   readonly rootConfig: string;
   readonly pourpoints: string;
   readonly pourpointIndex: string;
+  readonly pourpointPending: string;
   readonly data: string;
   /** `pourpoints/<stem>.geojson`. */
   record(triplet: string): string;
@@ -63,6 +66,7 @@ export function dbPaths(root: string): DbPaths {
     rootConfig: join(root, Layout.rootConfig),
     pourpoints: join(root, Layout.pourpoints),
     pourpointIndex: join(root, Layout.pourpointIndex),
+    pourpointPending: join(root, Layout.pourpointPending),
     data: join(root, Layout.data),
     record: (triplet) => join(root, Layout.pourpoints, recordFileName(triplet)),
     cache: (kind) => join(root, Layout.cache, kind),
@@ -92,7 +96,7 @@ export interface DatasetPaths {
   aoi(triplet: string): string;
   /** Folder of the per-date folders; its signature changes with every ingest. */
   readonly datesDir: string;
-  /** `cogs/<YYYYMMDD>/`. */
+  /** `cogs/<YYYYMMDD>`: a symlink to the date's current version folder (or, before 0.x, a folder). */
   date(date: string): string;
   /** `cogs/<YYYYMMDD>/<variable>.tif`. */
   cog(date: string, variable: string): string;
@@ -100,15 +104,17 @@ export interface DatasetPaths {
   manifest(date: string): string;
   /** `cogs/.<YYYYMMDD>.lock`: the per-date ingest lock. */
   dateLock(date: string): string;
-  /** `cogs/.<YYYYMMDD>.<nonce>.tmp/`: a date being staged. */
-  dateStaging(date: string, nonce: string): string;
-  /** `cogs/.<YYYYMMDD>.old-<nonce>/`: the replaced date during a swap. */
-  dateAside(date: string, nonce: string): string;
+  /** `cogs/.<YYYYMMDD>.<tag>.v/`: one version of a date (staged, then linked in). */
+  dateVersion(date: string, tag: string): string;
+  /** `cogs/.<YYYYMMDD>.<tag>.lnk`: the new link, renamed over `cogs/<YYYYMMDD>`. */
+  dateLink(date: string, tag: string): string;
+  /** `.<YYYYMMDD>.`: what every name of a date's lock, versions and links starts with. */
+  datePrefix(date: string): string;
   readonly zonesDir: string;
   /** `zones/<provider>/<file>`. */
   zoneLayer(provider: string, file: string): string;
-  /** `zones/.staging-<provider>-<nonce>/`. */
-  zoneStaging(provider: string, nonce: string): string;
+  /** `zones/.staging-<provider>-<tag>/`. */
+  zoneStaging(provider: string, tag: string): string;
   /** The derived time-contiguous store (rebuildable from the COGs): `series/`. */
   readonly seriesDir: string;
   /** `series/blocks.bin`: the grid blocks the store holds. */
@@ -122,6 +128,9 @@ export interface DatasetPaths {
   /** `series/stale/<YYYYMMDD>`. */
   seriesStale(date: string): string;
 }
+
+/** Folders `pourpoint sync` stages downloads in, in the system temp dir: `snowdb-sync-<pid>-XXXXXX`. */
+export const SYNC_STAGING_PREFIX = 'snowdb-sync-';
 
 /** Names of the files a date folder holds besides its COGs. */
 export const MANIFEST = DatasetLayout.manifest;
@@ -142,11 +151,12 @@ export function datasetPaths(dir: string): DatasetPaths {
     cog: (date, variable) => join(dates, day(date), `${variable}.tif`),
     manifest: (date) => join(dates, day(date), DatasetLayout.manifest),
     dateLock: (date) => join(dates, `.${day(date)}.lock`),
-    dateStaging: (date, nonce) => join(dates, `.${day(date)}.${nonce}.tmp`),
-    dateAside: (date, nonce) => join(dates, `.${day(date)}.old-${nonce}`),
+    dateVersion: (date, tag) => join(dates, `.${day(date)}.${tag}.v`),
+    dateLink: (date, tag) => join(dates, `.${day(date)}.${tag}.lnk`),
+    datePrefix: (date) => `.${day(date)}.`,
     zonesDir: zones,
     zoneLayer: (provider, file) => join(zones, provider, file),
-    zoneStaging: (provider, nonce) => join(zones, `.staging-${provider}-${nonce}`),
+    zoneStaging: (provider, tag) => join(zones, `.staging-${provider}-${tag}`),
     seriesDir: series,
     seriesBlocks: join(series, 'blocks.bin'),
     seriesVariable: (variable) => join(series, variable),

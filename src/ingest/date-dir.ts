@@ -1,17 +1,16 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { lstat, mkdir, readFile, readlink, rename, rm, symlink } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { z } from 'zod';
 import type { Dataset } from '../datasets/registry.js';
 import { parseJsonAs } from '../db/json-file.js';
 import { MANIFEST } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
-import { writeJsonAtomic } from '../io/atomic.js';
+import { tempTag, writeJsonAtomic } from '../io/atomic.js';
 import { namesIn } from '../io/fs.js';
 import { sha256Files } from '../io/hash.js';
 import { withFileLock } from '../io/lock.js';
 
-/** Manifest of one ingested date: written inside the date folder, so it swaps in with the COGs. */
+/** Manifest of one ingested date: written inside the version folder, so it swaps in with the COGs. */
 const ManifestSchema = z.object({
   date: z.string(),
   source_hash: z.string(),
@@ -63,39 +62,53 @@ export function withDateLock<T>(d: Dataset, date: string, fn: () => Promise<T>):
   );
 }
 
-/** A fresh staging folder beside the date's folder: `cogs/.<date>.<random>.tmp/`. */
+/** A fresh version folder beside the date's link: `cogs/.<date>.<pid>-<hex>.v/`. */
 export async function stagingDir(d: Dataset, date: string): Promise<string> {
-  const p = d.paths.dateStaging(date, randomBytes(6).toString('hex'));
+  const p = d.paths.dateVersion(date, tempTag());
   await mkdir(p, { recursive: true });
   return p;
 }
 
+/** The version folder a date's link points to (its name), or null (no date, or a plain folder). */
+async function currentVersion(d: Dataset, date: string): Promise<string | null> {
+  return readlink(d.paths.date(date)).catch(() => null);
+}
+
 /**
- * Put a complete staging folder in the date's place: the old folder is renamed aside, the new
- * one renamed in, the old one removed. A reader sees the old date or the new one, never a mix
- * (the date is briefly absent between the two renames). Callers hold the date lock.
+ * Everything of a date in `cogs/` that is neither its lock nor its current version: versions and
+ * links a killed ingest left, and folders of the older two-rename swap (`.tmp`, `.old-*`).
+ * Safe to remove only while holding the date's lock (only the holder stages a date).
+ */
+export async function dateDebris(d: Dataset, date: string, names?: readonly string[]): Promise<string[]> {
+  const prefix = d.paths.datePrefix(date);
+  const keep = new Set([basename(d.paths.dateLock(date)), await currentVersion(d, date)]);
+  return (names ?? (await namesIn(d.paths.datesDir)))
+    .filter((n) => n.startsWith(prefix) && !keep.has(n))
+    .map((n) => join(d.paths.datesDir, n));
+}
+
+/**
+ * Make a complete version folder the date: write its manifest, point a new symlink at it and
+ * rename the link over `cogs/<date>` (one atomic rename: a reader resolves the old version or the
+ * new one, never nothing), then remove the versions no link points to. A date stored as a plain
+ * folder (databases from before versioned dates) is moved aside first, once. Callers hold the
+ * date lock.
  */
 export async function swapIn(
   d: Dataset,
   date: string,
-  staging: string,
+  version: string,
   manifest: DateManifest,
 ): Promise<void> {
-  await writeJsonAtomic(join(staging, MANIFEST), manifest);
+  await writeJsonAtomic(join(version, MANIFEST), manifest);
   const target = d.paths.date(date);
-  const old = d.paths.dateAside(date, randomBytes(6).toString('hex'));
-  const hadOld = await rename(target, old).then(
-    () => true,
-    (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return false;
-      throw e;
-    },
+  const link = d.paths.dateLink(date, tempTag());
+  await symlink(basename(version), link);
+  const plain = await lstat(target).then(
+    (st) => st.isDirectory(),
+    () => false,
   );
-  try {
-    await rename(staging, target);
-  } catch (e) {
-    if (hadOld) await rename(old, target);
-    throw e;
-  }
-  if (hadOld) await rm(old, { recursive: true, force: true });
+  if (plain) await rename(target, d.paths.dateVersion(date, `${tempTag()}.old`));
+  await rename(link, target);
+  for (const p of await dateDebris(d, date)) await rm(p, { recursive: true, force: true });
 }

@@ -6,7 +6,15 @@ import { writeCog } from '../raster/cog.writer.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { markSeriesStale } from '../series/build.js';
 import { isoDate as iso } from '../util/dates.js';
-import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
+import {
+  dateComplete,
+  dateDebris,
+  readManifest,
+  sourceHash,
+  stagingDir,
+  swapIn,
+  withDateLock,
+} from './date-dir.js';
 import { ingesterFor } from './ingesters.js';
 import type { DateSource, ValidRange } from './types.js';
 
@@ -56,7 +64,7 @@ export function checkRange(
  * Ingest one date into a dataset: skip it when its manifest already carries the same source hash
  * and every COG is present (no decompression), or when a later stage is already there (unless
  * forced: `--force` always puts the given file in, so a bad later stage can be undone); else
- * decode, write one COG per variable into a staging folder and swap the folder in. The date is
+ * decode, write one COG per variable into a new version folder and link it in (a failure removes it). The date is
  * marked stale in the series store before and after the swap (`refreshSeries` catches up).
  */
 export async function ingestDate(d: Dataset, src: DateSource, force: boolean): Promise<DateResult> {
@@ -71,9 +79,12 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
         source,
         message: `a later stage is ingested (${have.fields.SOURCE_STAGE ?? have.rank})`,
       };
+    // What a killed ingest of this date left (only the lock holder stages a date).
+    for (const p of await dateDebris(d, src.date)) await rm(p, { recursive: true, force: true });
     if (!force && have?.source_hash === hash && (await dateComplete(d, src.date)))
       return { date: iso(src.date), action: 'up-to-date', source };
     const staging = await stagingDir(d, src.date);
+    let linked = false;
     try {
       const written: string[] = [];
       await ingesterFor(d).decode(d, src, async (variable, data, metadata, declared) => {
@@ -107,10 +118,11 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
         variables: written.sort(),
         ingested_at: new Date().toISOString(),
       });
+      linked = true;
       await markSeriesStale(d, iso(src.date));
       return { date: iso(src.date), action: 'ingested', source };
     } finally {
-      await rm(staging, { recursive: true, force: true });
+      if (!linked) await rm(staging, { recursive: true, force: true });
     }
   });
 }

@@ -2,9 +2,23 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-/** A temp path beside `target`: `.<name>.<random>.tmp` in the same directory (same filesystem). */
+/**
+ * A fresh tag for a temporary name: `<pid>-<random hex>`. The pid tells a later run whether the
+ * writer is gone (then the name is debris) or still at work.
+ */
+export function tempTag(): string {
+  return `${process.pid}-${randomBytes(6).toString('hex')}`;
+}
+
+/** The writer's pid in a tagged name (`….<pid>-<hex>…`); null for an untagged name. */
+export function tagPid(name: string): number | null {
+  const m = /(?:^|[.-])(\d+)-[0-9a-f]{12}(?:\.[a-z.]+)?$/.exec(name);
+  return m === null ? null : Number(m[1]);
+}
+
+/** A temp path beside `target`: `.<name>.<pid>-<hex>.tmp` in the same directory (same filesystem). */
 export function tempPathFor(target: string): string {
-  return join(dirname(target), `.${basename(target)}.${randomBytes(6).toString('hex')}.tmp`);
+  return join(dirname(target), `.${basename(target)}.${tempTag()}.tmp`);
 }
 
 /**

@@ -45,7 +45,8 @@ export async function withFileLock<T>(
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process exists (EPERM: it exists, owned by another user). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Database } from '../db/database.js';
-import { recordFileName, tripletOfFileName } from '../db/layout.js';
+import { recordFileName, SYNC_STAGING_PREFIX, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { gitBlobSha } from '../io/github.js';
@@ -17,6 +17,7 @@ import {
   readIndex,
   writeIndex,
 } from './index-file.js';
+import { addPending } from './pending.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import type { SourceFile, SourceListing } from './sources.js';
 import { deleteBasin, readStoredRecord, storedTriplets } from './store.js';
@@ -52,12 +53,6 @@ export interface SyncReport {
   readonly pruned: readonly string[];
   readonly prunedTo: string | null;
   readonly warnings: readonly string[];
-}
-
-/** A sync's report, and the index entries it wrote anew (their AOI rasters are the caller's). */
-export interface SyncResult {
-  readonly report: SyncReport;
-  readonly changed: readonly IndexEntry[];
 }
 
 /** What one source file turned out to be. */
@@ -164,18 +159,18 @@ function dropDuplicates(outcomes: readonly Outcome[]): Outcome[] {
 /**
  * Import (or, in `sync` mode, mirror) the records of a source. Every file is read and classified
  * before anything is written, so a failed download, a refused prune or a dry run leave the
- * database as it was. Then: records are written (each atomically), pruned records archived, the
- * index rewritten once (atomically), and only then pruned records and rasters deleted; at every
- * step each index entry has its record on disk. The new and updated entries are returned: the
- * caller builds their AOI rasters.
+ * database as it was. Then: the journal (pending.ts) records the new, updated and pruned basins,
+ * records are written (each atomically), pruned records archived, the index rewritten once
+ * (atomically), and only then pruned records and rasters deleted; at every step each index entry
+ * has its record on disk. The caller finishes the journal (AOI rasters) and clears it.
  */
 export async function syncPourpoints(
   db: Database,
   listing: SourceListing,
   opts: SyncOptions,
-): Promise<SyncResult> {
+): Promise<SyncReport> {
   const index = await readIndex(db.paths.pourpointIndex);
-  const staging = await mkdtemp(join(tmpdir(), 'snowdb-sync-'));
+  const staging = await mkdtemp(join(tmpdir(), `${SYNC_STAGING_PREFIX}${process.pid}-`));
   try {
     const ctx: Context = {
       db,
@@ -200,11 +195,15 @@ export async function syncPourpoints(
       );
     }
     const prunedTo = pruned.length > 0 && opts.pruneTo !== undefined ? resolve(opts.pruneTo) : null;
-    if (!dryRun) await commit(db, index, outcomes, pruned, prunedTo);
-    const changed = dryRun
-      ? []
-      : outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.entry] : []));
-    return { report: report(listing.description, dryRun, outcomes, pruned, prunedTo), changed };
+    if (!dryRun) {
+      // Journal first: a kill from here on leaves the AOI work for the next run to finish.
+      await addPending(db, {
+        aoi: outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.triplet] : [])),
+        pruned,
+      });
+      await commit(db, index, outcomes, pruned, prunedTo);
+    }
+    return report(listing.description, dryRun, outcomes, pruned, prunedTo);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

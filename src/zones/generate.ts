@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { aoiWindows, readTag } from '../datasets/artifacts.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
+import { sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
+import { tempTag } from '../io/atomic.js';
 import { writeCog } from '../raster/cog.writer.js';
 import { subGrid, unionWindows, type Window, windowTag } from '../raster/grid.js';
 import { hornAspect, pixelSizeMetres } from '../raster/horn.js';
@@ -122,7 +123,7 @@ async function stageLayers(
   stagingDirs: string[],
 ): Promise<[string, string][]> {
   const d = t.dataset;
-  const staging = d.paths.zoneStaging(provider, randomBytes(4).toString('hex'));
+  const staging = d.paths.zoneStaging(provider, tempTag());
   stagingDirs.push(staging);
   await mkdir(staging, { recursive: true });
   const arrays = reducer.finish();
@@ -176,6 +177,11 @@ export async function generateZones(
 ): Promise<ZoneOutcome[]> {
   const datasets: Dataset[] = [];
   for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
+  // What an interrupted run left (staging folders, temp files, stale locks).
+  await sweepDebris(
+    datasets.map((d) => d.paths.zonesDir),
+    { tmp: false },
+  );
   const outcomes: ZoneOutcome[] = [];
   for (const provider of opts.providers ?? PROVIDERS) {
     const all = await targetsOf(datasets, provider);

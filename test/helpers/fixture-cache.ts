@@ -60,5 +60,10 @@ export async function copyFixture(
   build: (dir: string) => Promise<void>,
   dest: string,
 ): Promise<void> {
-  await cp(await cachedFixture(name, build), dest, { recursive: true, preserveTimestamps: true });
+  // verbatimSymlinks: a date link stays relative to its cogs/ folder (else it would point at the cache).
+  await cp(await cachedFixture(name, build), dest, {
+    recursive: true,
+    preserveTimestamps: true,
+    verbatimSymlinks: true,
+  });
 }

@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
-/** A map of every file under `dir` (relative path → sha256) and every folder (→ 'dir'). */
+/** A map of every file under `dir` (relative path → sha256), every folder (→ 'dir') and every symlink (→ '-> target'). */
 export async function snapshotTree(dir: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   async function walk(d: string): Promise<void> {
     for (const name of (await readdir(d)).sort()) {
       const p = join(d, name);
-      const st = await stat(p);
-      if (st.isDirectory()) {
+      const st = await lstat(p);
+      if (st.isSymbolicLink()) {
+        out.set(relative(dir, p), `-> ${await readlink(p)}`);
+      } else if (st.isDirectory()) {
         out.set(relative(dir, p), 'dir');
         await walk(p);
       } else {

@@ -1,5 +1,15 @@
 import assert from 'node:assert/strict';
-import { copyFile, mkdir, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snowdb, tempDir } from '../helpers/cli.js';
@@ -115,9 +125,12 @@ describe('dataset ingest: SNODAS daily tars', () => {
       (await readdir(cogs('20240115'))).sort(),
       [...PRODUCTS.map((p) => `${p.variable}.tif`), 'manifest.json'].sort(),
     );
+    // Nothing left beside the date links but the versions they point to (no lock, no staging).
+    const names = await readdir(join(root, 'data/snodas/cogs'));
+    const dates = names.filter((n) => !n.startsWith('.'));
     assert.deepEqual(
-      (await readdir(join(root, 'data/snodas/cogs'))).filter((n) => n.startsWith('.')),
-      [],
+      names.filter((n) => n.startsWith('.')).sort(),
+      (await Promise.all(dates.map((n) => readlink(join(root, 'data/snodas/cogs', n))))).sort(),
     );
     const [src, cog] = await oracle<OracleInfo[]>(
       'info',

@@ -6,7 +6,7 @@ import type { DatabaseFacts, DatasetFacts } from './facts.js';
 
 /** One finding: a failure makes `doctor` exit non-zero; info is reported only. */
 export interface Finding {
-  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'zones' | 'index' | 'series';
+  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'zones' | 'index' | 'series' | 'debris';
   readonly dataset: string;
   readonly target: string;
   readonly issue: string;
@@ -192,7 +192,26 @@ export function indexChecks(f: DatabaseFacts): Finding[] {
     ...f.indexed
       .filter((t) => !f.stored.has(t))
       .map((t) => fail(t, "indexed without a record (run 'snowdb pourpoint reindex')")),
+    ...(f.pending.aoi.length + f.pending.pruned.length > 0
+      ? [
+          fail(
+            'pourpoints/.pending.json',
+            `an interrupted pourpoint import/sync left ${f.pending.aoi.length} basin(s) without current AOI rasters and ${f.pending.pruned.length} pruned basin(s) to delete (rerun it, or run 'snowdb pourpoint rasterize')`,
+          ),
+        ]
+      : []),
   ];
+}
+
+/** What interrupted commands left: each path, relative to the database root where inside it. */
+export function debrisChecks(f: DatabaseFacts, root: string): Finding[] {
+  return f.debris.map((x) => ({
+    check: 'debris',
+    dataset: '',
+    target: x.path.startsWith(`${root}/`) ? x.path.slice(root.length + 1) : x.path,
+    issue: `${x.what}, left by an interrupted command (rerun it, or 'snowdb doctor --fix' removes it)`,
+    severity: 'fail',
+  }));
 }
 
 /** The one runner: every dataset check over its facts. */

@@ -2,10 +2,12 @@ import { aoiHash, readHeader } from '../../datasets/artifacts.js';
 import { ingestedDates } from '../../datasets/inventory.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
+import { type Debris, findDebris } from '../../db/debris.js';
 import { stemOf } from '../../db/layout.js';
 import { dateComplete } from '../../ingest/date-dir.js';
 import { namesIn } from '../../io/fs.js';
 import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
+import { type Pending, readPending } from '../../pourpoints/pending.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
 import type { Grid } from '../../raster/grid.js';
 import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
@@ -49,6 +51,10 @@ export interface DatasetFacts {
 
 /** What the database-wide checks look at. */
 export interface DatabaseFacts {
+  /** What interrupted commands left (temp files, unlinked date versions, stale locks, sync staging). */
+  readonly debris: readonly Debris[];
+  /** Basins an interrupted import/sync left in the pourpoint journal. */
+  readonly pending: Pending;
   /** Triplets of the record files. */
   readonly stored: ReadonlySet<string>;
   /** Triplets of the index. */
@@ -116,12 +122,21 @@ async function classifiedShares(
   return out;
 }
 
+/** Where debris is looked for: the database root and every dataset folder (registered ones may be outside). */
+export const debrisRoots = (db: Database, datasets: readonly Dataset[]): string[] => [
+  db.root,
+  ...datasets.map((d) => d.paths.dir).filter((dir) => !dir.startsWith(`${db.root}/`)),
+];
+
 /** Read what every health check needs: headers and listings, and each basin's classified share. */
 export async function readFacts(db: Database): Promise<DatabaseFacts> {
   const index = await indexOf(db);
+  const datasets = await openDatasets(db);
   return {
+    debris: await findDebris(debrisRoots(db, datasets)),
+    pending: await readPending(db),
     stored: await storedTriplets(db),
     indexed: [...index.keys()],
-    datasets: await mapPool(await openDatasets(db), 2, (d) => datasetFacts(d, index)),
+    datasets: await mapPool(datasets, 2, (d) => datasetFacts(d, index)),
   };
 }

@@ -19,14 +19,19 @@ export function registerStatus(program: Command, run: Runner): void {
   program
     .command('doctor')
     .description('run every health check; exit 1 when one fails (basins outside a domain are information)')
+    .option(
+      '--fix',
+      'first remove what interrupted commands left (temp files, unlinked date versions, stale locks)',
+    )
     .addOption(formatOption())
-    .action((opts: { format: Format }, cmd: Command) =>
+    .action((opts: { format: Format; fix?: boolean }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const report = await runDoctor(await ctx.openDatabase());
+        const report = await runDoctor(await ctx.openDatabase(), { fix: opts.fix === true });
         emit(ctx.out, opts.format, report, () => {
           const rows = report.findings.map((f) => [f.severity, f.check, f.dataset || '-', f.target, f.issue]);
           return [
             `database: ${report.root}`,
+            ...report.removed.map((p) => `removed: ${p}`),
             ...(rows.length ? [renderTable(['', 'check', 'dataset', 'target', 'issue'], rows)] : []),
             report.ok ? 'doctor: every check passed' : `doctor: ${report.failures} check(s) failed`,
           ].join('\n');
