@@ -16,4 +16,6 @@ export const ENV = {
   githubRawUrl: 'SNOWDB_GITHUB_RAW_URL',
   /** GitHub token: 5,000 API calls an hour instead of 60, and private repositories. */
   githubToken: 'GITHUB_TOKEN',
+  /** Test hook: a pause (ms) between the steps of a date swap, so crash tests can kill inside it. */
+  testSwapPauseMs: 'SNOWDB_TEST_SWAP_PAUSE_MS',
 } as const;

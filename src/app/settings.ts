@@ -8,6 +8,8 @@ export interface Settings {
   readonly configPath: string | undefined;
   readonly zoneSources: ZoneSourceUrls;
   readonly github: GitHubSettings;
+  /** Test hook: ms to pause between the steps of a date swap (crash tests kill inside it). */
+  readonly swapPauseMs: number | undefined;
 }
 
 const trim = (u: string) => u.replace(/\/+$/, '');
@@ -26,5 +28,6 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       rawUrl: trim(set(env[ENV.githubRawUrl]) ?? 'https://raw.githubusercontent.com'),
       token: set(env[ENV.githubToken]),
     },
+    swapPauseMs: Number(set(env[ENV.testSwapPauseMs]) ?? 0) || undefined,
   };
 }

@@ -99,16 +99,21 @@ export async function swapIn(
   date: string,
   version: string,
   manifest: DateManifest,
+  pauseMs = 0,
 ): Promise<void> {
+  const pause = () => (pauseMs > 0 ? new Promise((r) => setTimeout(r, pauseMs)) : undefined);
   await writeJsonAtomic(join(version, MANIFEST), manifest);
+  await pause();
   const target = d.paths.date(date);
   const link = d.paths.dateLink(date, tempTag());
   await symlink(basename(version), link);
+  await pause();
   const plain = await lstat(target).then(
     (st) => st.isDirectory(),
     () => false,
   );
   if (plain) await rename(target, d.paths.dateVersion(date, `${tempTag()}.old`));
   await rename(link, target);
+  await pause();
   for (const p of await dateDebris(d, date)) await rm(p, { recursive: true, force: true });
 }

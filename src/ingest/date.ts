@@ -67,7 +67,15 @@ export function checkRange(
  * decode, write one COG per variable into a new version folder and link it in (a failure removes it). The date is
  * marked stale in the series store before and after the swap (`refreshSeries` catches up).
  */
-export async function ingestDate(d: Dataset, src: DateSource, force: boolean): Promise<DateResult> {
+export interface IngestDateOptions {
+  /** Rebuild an up-to-date date, and put the source in even over a later stage. */
+  readonly force: boolean;
+  /** Test hook (SNOWDB_TEST_SWAP_PAUSE_MS): a pause between the swap's steps, for crash tests. */
+  readonly swapPauseMs?: number | undefined;
+}
+
+export async function ingestDate(d: Dataset, src: DateSource, opts: IngestDateOptions): Promise<DateResult> {
+  const { force } = opts;
   const source = src.files.map((f) => basename(f)).join(' ');
   const hash = await sourceHash(src.files);
   return withDateLock(d, src.date, async () => {
@@ -109,15 +117,21 @@ export async function ingestDate(d: Dataset, src: DateSource, force: boolean): P
       if (missing.length > 0)
         throw new SnowdbError('invalid-source', `${source}: no data for ${missing.join(', ')}`);
       await markSeriesStale(d, iso(src.date));
-      await swapIn(d, src.date, staging, {
-        date: iso(src.date),
-        source_hash: hash,
-        sources: src.files.map((f) => basename(f)),
-        fields: src.fields,
-        rank: src.rank,
-        variables: written.sort(),
-        ingested_at: new Date().toISOString(),
-      });
+      await swapIn(
+        d,
+        src.date,
+        staging,
+        {
+          date: iso(src.date),
+          source_hash: hash,
+          sources: src.files.map((f) => basename(f)),
+          fields: src.fields,
+          rank: src.rank,
+          variables: written.sort(),
+          ingested_at: new Date().toISOString(),
+        },
+        opts.swapPauseMs,
+      );
       linked = true;
       await markSeriesStale(d, iso(src.date));
       return { date: iso(src.date), action: 'ingested', source };

@@ -38,7 +38,11 @@ export async function ingestSources(
   db: Database,
   name: string,
   sources: readonly string[],
-  opts: { force?: boolean; onProgress?: (done: number, total: number) => void } = {},
+  opts: {
+    force?: boolean | undefined;
+    swapPauseMs?: number | undefined;
+    onProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<IngestReport> {
   const d = await openDataset(db, name);
   // What an interrupted ingest left: versions no link points to, temp files, stale locks.
@@ -64,7 +68,8 @@ export async function ingestSources(
     }
   }
   const jobs = [...planned.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
-  const results = await runJobs(db.root, name, jobs, opts.force === true, opts.onProgress);
+  const options = { force: opts.force === true, swapPauseMs: opts.swapPauseMs };
+  const results = await runJobs(db.root, name, jobs, options, opts.onProgress);
   await refreshSeries(d);
   return { dataset: name, results: [...failed, ...results] };
 }

@@ -4,7 +4,7 @@ import { openDataset } from '../datasets/registry.js';
 import { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { isoDate as iso } from '../util/dates.js';
-import { type DateResult, ingestDate } from './date.js';
+import { type DateResult, type IngestDateOptions, ingestDate } from './date.js';
 import type { DateSource } from './types.js';
 
 /** Message a worker receives, and what it answers. */
@@ -12,14 +12,14 @@ export interface JobMessage {
   readonly root: string;
   readonly name: string;
   readonly job: DateSource;
-  readonly force: boolean;
+  readonly options: IngestDateOptions;
 }
 
 /** Run one job here; a domain error becomes a `failed` row (each date succeeds or fails alone). */
 export async function runJob(m: JobMessage): Promise<DateResult> {
   try {
     const d = await openDataset(await Database.open(m.root), m.name);
-    return await ingestDate(d, m.job, m.force);
+    return await ingestDate(d, m.job, m.options);
   } catch (e) {
     const message = SnowdbError.is(e) ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;
     return { date: iso(m.job.date), action: 'failed', source: m.job.files.join(' '), message };
@@ -51,7 +51,7 @@ export async function runJobs(
   root: string,
   name: string,
   jobs: readonly DateSource[],
-  force: boolean,
+  options: IngestDateOptions,
   onProgress?: (done: number, total: number) => void,
 ): Promise<DateResult[]> {
   let done = 0;
@@ -59,7 +59,7 @@ export async function runJobs(
   if (jobs.length <= 1) {
     const out = [];
     for (const job of jobs) {
-      out.push(await runJob({ root, name, job, force }));
+      out.push(await runJob({ root, name, job, options }));
       tick();
     }
     return out;
@@ -76,7 +76,7 @@ export async function runJobs(
           const i = next++;
           const job = jobs[i]!;
           try {
-            results[i] = await call(w, { root, name, job, force });
+            results[i] = await call(w, { root, name, job, options });
           } catch (e) {
             results[i] = {
               date: iso(job.date),

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstat, readdir, readFile, readlink } from 'node:fs/promises';
+import { lstat, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 
 /** A map of every file under `dir` (relative path → sha256), every folder (→ 'dir') and every symlink (→ '-> target'). */
@@ -43,4 +43,30 @@ export async function shiftedRecord(
   rec.id = triplet;
   for (const g of rec.geometries) g.coordinates = move(g.coordinates);
   return `${JSON.stringify(rec, null, 2)}\n`;
+}
+
+/**
+ * The database as a reader sees it: every file (relative path → sha256) with dates followed
+ * through their links (`data/<ds>/cogs/<day>/<file>`), the versions, links and locks beside them
+ * left out, a manifest hashed without its `ingested_at`, and `.cache/` left out.
+ */
+export async function logicalTree(root: string): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
+  async function walk(d: string, rel: string): Promise<void> {
+    const inCogs = rel.endsWith('/cogs');
+    for (const name of (await readdir(d)).sort()) {
+      if ((inCogs && name.startsWith('.')) || (rel === '' && name === '.cache')) continue;
+      const p = join(d, name);
+      const r = rel === '' ? name : `${rel}/${name}`;
+      const st = await stat(p);
+      if (st.isDirectory()) await walk(p, r);
+      else if (name === 'manifest.json' && /\/cogs\/\d{8}$/.test(rel)) {
+        const { ingested_at: _, ...m } = JSON.parse(await readFile(p, 'utf8')) as Record<string, unknown>;
+        out.set(r, sha(JSON.stringify(m)));
+      } else out.set(r, sha(await readFile(p)));
+    }
+  }
+  await walk(root, '');
+  return out;
 }

@@ -21,6 +21,7 @@ export function registerIngest(group: Command, run: Runner): void {
       run(cmd, async (ctx) => {
         const r = await ingestSources(await ctx.openDatabase(), name, sources, {
           force: opts.force,
+          swapPauseMs: ctx.settings.swapPauseMs,
           onProgress: progressBar(ctx.out, `${name} ingest`),
         });
         const failed = r.results.filter((x) => x.action === 'failed');
