@@ -73,6 +73,7 @@ export async function createDataset(
     }
   } else {
     await mkdir(datasetPaths(dir).aoiDir, { recursive: true });
+    await mkdir(datasetPaths(dir).datesDir, { recursive: true });
     await writeDatasetConfig(configPath, spec);
   }
   const link = existing ?? { path: linkPath, active: false };

@@ -70,6 +70,7 @@ export async function ingestSources(
   const jobs = [...planned.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
   const options = { force: opts.force === true, swapPauseMs: opts.swapPauseMs };
   const results = await runJobs(db.root, name, jobs, options, opts.onProgress);
-  await refreshSeries(d);
+  // A run where every date failed changes nothing, not even by creating the store.
+  if (results.some((r) => r.action !== 'failed')) await refreshSeries(d);
   return { dataset: name, results: [...failed, ...results] };
 }

@@ -24,6 +24,7 @@ import {
   encodeBlock,
   encodePage,
   type PageHeader,
+  pageBlockSet,
   parsePageHeader,
 } from './page.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
@@ -225,7 +226,9 @@ async function refreshLocked(d: Dataset): Promise<number> {
 
 /**
  * After basins were imported: add the blocks of new AOI rasters to every page (old blocks are
- * copied as stored, new ones read from the COGs). No-op without a store or without new blocks.
+ * copied as stored, new ones read from the COGs). The pages are written first and the block list
+ * last: a kill in between leaves pages readers ignore (another block set) and the next call, with
+ * the same new blocks, finishes them; a page already on the new set is kept. No-op without a store.
  * @returns the number of blocks added.
  */
 export async function extendSeries(d: Dataset): Promise<number> {
@@ -238,20 +241,23 @@ async function extendLocked(d: Dataset): Promise<number> {
   if (old === null) return 0;
   const want = await basinBlocks(d);
   const added = [...want].filter((b) => old.ordinal[b] === -1);
-  if (added.length === 0) return 0;
   // Old blocks keep their ordinals; new ones follow, so old streams are reused as they are.
-  const set = blockSetOf(d.grid, Uint32Array.from([...old.ids, ...added.sort((a, b) => a - b)]));
-  await writeBlockSet(d, set.ids);
+  const set =
+    added.length === 0
+      ? old
+      : blockSetOf(d.grid, Uint32Array.from([...old.ids, ...added.sort((a, b) => a - b)]));
   const cache = new BlockValuesCache();
   const pages = datesByPage(await ingestedDates(d));
   for (const v of seriesVariables(d)) {
     await mkdir(d.paths.seriesVariable(v), { recursive: true });
     for (const [page, dates] of pages) {
+      if ((await pageBlockSet(d.paths.seriesPage(v, page))) === set.id) continue;
       const prev = await readPage(d.paths.seriesPage(v, page));
       const usable =
         prev !== null && prev.header.blockSet === old.id ? { ...prev, blocks: old.ids.length } : null;
       await writePage(d, v, page, set, dates, cache, usable, new Set());
     }
   }
+  if (added.length > 0) await writeBlockSet(d, set.ids);
   return added.length;
 }

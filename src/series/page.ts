@@ -8,6 +8,7 @@
  * u32 dates · u32 blocks · dates × u32 (days since 1970-01-01) · blocks × u32 offset · blocks ×
  * u32 length (offsets from the end of the header) · the streams.
  */
+import { open } from 'node:fs/promises';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
 import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
@@ -134,4 +135,17 @@ export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
     lengths: words(FIXED + 4 * nd + 4 * nb, nb),
     dataStart: length,
   };
+}
+
+/** The block-set id a page file was written for (16 bytes read), or null when absent or not a page. */
+export async function pageBlockSet(path: string): Promise<number | null> {
+  const fh = await open(path, 'r').catch(() => null);
+  if (fh === null) return null;
+  try {
+    const b = Buffer.alloc(16);
+    const { bytesRead } = await fh.read(b, 0, 16, 0);
+    return bytesRead === 16 && b.toString('latin1', 0, 8) === MAGIC ? b.readUInt32LE(12) : null;
+  } finally {
+    await fh.close();
+  }
 }
