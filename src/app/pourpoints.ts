@@ -8,7 +8,7 @@ import {
 } from '../datasets/rasterize.js';
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { sweepDebris } from '../db/debris.js';
+import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { type ReindexReport, reindexPourpoints } from '../pourpoints/catalog.js';
 import { readIndex } from '../pourpoints/index-file.js';
 import { clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
@@ -39,7 +39,7 @@ export async function importPourpoints(
   opts: ImportOptions,
 ): Promise<ImportReport> {
   const datasets = await openDatasets(db);
-  await sweepDebris([db.paths.pourpoints, ...datasets.map((d) => d.paths.aoiDir)]);
+  await sweepDebris(debrisRoots(db, datasets));
   const report = await syncPourpoints(db, listing, {
     ...opts,
     coverage: coverageAgainst(datasets),

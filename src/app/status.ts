@@ -1,8 +1,8 @@
 import { openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { findDebris, removeDebris } from '../db/debris.js';
+import { debrisRoots, findDebris, removeDebris } from '../db/debris.js';
 import { checkDataset, debrisChecks, type Finding, indexChecks } from './health/checks.js';
-import { type DatasetFacts, debrisRoots, readFacts } from './health/facts.js';
+import { type DatasetFacts, readFacts } from './health/facts.js';
 
 export type { Finding } from './health/checks.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Database } from '../db/database.js';
-import { sweepDebris } from '../db/debris.js';
+import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { createdConfigPath, datasetDir, datasetPaths } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { pathExists } from '../io/fs.js';
@@ -61,7 +61,7 @@ export async function createDataset(
   }
   const configPath = join(db.root, linkPath);
   const dir = datasetDir(db.root, linkPath);
-  await sweepDebris([dir, db.paths.pourpoints], { tmp: false });
+  await sweepDebris(debrisRoots(db, [{ paths: { dir } }]), { tmp: false });
   const present = await pathExists(configPath);
   if (present) {
     const cfg = await readDatasetConfig(configPath);

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { tagPid } from '../io/atomic.js';
 import { namesIn } from '../io/fs.js';
 import { isAlive, withFileLock } from '../io/lock.js';
+import type { Database } from './database.js';
 import { Layout, SYNC_STAGING_PREFIX } from './layout.js';
 
 /**
@@ -102,7 +103,8 @@ async function syncStagingDebris(): Promise<Debris[]> {
  */
 export async function findDebris(dirs: readonly string[], opts: { tmp?: boolean } = {}): Promise<Debris[]> {
   const out: Debris[] = [];
-  for (const d of dirs) await walk(d, out);
+  // A folder inside another one given is walked with it.
+  for (const d of dirs) if (!dirs.some((o) => d.startsWith(`${o}/`))) await walk(d, out);
   if (opts.tmp !== false) out.push(...(await syncStagingDebris()));
   const seen = new Set<string>();
   return out
@@ -139,6 +141,12 @@ export async function removeDebris(items: readonly Debris[]): Promise<string[]> 
   }
   return removed;
 }
+
+/** Where debris is looked for: the database root and every dataset folder (registered ones may be outside). */
+export const debrisRoots = (
+  db: Database,
+  datasets: readonly { readonly paths: { readonly dir: string } }[],
+): string[] => [db.root, ...datasets.map((d) => d.paths.dir)];
 
 /** Remove what interrupted runs left under `dirs`: called at the start of every mutating command. */
 export async function sweepDebris(dirs: readonly string[], opts: { tmp?: boolean } = {}): Promise<string[]> {

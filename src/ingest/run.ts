@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { sweepDebris } from '../db/debris.js';
+import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
 import { refreshSeries } from '../series/build.js';
 import type { DateResult } from './date.js';
@@ -46,7 +46,7 @@ export async function ingestSources(
 ): Promise<IngestReport> {
   const d = await openDataset(db, name);
   // What an interrupted ingest left: versions no link points to, temp files, stale locks.
-  await sweepDebris([d.paths.dir], { tmp: false });
+  await sweepDebris(debrisRoots(db, [d]), { tmp: false });
   const ingester = ingesterFor(d);
   const failed: DateResult[] = [];
   const planned = new Map<string, DateSource>();

@@ -3,7 +3,7 @@ import { dirname, join, relative } from 'node:path';
 import { aoiWindows, readTag } from '../datasets/artifacts.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { sweepDebris } from '../db/debris.js';
+import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
 import { tempTag } from '../io/atomic.js';
 import { writeCog } from '../raster/cog.writer.js';
@@ -178,10 +178,7 @@ export async function generateZones(
   const datasets: Dataset[] = [];
   for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
   // What an interrupted run left (staging folders, temp files, stale locks).
-  await sweepDebris(
-    datasets.map((d) => d.paths.zonesDir),
-    { tmp: false },
-  );
+  await sweepDebris(debrisRoots(db, datasets), { tmp: false });
   const outcomes: ZoneOutcome[] = [];
   for (const provider of opts.providers ?? PROVIDERS) {
     const all = await targetsOf(datasets, provider);

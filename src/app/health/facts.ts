@@ -2,7 +2,7 @@ import { aoiHash, readHeader } from '../../datasets/artifacts.js';
 import { ingestedDates } from '../../datasets/inventory.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
-import { type Debris, findDebris } from '../../db/debris.js';
+import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
 import { stemOf } from '../../db/layout.js';
 import { dateComplete } from '../../ingest/date-dir.js';
 import { namesIn } from '../../io/fs.js';
@@ -121,12 +121,6 @@ async function classifiedShares(
   }
   return out;
 }
-
-/** Where debris is looked for: the database root and every dataset folder (registered ones may be outside). */
-export const debrisRoots = (db: Database, datasets: readonly Dataset[]): string[] => [
-  db.root,
-  ...datasets.map((d) => d.paths.dir).filter((dir) => !dir.startsWith(`${db.root}/`)),
-];
 
 /** Read what every health check needs: headers and listings, and each basin's classified share. */
 export async function readFacts(db: Database): Promise<DatabaseFacts> {
