@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict';
-import { rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snowdb, tempDir } from '../helpers/cli.js';
+import { logicalTree } from '../helpers/fs.js';
 import { buildZionDb, importOffGrid } from '../helpers/zion-db.js';
+
+/** The pid of a process that has ended. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
 
 describe('status and doctor', () => {
   let dir: string;
@@ -42,6 +49,49 @@ describe('status and doctor', () => {
     assert.equal(doc.code, 0, doc.stdout + doc.stderr);
     assert.match(doc.stdout, /^info +pourpoints +snodas +OFFGRID:UT:TEST +outside the dataset's domain/m);
     assert.match(doc.stdout, /^doctor: every check passed$/m);
+  });
+
+  it('debris of dead writers is named; doctor --fix removes it and nothing else; a live writer is left alone', async () => {
+    const before = await logicalTree(join(dir, 'db'));
+    const dead = deadPid();
+    const tag = (pid: number) => `${pid}-0123456789ab`;
+    const cogs = join(ds(), 'cogs');
+    await mkdir(join(cogs, `.20240116.${tag(dead)}.v`));
+    await writeFile(join(cogs, `.20240116.${tag(dead)}.v`, 'swe.tif'), 'half a COG');
+    await writeFile(join(cogs, '.20240115.lock'), String(dead));
+    await utimes(join(cogs, '.20240115.lock'), new Date(0), new Date(0));
+    await writeFile(join(dir, 'db/pourpoints', `.index.geojson.${tag(dead)}.tmp`), '{');
+    await mkdir(join(ds(), 'zones', `.staging-terrain-${tag(dead)}`));
+    // A live writer's temp file (this process) is work in progress, not debris.
+    await writeFile(join(ds(), 'aoi', `.x.tif.${tag(process.pid)}.tmp`), 'mine');
+    const fails = async (...args: string[]) => {
+      const r = await cli('doctor', '--format', 'json', ...args);
+      const rep = JSON.parse(r.stdout) as {
+        removed: string[];
+        findings: { check: string; target: string; issue: string }[];
+      };
+      return {
+        code: r.code,
+        removed: rep.removed,
+        debris: rep.findings
+          .filter((f) => f.check === 'debris')
+          .map((f) => `${f.target}: ${f.issue.split(',')[0]}`),
+      };
+    };
+    const seen = await fails();
+    assert.equal(seen.code, 1);
+    assert.deepEqual(seen.debris.sort(), [
+      `data/snodas/cogs/.20240115.lock: stale lock of 20240115`,
+      `data/snodas/cogs/.20240116.${tag(dead)}.v: interrupted ingest of 20240116`,
+      `data/snodas/zones/.staging-terrain-${tag(dead)}: temporary folder`,
+      `pourpoints/.index.geojson.${tag(dead)}.tmp: temporary file`,
+    ]);
+    const fixed = await fails('--fix');
+    assert.equal(fixed.code, 0);
+    assert.equal(fixed.removed.length, 4);
+    assert.deepEqual(fixed.debris, []);
+    await rm(join(ds(), 'aoi', `.x.tif.${tag(process.pid)}.tmp`));
+    assert.deepEqual(await logicalTree(join(dir, 'db')), before);
   });
 
   it('each broken artifact is a named failure, doctor exits 1, and status shows the count', async () => {
