@@ -112,6 +112,9 @@ export async function findDebris(dirs: readonly string[], opts: { tmp?: boolean 
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/** The lock of an item is held by a live process: the item is skipped. */
+class Held extends Error {}
+
 /**
  * Remove debris; date versions and stale locks under their lock, taken by the lock protocol
  * without waiting (what another process has meanwhile locked is skipped). @returns the paths removed.
@@ -133,11 +136,9 @@ export async function removeDebris(items: readonly Debris[]): Promise<string[]> 
     };
     if (x.lock === undefined) await drop();
     else
-      await withFileLock(x.lock, drop, () => new Error(`${basename(x.lock!)} is held`), 0).catch(
-        (e: Error) => {
-          if (!e.message.endsWith('is held')) throw e;
-        },
-      );
+      await withFileLock(x.lock, drop, () => new Held(), 0).catch((e: unknown) => {
+        if (!(e instanceof Held)) throw e;
+      });
   }
   return removed;
 }
