@@ -1,6 +1,6 @@
 import { openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
-import { debrisRoots, findDebris, removeDebris } from '../db/debris.js';
+import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { checkDataset, debrisChecks, type Finding, indexChecks } from './health/checks.js';
 import { type DatasetFacts, readFacts } from './health/facts.js';
 
@@ -75,7 +75,8 @@ export interface DoctorReport {
  * is information, not a failure. With `fix`, debris is removed first.
  */
 export async function runDoctor(db: Database, opts: { fix?: boolean } = {}): Promise<DoctorReport> {
-  const removed = opts.fix === true ? await fixDebris(db) : [];
+  // --fix: what interrupted commands left (nothing a running command holds).
+  const removed = opts.fix === true ? await sweepDebris(debrisRoots(db, await openDatasets(db))) : [];
   const facts = await readFacts(db);
   const findings = [
     ...indexChecks(facts),
@@ -84,9 +85,4 @@ export async function runDoctor(db: Database, opts: { fix?: boolean } = {}): Pro
   ];
   const failures = findings.filter((f) => f.severity === 'fail').length;
   return { root: db.root, ok: failures === 0, failures, findings, removed };
-}
-
-/** `doctor --fix`: remove what interrupted commands left (nothing a running command holds). */
-async function fixDebris(db: Database): Promise<string[]> {
-  return removeDebris(await findDebris(debrisRoots(db, await openDatasets(db))));
 }

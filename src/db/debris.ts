@@ -112,12 +112,15 @@ export async function findDebris(dirs: readonly string[], opts: { tmp?: boolean 
     .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
+/** Long enough to take over a lock a kill left empty (2 s old), short beside a live holder. */
+const LOCK_WAIT_MS = 2500;
+
 /** The lock of an item is held by a live process: the item is skipped. */
 class Held extends Error {}
 
 /**
  * Remove debris; date versions and stale locks under their lock, taken by the lock protocol
- * without waiting (what another process has meanwhile locked is skipped). @returns the paths removed.
+ * waiting at most LOCK_WAIT_MS (what another live process has meanwhile locked is skipped). @returns the paths removed.
  */
 export async function removeDebris(items: readonly Debris[]): Promise<string[]> {
   const removed: string[] = [];
@@ -136,7 +139,7 @@ export async function removeDebris(items: readonly Debris[]): Promise<string[]> 
     };
     if (x.lock === undefined) await drop();
     else
-      await withFileLock(x.lock, drop, () => new Held(), 0).catch((e: unknown) => {
+      await withFileLock(x.lock, drop, () => new Held(), LOCK_WAIT_MS).catch((e: unknown) => {
         if (!(e instanceof Held)) throw e;
       });
   }

@@ -108,8 +108,6 @@ export interface DatasetPaths {
   dateVersion(date: string, tag: string): string;
   /** `cogs/.<YYYYMMDD>.<tag>.lnk`: the new link, renamed over `cogs/<YYYYMMDD>`. */
   dateLink(date: string, tag: string): string;
-  /** `.<YYYYMMDD>.`: what every name of a date's lock, versions and links starts with. */
-  datePrefix(date: string): string;
   readonly zonesDir: string;
   /** `zones/<provider>/<file>`. */
   zoneLayer(provider: string, file: string): string;
@@ -153,7 +151,6 @@ export function datasetPaths(dir: string): DatasetPaths {
     dateLock: (date) => join(dates, `.${day(date)}.lock`),
     dateVersion: (date, tag) => join(dates, `.${day(date)}.${tag}.v`),
     dateLink: (date, tag) => join(dates, `.${day(date)}.${tag}.lnk`),
-    datePrefix: (date) => `.${day(date)}.`,
     zonesDir: zones,
     zoneLayer: (provider, file) => join(zones, provider, file),
     zoneStaging: (provider, tag) => join(zones, `.staging-${provider}-${tag}`),

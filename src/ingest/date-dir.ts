@@ -69,30 +69,13 @@ export async function stagingDir(d: Dataset, date: string): Promise<string> {
   return p;
 }
 
-/** The version folder a date's link points to (its name), or null (no date, or a plain folder). */
-async function currentVersion(d: Dataset, date: string): Promise<string | null> {
-  return readlink(d.paths.date(date)).catch(() => null);
-}
-
-/**
- * Everything of a date in `cogs/` that is neither its lock nor its current version: versions and
- * links a killed ingest left, and folders of the older two-rename swap (`.tmp`, `.old-*`).
- * Safe to remove only while holding the date's lock (only the holder stages a date).
- */
-export async function dateDebris(d: Dataset, date: string, names?: readonly string[]): Promise<string[]> {
-  const prefix = d.paths.datePrefix(date);
-  const keep = new Set([basename(d.paths.dateLock(date)), await currentVersion(d, date)]);
-  return (names ?? (await namesIn(d.paths.datesDir)))
-    .filter((n) => n.startsWith(prefix) && !keep.has(n))
-    .map((n) => join(d.paths.datesDir, n));
-}
-
 /**
  * Make a complete version folder the date: write its manifest, point a new symlink at it and
  * rename the link over `cogs/<date>` (one atomic rename: a reader resolves the old version or the
- * new one, never nothing), then remove the versions no link points to. A date stored as a plain
- * folder (databases from before versioned dates) is moved aside first, once. Callers hold the
- * date lock.
+ * new one, never nothing), then remove the version it replaced. A date stored as a plain folder
+ * (databases from before versioned dates) is moved aside first, once. Callers hold the date lock;
+ * what killed ingests left is swept when an ingest starts (db/debris.ts), not here: no listing
+ * of `cogs/` per date.
  */
 export async function swapIn(
   d: Dataset,
@@ -108,12 +91,14 @@ export async function swapIn(
   const link = d.paths.dateLink(date, tempTag());
   await symlink(basename(version), link);
   await pause();
-  const plain = await lstat(target).then(
-    (st) => st.isDirectory(),
-    () => false,
-  );
-  if (plain) await rename(target, d.paths.dateVersion(date, `${tempTag()}.old`));
+  const before = await lstat(target).catch(() => null);
+  let replaced: string | null = null;
+  if (before?.isSymbolicLink()) replaced = join(d.paths.datesDir, await readlink(target));
+  else if (before?.isDirectory()) {
+    replaced = d.paths.dateVersion(date, `${tempTag()}.old`);
+    await rename(target, replaced);
+  }
   await rename(link, target);
   await pause();
-  for (const p of await dateDebris(d, date)) await rm(p, { recursive: true, force: true });
+  if (replaced !== null) await rm(replaced, { recursive: true, force: true });
 }

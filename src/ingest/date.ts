@@ -6,15 +6,7 @@ import { writeCog } from '../raster/cog.writer.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { markSeriesStale } from '../series/build.js';
 import { isoDate as iso } from '../util/dates.js';
-import {
-  dateComplete,
-  dateDebris,
-  readManifest,
-  sourceHash,
-  stagingDir,
-  swapIn,
-  withDateLock,
-} from './date-dir.js';
+import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
 import { ingesterFor } from './ingesters.js';
 import type { DateSource, ValidRange } from './types.js';
 
@@ -87,8 +79,6 @@ export async function ingestDate(d: Dataset, src: DateSource, opts: IngestDateOp
         source,
         message: `a later stage is ingested (${have.fields.SOURCE_STAGE ?? have.rank})`,
       };
-    // What a killed ingest of this date left (only the lock holder stages a date).
-    for (const p of await dateDebris(d, src.date)) await rm(p, { recursive: true, force: true });
     if (!force && have?.source_hash === hash && (await dateComplete(d, src.date)))
       return { date: iso(src.date), action: 'up-to-date', source };
     const staging = await stagingDir(d, src.date);

@@ -3,8 +3,9 @@ import { dirname } from 'node:path';
 
 /**
  * Hold an exclusive lock file (O_EXCL, holding the pid) while `fn` runs. A lock whose process is
- * gone is taken over; another live holder (threads of this process included) is waited for up to
- * `waitMs`, then `onTimeout(pid)` is thrown.
+ * gone is taken over (at once when it names a dead pid, after 2 s when it names none); another
+ * live holder (threads of this process included) is waited for up to `waitMs`, then
+ * `onTimeout(pid)` is thrown.
  */
 export async function withFileLock<T>(
   lock: string,
@@ -24,12 +25,15 @@ export async function withFileLock<T>(
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const pid = Number(await readFile(lock, 'utf8').catch(() => ''));
       const alive = pid > 0 && (pid === process.pid || isAlive(pid));
+      // A dead holder's lock is taken over at once; one without a pid yet (being written, or
+      // left empty by a kill) only once it is 2 s old.
       if (
         !alive &&
-        (await stat(lock).then(
-          (s) => Date.now() - s.mtimeMs > 2000,
-          () => true,
-        ))
+        (pid > 0 ||
+          (await stat(lock).then(
+            (s) => Date.now() - s.mtimeMs > 2000,
+            () => true,
+          )))
       ) {
         await rm(lock, { force: true });
         continue;

@@ -52,6 +52,17 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
     await writeFile(path, text);
     return path;
   };
+  const terrainFrom = (source: string) => [
+    'dataset',
+    'generate-zones',
+    'snodas',
+    '--force',
+    '--provider',
+    'terrain',
+    '--source',
+    'terrain',
+    source,
+  ];
   const stats = (...more: string[]) => ['stats', 'snodas', ZION, '--dates', '2024-01-15', ...more];
 
   const CASES: readonly Case[] = [
@@ -330,36 +341,11 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
     // Zone sources
     [
       'terrain source not a TIFF',
-      async () => [
-        'dataset',
-        'generate-zones',
-        'snodas',
-        '--force',
-        '--provider',
-        'terrain',
-        '--source',
-        'terrain',
-        await write(f('dem.tif'), 'not a tiff'),
-      ],
+      async () => terrainFrom(await write(f('dem.tif'), 'not a tiff')),
       1,
       /dem\.tif: not a TIFF/,
     ],
-    [
-      'terrain source missing',
-      async () => [
-        'dataset',
-        'generate-zones',
-        'snodas',
-        '--force',
-        '--provider',
-        'terrain',
-        '--source',
-        'terrain',
-        f('none.tif'),
-      ],
-      1,
-      /none\.tif/,
-    ],
+    ['terrain source missing', async () => terrainFrom(f('none.tif')), 1, /none\.tif/],
     [
       'unknown zone provider',
       async () => ['dataset', 'generate-zones', 'snodas', '--provider', 'nope'],

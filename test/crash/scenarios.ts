@@ -12,10 +12,10 @@
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CliResult, snowdb, spawnSnowdb } from '../helpers/cli.js';
+import { finished, snowdb, spawnSnowdb } from '../helpers/cli.js';
 import { logicalTree, shiftedRecord } from '../helpers/fs.js';
 import { fixturePath } from '../helpers/raster.js';
-import { buildZionDb, zionTar } from '../helpers/zion-db.js';
+import { buildZionDb, zionTar, zionZoneSources } from '../helpers/zion-db.js';
 
 /** One command to interrupt. */
 export interface Scenario {
@@ -76,18 +76,7 @@ export const SCENARIOS: readonly Scenario[] = [
   },
   {
     name: 'generate-zones --force',
-    args: () => [
-      'dataset',
-      'generate-zones',
-      'snodas',
-      '--force',
-      '--source',
-      'terrain',
-      fixturePath('zion/srtm.tif'),
-      '--source',
-      'landcover',
-      fixturePath('zion/nlcd2011.tif'),
-    ],
+    args: () => ['dataset', 'generate-zones', 'snodas', '--force', ...zionZoneSources()],
     interrupted: ['debris', 'zones'],
   },
   {
@@ -125,7 +114,7 @@ export async function reference(s: Scenario, inputs: string, work: string): Prom
   const dir = await mkdtemp(join(work, 'ref-'));
   const env = await buildZionDb(dir);
   const t0 = performance.now();
-  const r = await finished(spawnSnowdb(s.args(inputs), { env: { ...env, ...s.env } }), null);
+  const r = await finished(spawnSnowdb(s.args(inputs), { env: { ...env, ...s.env } }));
   const ms = performance.now() - t0;
   assert.equal(r.code, 0, `${s.name}: ${r.stderr}`);
   const out = { tree: await logicalTree(env.SNOWDB_CONFIG!), failures: failures(await doctor(env)), ms };
@@ -141,31 +130,6 @@ export interface PointResult {
   readonly finished: boolean;
   /** Doctor failures right after the kill (all of the interrupted work). */
   readonly afterKill: readonly string[];
-}
-
-/** Wait for a child, killing it with SIGKILL after `killAtMs` (null: never). */
-function finished(
-  child: ReturnType<typeof spawnSnowdb>,
-  killAtMs: number | null,
-): Promise<CliResult & { killed: boolean }> {
-  return new Promise((resolve, reject) => {
-    let stdout = '';
-    let stderr = '';
-    let killed = false;
-    const timer =
-      killAtMs === null
-        ? null
-        : setTimeout(() => {
-            killed = child.kill('SIGKILL');
-          }, killAtMs);
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => {
-      if (timer) clearTimeout(timer);
-      resolve({ code: code ?? -1, stdout, stderr, killed: killed && signal === 'SIGKILL' });
-    });
-  });
 }
 
 /** Every date of every dataset complete or absent: its link resolves to every COG and the manifest. */

@@ -43,15 +43,26 @@ export function spawnSnowdb(
   });
 }
 
-/** Wait for a child to end, collecting its stdout and stderr. */
-function finished(child: ChildProcessByStdio<null, Readable, Readable>): Promise<CliResult> {
+/**
+ * Wait for a child to end, collecting its stdout and stderr; with `killAtMs`, SIGKILL it then
+ * (`killed`: the kill ended it, rather than its own exit).
+ */
+export function finished(
+  child: ChildProcessByStdio<null, Readable, Readable>,
+  killAtMs?: number,
+): Promise<CliResult & { killed: boolean }> {
   return new Promise((resolve, reject) => {
     let stdout = '';
     let stderr = '';
+    let sent = false;
+    const timer = killAtMs === undefined ? null : setTimeout(() => (sent = child.kill('SIGKILL')), killAtMs);
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.on('close', (code, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr, killed: sent && signal === 'SIGKILL' });
+    });
   });
 }
 

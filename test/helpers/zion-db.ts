@@ -27,6 +27,16 @@ export async function zionTar(dir: string, date: string, swe: (row: number, col:
   return tarOf(join(dir, `SNODAS_${date}.tar`), g, memberNames(stems, 'txt'));
 }
 
+/** `generate-zones` sources of the Zion database: the Zion SRTM DEM and NLCD 2011 sample. */
+export const zionZoneSources = (): string[] => [
+  '--source',
+  'terrain',
+  fixturePath('zion/srtm.tif'),
+  '--source',
+  'landcover',
+  fixturePath('zion/nlcd2011.tif'),
+];
+
 /**
  * A database at `<dir>/db` holding the Virgin River basin, an inactive `snodas` dataset with zone
  * layers from the Zion DEM and NLCD, and the ZION_DAYS ingested (their tars beside it in `<dir>`).
@@ -45,17 +55,7 @@ async function makeZionDb(dir: string): Promise<void> {
   await cli('init', db);
   await cli('pourpoint', 'sync', fixturePath('zion/pourpoints'));
   await cli('dataset', 'create', 'snodas', '--template', 'snodas');
-  await cli(
-    'dataset',
-    'generate-zones',
-    'snodas',
-    '--source',
-    'terrain',
-    fixturePath('zion/srtm.tif'),
-    '--source',
-    'landcover',
-    fixturePath('zion/nlcd2011.tif'),
-  );
+  await cli('dataset', 'generate-zones', 'snodas', ...zionZoneSources());
   const tars: string[] = [];
   for (const [date, swe] of ZION_DAYS) tars.push(await zionTar(dir, date, swe));
   await cli('dataset', 'ingest', 'snodas', ...tars);
