@@ -16,6 +16,20 @@ export const ENV = {
   githubRawUrl: 'SNOWDB_GITHUB_RAW_URL',
   /** GitHub token: 5,000 API calls an hour instead of 60, and private repositories. */
   githubToken: 'GITHUB_TOKEN',
+  /** Folder of the SNODAS year folders (NSIDC G02158 `masked/`). */
+  snodasUrl: 'SNOWDB_SNODAS_URL',
+  /** Folder of the UA SWANN water-year folders (`DailyData_800m/`). */
+  swannUrl: 'SNOWDB_SWANN_URL',
+  /** Folder of the SPIRES NRT tile folders (`SPIRES_NRT_V01/`). */
+  spiresUrl: 'SNOWDB_SPIRES_URL',
+  /** NASA Earthdata login token (bearer), sent to archives behind Earthdata login. */
+  earthdataToken: 'EARTHDATA_TOKEN',
+  /** Home folder: its `.netrc` gives archive logins per host. */
+  home: 'HOME',
+  /** Fetch tuning: retries per file (default 5), first backoff ms (1000), stall timeout ms (60000). */
+  fetchRetries: 'SNOWDB_FETCH_RETRIES',
+  fetchBackoffMs: 'SNOWDB_FETCH_BACKOFF_MS',
+  fetchIdleMs: 'SNOWDB_FETCH_IDLE_MS',
   /** Test hook: a pause (ms) between the steps of a date swap, so crash tests can kill inside it. */
   testSwapPauseMs: 'SNOWDB_TEST_SWAP_PAUSE_MS',
 } as const;

@@ -30,6 +30,7 @@ export const ErrorCatalog = {
   'source-not-found': { status: 404, title: 'Source not found', exit: 1 },
   'source-unreachable': { status: 502, title: 'Source unreachable', exit: 1 },
   'source-rate-limited': { status: 503, title: 'Source rate limit exceeded', exit: 1 },
+  'source-login-required': { status: 502, title: 'Source archive needs a login', exit: 1 },
   'prune-refused': { status: 409, title: 'Prune needs an archive directory', exit: 1 },
   'invalid-raster': { status: 500, title: 'Invalid or unsupported raster', exit: 1 },
   'invalid-series': { status: 500, title: 'Damaged series store (run dataset rebuild-series)', exit: 1 },

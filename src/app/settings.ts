@@ -8,12 +8,30 @@ export interface Settings {
   readonly configPath: string | undefined;
   readonly zoneSources: ZoneSourceUrls;
   readonly github: GitHubSettings;
+  /** Archive folders the environment overrides, per ingester (SNOWDB_<KIND>_URL). */
+  readonly archives: Readonly<Partial<Record<'snodas' | 'swann' | 'spires', string>>>;
+  readonly fetch: {
+    readonly retries: number;
+    readonly backoffMs: number;
+    readonly idleMs: number;
+    readonly earthdataToken: string | undefined;
+    /** `$HOME/.netrc`, when HOME is set. */
+    readonly netrcPath: string | undefined;
+  };
   /** Test hook: ms to pause between the steps of a date swap (crash tests kill inside it). */
   readonly swapPauseMs: number | undefined;
 }
 
 const trim = (u: string) => u.replace(/\/+$/, '');
 const set = (v: string | undefined) => (v === undefined || v === '' ? undefined : v);
+
+const maybe = <T>(f: (v: string) => T, v: string | undefined): T | undefined =>
+  v === undefined ? undefined : f(v);
+/** A non-negative integer setting, or its default when unset or not one. */
+const count = (v: string | undefined, dflt: number): number => {
+  const n = Number(set(v) ?? Number.NaN);
+  return Number.isInteger(n) && n >= 0 ? n : dflt;
+};
 
 /** Read the settings from an environment (the process's, or a test's). Unset or empty = default. */
 export function settingsFrom(env: Readonly<Record<string, string | undefined>>): Settings {
@@ -27,6 +45,18 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       apiUrl: trim(set(env[ENV.githubApiUrl]) ?? 'https://api.github.com'),
       rawUrl: trim(set(env[ENV.githubRawUrl]) ?? 'https://raw.githubusercontent.com'),
       token: set(env[ENV.githubToken]),
+    },
+    archives: {
+      snodas: maybe(trim, set(env[ENV.snodasUrl])),
+      swann: maybe(trim, set(env[ENV.swannUrl])),
+      spires: maybe(trim, set(env[ENV.spiresUrl])),
+    },
+    fetch: {
+      retries: count(env[ENV.fetchRetries], 5),
+      backoffMs: count(env[ENV.fetchBackoffMs], 1000),
+      idleMs: count(env[ENV.fetchIdleMs], 60_000) || 60_000,
+      earthdataToken: set(env[ENV.earthdataToken]),
+      netrcPath: maybe((h) => `${h}/.netrc`, set(env[ENV.home])),
     },
     swapPauseMs: Number(set(env[ENV.testSwapPauseMs]) ?? 0) || undefined,
   };

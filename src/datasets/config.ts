@@ -65,6 +65,8 @@ export const DatasetConfigSchema = z
     variables: z.record(z.string().regex(/^[a-z][a-z0-9_]*$/), VariableSchema),
     /** Zone layers and their parameters, per provider (the zones issue gives them meaning). */
     zones: z.record(z.string(), z.record(z.string(), z.unknown())),
+    /** The producer's archive this dataset is fetched from (default: the producer's public one). */
+    archive: z.strictObject({ url: z.string().url() }).optional(),
     /** Variables kept in the time-contiguous series store (default: every variable). */
     series: z.strictObject({ variables: z.array(z.string()) }).optional(),
   })

@@ -15,8 +15,10 @@ export const Layout = {
   pourpointPending: 'pourpoints/.pending.json',
   /** Per-dataset folders live under this, relative to the root. */
   data: 'data',
-  /** Caches (land-cover download), relative to the root. */
+  /** Caches (land-cover download, fetched sources), relative to the root. */
   cache: '.cache',
+  /** Held by the one `snowdb update` running, relative to the root. */
+  updateLock: '.update.lock',
 } as const;
 
 /** Names inside one dataset folder. */

@@ -1,9 +1,9 @@
 import { createWriteStream } from 'node:fs';
 import { rename, stat } from 'node:fs/promises';
-import { Readable } from 'node:stream';
+import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SnowdbError } from '../errors.js';
-import { httpGet } from './http.js';
+import { causeOf, httpGet } from './http.js';
 
 /** Total size from `Content-Range: bytes a-b/total`, or null. */
 function totalOf(res: Response): number | null {
@@ -11,49 +11,89 @@ function totalOf(res: Response): number | null {
   return m?.[1] === undefined ? null : Number(m[1]);
 }
 
+export interface DownloadOptions {
+  /** Bytes of the file so far and its total (NaN when the server does not say). */
+  readonly onProgress?: (done: number, total: number) => void;
+  /** Bytes of each chunk as it arrives. */
+  readonly onChunk?: (n: number) => void;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Give up when no byte arrives for this long, ms (the whole transfer may take longer). */
+  readonly idleMs?: number;
+}
+
 /**
  * Download `url` to `target`, resumably: bytes go to `target.part`; a later call continues from
  * the bytes already there with a Range request (or starts over when the server ignores ranges).
- * The part file becomes `target` only when complete.
+ * The part file becomes `target` only when it holds every byte the server announced.
  * @returns bytes downloaded by this call.
- * @throws SnowdbError `source-unreachable` on a network failure (the part file is kept for resuming).
+ * @throws SnowdbError `source-unreachable` on a network failure or a stall (the part file is kept
+ *   for resuming); the `httpGet` errors for an error status.
  */
 export async function downloadResumable(
   url: string,
   target: string,
-  onProgress: (done: number, total: number) => void = () => {},
+  opts: DownloadOptions = {},
 ): Promise<number> {
+  const { onProgress = () => {}, onChunk = () => {}, headers = {}, idleMs = 120_000 } = opts;
   const part = `${target}.part`;
   const have = await stat(part).then(
     (s) => s.size,
     () => 0,
   );
-  const res = await httpGet(url, have > 0 ? { range: `bytes=${have}-` } : {});
-  const resumed = res.status === 206;
-  const start = resumed ? have : 0;
-  const total = resumed ? totalOf(res) : Number(res.headers.get('content-length') ?? Number.NaN);
-  let done = start;
-  const body = res.body;
-  if (body === null) throw new SnowdbError('source-unreachable', `${url}: empty response`);
-  const counter = Readable.fromWeb(body as import('node:stream/web').ReadableStream<Uint8Array>);
-  counter.on('data', (chunk: Buffer) => {
-    done += chunk.length;
-    onProgress(done, total ?? done);
-  });
+  // One abort for the request and the body: re-armed by every chunk, fired by a stall.
+  const abort = new AbortController();
+  let timer = setTimeout(() => abort.abort(new Error(`no data for ${idleMs} ms`)), idleMs);
+  const rearm = () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => abort.abort(new Error(`no data for ${idleMs} ms`)), idleMs);
+  };
+  let done = 0;
+  let start = 0;
   try {
-    await pipeline(counter, createWriteStream(part, { flags: resumed ? 'a' : 'w' }));
-  } catch (e) {
-    throw new SnowdbError(
-      'source-unreachable',
-      `${url}: download interrupted after ${done} bytes (${String((e as Error).message)}); run the command again to resume`,
+    const res = await httpGet(
+      url,
+      have > 0 ? { ...headers, range: `bytes=${have}-` } : { ...headers },
+      [],
+      abort.signal,
     );
-  }
-  const size = (await stat(part)).size;
-  if (total !== null && Number.isFinite(total) && size !== total) {
-    throw new SnowdbError(
-      'source-unreachable',
-      `${url}: download stopped at ${size} of ${total} bytes; run the command again to resume`,
-    );
+    const resumed = res.status === 206;
+    start = resumed ? have : 0;
+    const total = resumed ? totalOf(res) : Number(res.headers.get('content-length') ?? Number.NaN);
+    done = start;
+    if (res.body === null) throw new SnowdbError('source-unreachable', `${url}: empty response`);
+    const counter = new Transform({
+      transform(chunk: Buffer, _enc, cb) {
+        rearm();
+        done += chunk.length;
+        onChunk(chunk.length);
+        onProgress(done, total ?? Number.NaN);
+        cb(null, chunk);
+      },
+    });
+    try {
+      await pipeline(
+        Readable.fromWeb(res.body as import('node:stream/web').ReadableStream<Uint8Array>),
+        counter,
+        createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
+      );
+    } catch (e) {
+      const why = abort.signal.aborted ? String((abort.signal.reason as Error).message) : causeOf(e);
+      throw new SnowdbError(
+        'source-unreachable',
+        `${url}: download interrupted after ${done} bytes (${why}); run the command again to resume`,
+        {},
+        { cause: e },
+      );
+    }
+    const size = (await stat(part)).size;
+    if (total !== null && Number.isFinite(total) && size !== total) {
+      throw new SnowdbError(
+        'source-unreachable',
+        `${url}: download stopped at ${size} of ${total} bytes; run the command again to resume`,
+      );
+    }
+  } finally {
+    clearTimeout(timer);
   }
   await rename(part, target);
   return done - start;

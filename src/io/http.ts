@@ -4,7 +4,7 @@ import { SnowdbError } from '../errors.js';
 const TIMEOUT_MS = 120_000;
 
 /** Why a network error happened, from undici's `cause` chain (ECONNREFUSED, ENOTFOUND, …). */
-function causeOf(e: unknown): string {
+export function causeOf(e: unknown): string {
   let c: unknown = e;
   while (
     typeof c === 'object' &&
@@ -33,20 +33,28 @@ export async function httpGet(
   url: string,
   headers: Record<string, string> = {},
   accept: readonly number[] = [],
+  signal: AbortSignal = AbortSignal.timeout(TIMEOUT_MS),
 ): Promise<Response> {
   let res: Response;
   try {
-    res = await fetch(url, { headers, signal: AbortSignal.timeout(TIMEOUT_MS), redirect: 'follow' });
+    res = await fetch(url, { headers, signal, redirect: 'follow' });
   } catch (e) {
     throw new SnowdbError('source-unreachable', `could not fetch ${url}: ${causeOf(e)}`, {}, { cause: e });
   }
   if (res.ok || accept.includes(res.status)) return res;
   await res.body?.cancel();
-  if (res.status === 404) throw new SnowdbError('source-not-found', `${url}: not found (HTTP 404)`);
+  const status = { status: res.status };
+  if (res.status === 404) throw new SnowdbError('source-not-found', `${url}: not found (HTTP 404)`, status);
   if (res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0')) {
-    throw new SnowdbError('source-rate-limited', rateLimitMessage(url, res));
+    throw new SnowdbError('source-rate-limited', rateLimitMessage(url, res), status);
   }
-  throw new SnowdbError('source-unreachable', `${url}: HTTP ${res.status} ${res.statusText}`.trim());
+  if (res.status === 401)
+    throw new SnowdbError(
+      'source-login-required',
+      `${url}: the archive asks for a login (HTTP 401); for NASA Earthdata set EARTHDATA_TOKEN or add 'machine urs.earthdata.nasa.gov login <user> password <password>' to ~/.netrc`,
+      status,
+    );
+  throw new SnowdbError('source-unreachable', `${url}: HTTP ${res.status} ${res.statusText}`.trim(), status);
 }
 
 /** GET a body as bytes (see `httpGet` for errors). */

@@ -127,7 +127,7 @@ export async function openNlcd(
   if (!(await pathExists(tif))) {
     await mkdir(dir, { recursive: true });
     const zip = join(dir, zipName);
-    if (!(await pathExists(zip))) await downloadResumable(url, zip, onProgress);
+    if (!(await pathExists(zip))) await downloadResumable(url, zip, { onProgress });
     const member = (await listZip(zip)).find((m) => /\.tif{1,2}$/i.test(m.name));
     if (!member) throw new SnowdbError('invalid-source', `${url}: the archive holds no .tif`);
     await extractZipMember(zip, member, tif);

@@ -17,7 +17,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['datasets'],
   ['series'],
   ['ingest', 'zones'],
-  ['stats'],
+  ['stats', 'fetch'],
   ['app'],
   ['api'],
   ['cli'],

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One request the server saw. */
@@ -7,64 +7,124 @@ export interface SeenFileRequest {
   readonly path: string;
   readonly range: string | undefined;
   readonly status: number;
+  readonly authorization: string | undefined;
 }
+
+/** A fault the next request to a path meets (each is used once, in order). */
+export type Fault =
+  /** Answer this status with a short body (503 bursts, 404, 401). */
+  | { readonly kind: 'status'; readonly status: number }
+  /** Announce the whole length, send `after` bytes, then drop the connection. */
+  | { readonly kind: 'reset'; readonly after: number }
+  /** No length announced (chunked); end cleanly after `after` bytes: a body cut short. */
+  | { readonly kind: 'short'; readonly after: number }
+  /** 200 with an HTML error page, as a proxy or a maintenance page answers. */
+  | { readonly kind: 'html' }
+  /** Wait `ms` before answering (a stalled server). */
+  | { readonly kind: 'slow'; readonly ms: number };
+
+const HTML_ERROR =
+  '<!DOCTYPE html>\n<html><head><title>Service Unavailable</title></head><body><h1>Maintenance</h1></body></html>\n';
 
 /**
  * A loopback static file server with byte ranges (`Range: bytes=a-b` and `bytes=a-`), like a
- * public bucket. `cutAfter` makes the next full GET of a path drop the connection after that many
- * body bytes (an interrupted download).
+ * public bucket or a producer's archive: `files` maps URL paths to local files (add to it to
+ * publish a new file), a path ending in `/` answers an Apache-style listing of the files under it
+ * (404 when there are none), and `fault(path, …)` queues faults for the next requests to a path.
  */
 export class FileServer {
   readonly seen: SeenFileRequest[] = [];
-  readonly cutAfter = new Map<string, number>();
+  private readonly faults = new Map<string, Fault[]>();
   private server!: Server;
 
-  private constructor(private readonly files: ReadonlyMap<string, string>) {}
+  private constructor(readonly files: Map<string, string>) {}
 
   static async start(files: ReadonlyMap<string, string>): Promise<FileServer> {
-    const s = new FileServer(files);
+    const s = new FileServer(new Map(files));
     s.server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
-      const file = s.files.get(path);
-      const range = req.headers.range;
-      const answer = (status: number) => s.seen.push({ path, range, status });
-      if (file === undefined) {
-        answer(404);
-        res.writeHead(404).end('not found');
-        return;
-      }
-      void readFile(file).then((bytes) => {
-        const m = /^bytes=(\d+)-(\d*)$/.exec(range ?? '');
-        if (m) {
-          const start = Number(m[1]);
-          const end = m[2] ? Math.min(Number(m[2]), bytes.length - 1) : bytes.length - 1;
-          if (start >= bytes.length) {
-            answer(416);
-            res.writeHead(416, { 'content-range': `bytes */${bytes.length}` }).end();
-            return;
-          }
-          answer(206);
-          res.writeHead(206, {
-            'content-range': `bytes ${start}-${end}/${bytes.length}`,
-            'content-length': end - start + 1,
-          });
-          res.end(bytes.subarray(start, end + 1));
-          return;
-        }
-        answer(200);
-        res.writeHead(200, { 'content-length': bytes.length, 'accept-ranges': 'bytes' });
-        const cut = s.cutAfter.get(path);
-        if (cut !== undefined) {
-          s.cutAfter.delete(path);
-          // Give the client time to take the bytes, then drop the connection.
-          res.write(bytes.subarray(0, cut), () => setTimeout(() => res.destroy(), 300));
-          return;
-        }
-        res.end(bytes);
-      });
+      void s.answer(path, req.headers.range, req.headers.authorization, res);
     });
     await new Promise<void>((r) => s.server.listen(0, '127.0.0.1', r));
     return s;
+  }
+
+  /** Queue faults for the next requests to `path`. */
+  fault(path: string, ...faults: Fault[]): void {
+    this.faults.set(path, [...(this.faults.get(path) ?? []), ...faults]);
+  }
+
+  private async answer(
+    path: string,
+    range: string | undefined,
+    authorization: string | undefined,
+    res: ServerResponse,
+  ): Promise<void> {
+    const status = (n: number) => this.seen.push({ path, range, status: n, authorization });
+    const fault = this.faults.get(path)?.shift();
+    if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.ms));
+    if (fault?.kind === 'status') {
+      status(fault.status);
+      res.writeHead(fault.status, { 'content-type': 'text/plain' }).end(`HTTP ${fault.status}\n`);
+      return;
+    }
+    if (fault?.kind === 'html') {
+      status(200);
+      res.writeHead(200, { 'content-type': 'text/html' }).end(HTML_ERROR);
+      return;
+    }
+    if (path.endsWith('/')) {
+      const names = [...this.files.keys()]
+        .filter((p) => p.startsWith(path) && !p.slice(path.length).includes('/'))
+        .map((p) => p.slice(path.length))
+        .sort();
+      status(names.length === 0 ? 404 : 200);
+      if (names.length === 0) res.writeHead(404).end('not found');
+      else
+        res
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><body><h1>Index of ${path}</h1><pre>\n<a href="../">Parent Directory</a>\n${names.map((n) => `<a href="${encodeURIComponent(n)}">${n}</a>`).join('\n')}\n</pre></body></html>\n`,
+          );
+      return;
+    }
+    const file = this.files.get(path);
+    if (file === undefined) {
+      status(404);
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const bytes = await readFile(file);
+    const m = /^bytes=(\d+)-(\d*)$/.exec(range ?? '');
+    if (m) {
+      const start = Number(m[1]);
+      const end = m[2] ? Math.min(Number(m[2]), bytes.length - 1) : bytes.length - 1;
+      if (start >= bytes.length) {
+        status(416);
+        res.writeHead(416, { 'content-range': `bytes */${bytes.length}` }).end();
+        return;
+      }
+      status(206);
+      res.writeHead(206, {
+        'content-range': `bytes ${start}-${end}/${bytes.length}`,
+        'content-length': end - start + 1,
+      });
+      res.end(bytes.subarray(start, end + 1));
+      return;
+    }
+    status(200);
+    if (fault?.kind === 'short') {
+      res.writeHead(200, { 'accept-ranges': 'bytes' });
+      res.end(bytes.subarray(0, fault.after));
+      return;
+    }
+    res.writeHead(200, { 'content-length': bytes.length, 'accept-ranges': 'bytes' });
+    if (fault?.kind === 'reset') {
+      // Give the client time to take the bytes, then drop the connection.
+      res.write(bytes.subarray(0, fault.after), () => setTimeout(() => res.destroy(), 300));
+      return;
+    }
+    res.end(bytes);
   }
 
   get base(): string {

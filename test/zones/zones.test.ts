@@ -267,7 +267,7 @@ describe('zone layers: generate-zones from local and network sources', () => {
 
       // The download breaks after 100 kB: a clear error, the layers untouched, the part file kept.
       const snap = await snapshotTree(join(dir, 'db', 'data'));
-      server.cutAfter.set('/nlcd/Annual_NLCD_test.zip', 100_000);
+      server.fault('/nlcd/Annual_NLCD_test.zip', { kind: 'reset', after: 100_000 });
       const broken = await net('snodas', '--provider', 'landcover');
       assert.equal(broken.code, 1);
       assert.match(broken.stderr, /download interrupted after \d+ bytes.*run the command again to resume/);

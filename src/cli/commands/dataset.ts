@@ -10,6 +10,7 @@ import type { Runner } from '../context.js';
 import { emit, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
+import { registerFetch } from './fetch.js';
 import { registerIngest } from './ingest.js';
 import { registerZoneCommands } from './zones.js';
 
@@ -75,6 +76,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
   }
 
   registerIngest(group, run);
+  registerFetch(group, run);
   registerZoneCommands(group, run);
 
   group

@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { datesOf } from '../datasets/inventory.js';
+import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
+import type { Database } from '../db/database.js';
+import { Layout } from '../db/layout.js';
+import { SnowdbError } from '../errors.js';
+import { ARCHIVES, waterYearOf } from '../fetch/archives.js';
+import { type FetchResult, fetchDates } from '../fetch/run.js';
+import { readManifest } from '../ingest/date-dir.js';
+import { withFileLock } from '../io/lock.js';
+import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch.js';
+import type { Settings } from './settings.js';
+
+/** One dataset's update. */
+export interface DatasetUpdate {
+  readonly dataset: string;
+  /** Counts of the dates' actions. */
+  readonly ingested: number;
+  readonly upgraded: number;
+  readonly missing: number;
+  readonly failed: number;
+  /** The newest date ingested after the run (null: none). */
+  readonly newest: string | null;
+  /** Why the dataset was not updated, or why it failed as a whole. */
+  readonly note: string | null;
+  /** Dates that changed, were missing or failed (up-to-date dates and the unpublished tail left out). */
+  readonly results: readonly FetchResult[];
+}
+
+export interface UpdateReport {
+  /** Pid of the update already running; the run then did nothing. */
+  readonly running: number | null;
+  readonly datasets: readonly DatasetUpdate[];
+}
+
+/** Whether an update found a real failure (a failed date, or a dataset that could not be fetched). */
+export const updateFailed = (r: UpdateReport): boolean =>
+  r.datasets.some((d) => d.failed > 0 || (d.note !== null && d.note.startsWith('failed')));
+
+class UpdateRunning extends Error {
+  constructor(readonly pid: number) {
+    super(`another update is running (pid ${pid})`);
+  }
+}
+
+/** Lookback for stage upgrades: dates of the current and previous water year below the best rank. */
+async function firstUpgradable(d: Dataset, dates: readonly string[], today: string): Promise<string | null> {
+  const archive = ARCHIVES[d.config.ingester];
+  const best = Math.max(...archive.alternatives('', '20000101').map((a) => a.rank));
+  if (archive.alternatives('', '20000101').length < 2) return null;
+  const from = `${waterYearOf(today.replaceAll('-', '')) - 2}-10-01`;
+  for (const iso of dates) {
+    if (iso < from) continue;
+    if (((await readManifest(d, iso.replaceAll('-', '')))?.rank ?? best) < best) return iso;
+  }
+  return null;
+}
+
+/** The ISO day after `iso`. */
+function nextDay(iso: string): string {
+  const t = new Date(`${iso}T00:00:00Z`);
+  t.setUTCDate(t.getUTCDate() + 1);
+  return t.toISOString().slice(0, 10);
+}
+
+/** Update one dataset: every date after its newest, to today, and stage upgrades. */
+async function updateOne(
+  db: Database,
+  settings: Settings,
+  d: Dataset,
+  c: FetchChoices,
+): Promise<DatasetUpdate> {
+  const dates = await datesOf(db, d);
+  const last = dates.at(-1) ?? null;
+  const empty = {
+    dataset: d.name,
+    ingested: 0,
+    upgraded: 0,
+    missing: 0,
+    failed: 0,
+    newest: last,
+    results: [],
+  };
+  if (last === null)
+    return {
+      ...empty,
+      note: `no dates yet: run 'snowdb dataset fetch ${d.name} --dates <start>/<end>' first`,
+    };
+  const today = todayUtc();
+  const upgrade = await firstUpgradable(d, dates, today);
+  const after = nextDay(last);
+  const start = upgrade !== null && upgrade < after ? upgrade : after;
+  if (start > today) return { ...empty, note: null };
+  let results: readonly FetchResult[];
+  try {
+    const base = archiveBase(d, settings);
+    results = (await fetchDates(db, d.name, base, start, today, await fetchOptions(settings, c))).results;
+  } catch (e) {
+    if (!SnowdbError.is(e)) throw e;
+    return { ...empty, note: `failed: ${e.message}` };
+  }
+  // The newest date the producer has: a missing run at the end is not published yet, not a gap.
+  let end = results.length;
+  while (end > 0 && results[end - 1]!.action === 'missing' && results[end - 1]!.date > last) end--;
+  const kept = results.slice(0, end).filter((r) => r.action !== 'up-to-date');
+  const n = (a: FetchResult['action']) => kept.filter((r) => r.action === a).length;
+  const newest = (await datesOf(db, d)).at(-1) ?? null;
+  return {
+    dataset: d.name,
+    ingested: n('ingested'),
+    upgraded: n('upgraded'),
+    missing: n('missing'),
+    failed: n('failed'),
+    newest,
+    note: null,
+    results: kept,
+  };
+}
+
+/**
+ * `snowdb update [<dataset>…]`: bring every active (or named) dataset up to the newest date its
+ * producer has, under a database-wide lock (`.update.lock`): a second run while one holds it does
+ * nothing and says so.
+ */
+export async function updateDatabase(
+  db: Database,
+  settings: Settings,
+  names: readonly string[],
+  c: FetchChoices,
+): Promise<UpdateReport> {
+  const datasets =
+    names.length > 0
+      ? await Promise.all(names.map((n) => openDataset(db, n)))
+      : (await openDatasets(db)).filter((d) => d.link.active);
+  try {
+    return await withFileLock(
+      join(db.root, Layout.updateLock),
+      async () => {
+        const out: DatasetUpdate[] = [];
+        for (const d of datasets) out.push(await updateOne(db, settings, d, c));
+        return { running: null, datasets: out };
+      },
+      (pid) => new UpdateRunning(pid),
+      0,
+    );
+  } catch (e) {
+    if (e instanceof UpdateRunning) return { running: e.pid, datasets: [] };
+    throw e;
+  }
+}
