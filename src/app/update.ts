@@ -21,8 +21,10 @@ export interface DatasetUpdate {
   readonly failed: number;
   /** The newest date ingested after the run (null: none). */
   readonly newest: string | null;
-  /** Why the dataset was not updated, or why it failed as a whole. */
+  /** Why the dataset was not updated (no dates yet). */
   readonly note: string | null;
+  /** Why the dataset's update failed as a whole (an archive that cannot be read, a login). */
+  readonly error: string | null;
   /** Dates that changed, were missing or failed (up-to-date dates and the unpublished tail left out). */
   readonly results: readonly FetchResult[];
 }
@@ -35,7 +37,7 @@ export interface UpdateReport {
 
 /** Whether an update found a real failure (a failed date, or a dataset that could not be fetched). */
 export const updateFailed = (r: UpdateReport): boolean =>
-  r.datasets.some((d) => d.failed > 0 || (d.note !== null && d.note.startsWith('failed')));
+  r.datasets.some((d) => d.failed > 0 || d.error !== null);
 
 class UpdateRunning extends Error {
   constructor(readonly pid: number) {
@@ -72,13 +74,15 @@ async function updateOne(
 ): Promise<DatasetUpdate> {
   const dates = await datesOf(db, d);
   const last = dates.at(-1) ?? null;
-  const empty = {
+  const empty: DatasetUpdate = {
     dataset: d.name,
     ingested: 0,
     upgraded: 0,
     missing: 0,
     failed: 0,
     newest: last,
+    note: null,
+    error: null,
     results: [],
   };
   if (last === null)
@@ -90,14 +94,14 @@ async function updateOne(
   const upgrade = await firstUpgradable(d, dates, today);
   const after = nextDay(last);
   const start = upgrade !== null && upgrade < after ? upgrade : after;
-  if (start > today) return { ...empty, note: null };
+  if (start > today) return empty;
   let results: readonly FetchResult[];
   try {
     const base = archiveBase(d, settings);
     results = (await fetchDates(db, d.name, base, start, today, await fetchOptions(settings, c))).results;
   } catch (e) {
     if (!SnowdbError.is(e)) throw e;
-    return { ...empty, note: `failed: ${e.message}` };
+    return { ...empty, error: e.message };
   }
   // The newest date the producer has: a missing run at the end is not published yet, not a gap.
   let end = results.length;
@@ -113,6 +117,7 @@ async function updateOne(
     failed: n('failed'),
     newest,
     note: null,
+    error: null,
     results: kept,
   };
 }

@@ -95,9 +95,11 @@ export function registerUpdate(program: Command, run: Runner): void {
         emit(ctx.out, opts.format, r, () =>
           r.datasets
             .map((d) =>
-              d.note !== null
-                ? `${d.dataset}: ${d.note}`
-                : `${d.dataset}: ingested ${d.ingested}, upgraded ${d.upgraded}, missing ${d.missing}, failed ${d.failed}; newest ${d.newest ?? 'none'}`,
+              d.error !== null
+                ? `${d.dataset}: failed: ${d.error}`
+                : d.note !== null
+                  ? `${d.dataset}: ${d.note}`
+                  : `${d.dataset}: ingested ${d.ingested}, upgraded ${d.upgraded}, missing ${d.missing}, failed ${d.failed}; newest ${d.newest ?? 'none'}`,
             )
             .join('\n'),
         );

@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { snodasArchiveFile } from '../helpers/archive.js';
+import { cliOk, snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
+import { FileServer } from '../helpers/file-server.js';
+
+/** `YYYYMMDD` of the UTC day `n` days before today. */
+function daysAgo(n: number): string {
+  const t = new Date();
+  t.setUTCDate(t.getUTCDate() - n);
+  return t.toISOString().slice(0, 10).replaceAll('-', '');
+}
+const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}`;
+
+describe('update: every active dataset up to the newest date its producer has, one run at a time', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let root: string;
+  let server: FileServer;
+  const [d3, d2, d1, d0] = [daysAgo(3), daysAgo(2), daysAgo(1), daysAgo(0)];
+  const env = () => ({
+    SNOWDB_CONFIG: root,
+    SNOWDB_SNODAS_URL: `${server.base}/snodas`,
+    SNOWDB_FETCH_BACKOFF_MS: '10',
+    SNOWDB_FETCH_RETRIES: '1',
+    HOME: dir,
+  });
+  const ok = cliOk(env);
+  const dates = async () =>
+    (await readdir(join(root, 'data/snodas/cogs'))).filter((n) => /^\d{8}$/.test(n)).sort();
+  let later: [string, string];
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    root = join(dir, 'db');
+    const published = new Map<string, string>();
+    for (const d of [d3, d2]) published.set(...(await snodasArchiveFile(dir, d)));
+    later = await snodasArchiveFile(dir, d1);
+    server = await FileServer.start(published);
+    await ok('init', root);
+    await ok('dataset', 'create', 'snodas', '--template', 'snodas');
+    await ok('dataset', 'activate', 'snodas');
+    await ok('dataset', 'create', 'swann', '--template', 'swann-800m');
+  });
+  after(async () => {
+    await server.close();
+    await cleanup();
+  });
+
+  it('a dataset with no dates is told how to start; an inactive one is left alone unless named', async () => {
+    const r = await ok('update');
+    assert.equal(
+      r.stdout.trim(),
+      "snodas: no dates yet: run 'snowdb dataset fetch snodas --dates <start>/<end>' first",
+    );
+    const named = await ok('update', 'swann');
+    assert.match(named.stdout, /^swann: no dates yet/);
+    assert.equal(server.seen.length, 0);
+  });
+
+  it('fetches the dates after the newest, stops at what the producer has without calling it missing, and takes the next day on the next run', async () => {
+    await ok('dataset', 'fetch', 'snodas', '--dates', iso(d3));
+    const first = await ok('update');
+    assert.equal(
+      first.stdout.trim(),
+      `snodas: ingested 1, upgraded 0, missing 0, failed 0; newest ${iso(d2)}`,
+    );
+    assert.deepEqual(await dates(), [d3, d2]);
+    // The producer publishes the next day; two updates start at once: one works, one stands aside.
+    server.files.set(...later);
+    const slow = { ...env(), SNOWDB_TEST_SWAP_PAUSE_MS: '800' };
+    const [a, b] = await Promise.all([
+      snowdbProcess(['update'], { env: slow }),
+      snowdbProcess(['update'], { env: slow }),
+    ]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const outs = [a.stdout.trim(), b.stdout.trim()].sort();
+    assert.match(outs[0]!, /^another update is running \(pid \d+\); nothing done$/);
+    assert.equal(outs[1], `snodas: ingested 1, upgraded 0, missing 0, failed 0; newest ${iso(d1)}`);
+    assert.deepEqual(await dates(), [d3, d2, d1]);
+    // Idempotent: the next run asks only for today, which is not published.
+    const seen = server.seen.length;
+    const third = await ok('update');
+    assert.equal(
+      third.stdout.trim(),
+      `snodas: ingested 0, upgraded 0, missing 0, failed 0; newest ${iso(d1)}`,
+    );
+    assert.deepEqual(
+      server.seen.slice(seen).map((s) => [s.path.split('/').pop(), s.status]),
+      [[`SNODAS_${d0}.tar`, 404]],
+    );
+  });
+
+  it('exits 1 with the reason when the archive cannot be reached, and changes nothing', async () => {
+    const closed = await FileServer.start(new Map());
+    const gone = closed.base;
+    await closed.close();
+    const r = await snowdb(['update', '--format', 'json'], {
+      env: { ...env(), SNOWDB_SNODAS_URL: `${gone}/snodas` },
+    });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      new RegExp(`failed: snodas ${iso(d0)}: could not fetch ${gone}/snodas/.*ECONNREFUSED`),
+    );
+    const report = JSON.parse(r.stdout) as { datasets: { failed: number }[] };
+    assert.equal(report.datasets[0]!.failed, 1);
+    assert.deepEqual(await dates(), [d3, d2, d1]);
+    const unknown = await snowdb(['update', 'nope'], { env: env() });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /dataset 'nope'/);
+  });
+});
