@@ -37,6 +37,7 @@ export const ErrorCatalog = {
   'invalid-geometry': { status: 422, title: 'Invalid geometry', exit: 1 },
   'unsupported-crs': { status: 422, title: 'Unsupported coordinate reference system', exit: 1 },
   'zone-layer-missing': { status: 409, title: 'Zone layer not generated', exit: 1 },
+  'date-not-found': { status: 404, title: 'Date not ingested', exit: 1 },
   'date-incomplete': { status: 409, title: 'Date is missing a variable', exit: 1 },
   'date-locked': { status: 503, title: 'Date locked by another ingest', exit: 1 },
   'series-locked': { status: 503, title: 'Series store locked by another writer', exit: 1 },

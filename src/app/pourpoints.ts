@@ -9,12 +9,15 @@ import {
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
+import { SnowdbError } from '../errors.js';
+import { pathExists } from '../io/fs.js';
 import { type ReindexReport, reindexPourpoints } from '../pourpoints/catalog.js';
-import { readIndex } from '../pourpoints/index-file.js';
-import { clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
+import { readIndex, writeIndex } from '../pourpoints/index-file.js';
+import { addPending, clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
 import type { SourceListing } from '../pourpoints/sources.js';
-import { basinRasterPaths, deleteBasin } from '../pourpoints/store.js';
+import { basinRasterPaths, deleteBasin, storedTriplets } from '../pourpoints/store.js';
 import { type SyncOptions, type SyncReport, syncPourpoints } from '../pourpoints/sync.js';
+import { checkTriplet } from '../pourpoints/triplet.js';
 import { extendSeries } from '../series/build.js';
 
 /** A sync's report and how many AOI rasters it built for the basins it imported. */
@@ -93,4 +96,40 @@ export async function rasterizePourpoints(db: Database, req: RasterizeRequest): 
   if (rows.some((r) => r.action === 'built'))
     for (const name of names) await extendSeries(await openDataset(db, name));
   return rows;
+}
+
+export interface RemoveReport {
+  readonly dryRun: boolean;
+  /** Triplets removed (or that would be). */
+  readonly removed: readonly string[];
+  /** Files deleted (or that would be), absolute: records and AOI rasters present. */
+  readonly files: readonly string[];
+}
+
+/**
+ * `pourpoint remove`: basins out of the database, with their AOI rasters and index entries. The
+ * journal lists them first, then the index drops them (one atomic write), then their files go:
+ * a kill in between is finished by the next import, sync or remove.
+ * @throws SnowdbError `invalid-name`, `pourpoint-not-found` (nothing is changed then).
+ */
+export async function removePourpoints(
+  db: Database,
+  triplets: readonly string[],
+  opts: { dryRun?: boolean } = {},
+): Promise<RemoveReport> {
+  const index = await readIndex(db.paths.pourpointIndex);
+  const stored = await storedTriplets(db);
+  const wanted = [...new Set(triplets.map((t) => checkTriplet(t)))].sort();
+  for (const t of wanted)
+    if (!index.has(t) && !stored.has(t))
+      throw new SnowdbError('pourpoint-not-found', `pourpoint '${t}' is not in the database`);
+  const files: string[] = [];
+  for (const t of wanted)
+    for (const p of [db.paths.record(t), ...basinRasterPaths(db, t)]) if (await pathExists(p)) files.push(p);
+  if (opts.dryRun === true) return { dryRun: true, removed: wanted, files };
+  await addPending(db, { aoi: [], pruned: wanted });
+  for (const t of wanted) index.delete(t);
+  await writeIndex(db.paths.pourpointIndex, index.values());
+  await finishPending(db, await openDatasets(db));
+  return { dryRun: false, removed: wanted, files };
 }

@@ -1,7 +1,8 @@
-import { openDatasets } from '../datasets/registry.js';
+import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
-import { checkDataset, debrisChecks, type Finding, indexChecks } from './health/checks.js';
+import { SnowdbError } from '../errors.js';
+import { CHECKS, checkDataset, debrisChecks, type Finding, indexChecks } from './health/checks.js';
 import { type DatasetFacts, readFacts } from './health/facts.js';
 
 export type { Finding } from './health/checks.js';
@@ -59,6 +60,17 @@ export async function readStatus(db: Database): Promise<DbStatus> {
   };
 }
 
+export interface DoctorOptions {
+  /** Remove debris of interrupted commands first. */
+  readonly fix?: boolean;
+  /** Only these datasets (active or not), and no database-wide checks. */
+  readonly datasets?: readonly string[];
+  /** Only these checks (names of `CHECKS`). */
+  readonly checks?: readonly string[];
+  /** Check inactive datasets too (by default only active ones). */
+  readonly includeInactive?: boolean;
+}
+
 export interface DoctorReport {
   readonly root: string;
   readonly ok: boolean;
@@ -74,15 +86,26 @@ export interface DoctorReport {
  * no debris of interrupted commands, no pending pourpoint work. A basin outside a dataset's domain
  * is information, not a failure. With `fix`, debris is removed first.
  */
-export async function runDoctor(db: Database, opts: { fix?: boolean } = {}): Promise<DoctorReport> {
+export async function runDoctor(db: Database, opts: DoctorOptions = {}): Promise<DoctorReport> {
+  const checks = new Set<string>(opts.checks?.length ? opts.checks : CHECKS);
+  const unknown = [...checks].filter((c) => !(CHECKS as readonly string[]).includes(c));
+  if (unknown.length > 0)
+    throw new SnowdbError(
+      'invalid-name',
+      `Unknown check(s): ${unknown.join(', ')}. Known checks: ${CHECKS.join(', ')}.`,
+    );
+  const named = new Set(opts.datasets ?? []);
+  for (const n of named) await openDataset(db, n); // an unknown name is an error, not an empty report
+  const pick = (d: Dataset) =>
+    named.size > 0 ? named.has(d.name) : d.link.active || opts.includeInactive === true;
   // --fix: what interrupted commands left (nothing a running command holds).
   const removed = opts.fix === true ? await sweepDebris(debrisRoots(db, await openDatasets(db))) : [];
-  const facts = await readFacts(db);
+  const facts = await readFacts(db, pick);
   const findings = [
-    ...indexChecks(facts),
-    ...debrisChecks(facts, db.root),
+    // Database-wide checks run unless the run is narrowed to datasets.
+    ...(named.size > 0 ? [] : [...indexChecks(facts), ...debrisChecks(facts, db.root)]),
     ...facts.datasets.flatMap(checkDataset),
-  ];
+  ].filter((f) => checks.has(f.check));
   const failures = findings.filter((f) => f.severity === 'fail').length;
   return { root: db.root, ok: failures === 0, failures, findings, removed };
 }

@@ -43,10 +43,15 @@ export async function readManifest(d: Dataset, date: string): Promise<DateManife
   }
 }
 
+/** What a date folder lacks of its manifest and one COG per dataset variable (empty: complete). */
+export async function dateMissing(d: Dataset, date: string): Promise<string[]> {
+  const names = new Set(await namesIn(d.paths.date(date)));
+  return [MANIFEST, ...Object.keys(d.config.variables).map((v) => `${v}.tif`)].filter((n) => !names.has(n));
+}
+
 /** Whether a date folder holds its manifest and one COG per dataset variable. */
 export async function dateComplete(d: Dataset, date: string): Promise<boolean> {
-  const names = new Set(await namesIn(d.paths.date(date)));
-  return names.has(MANIFEST) && Object.keys(d.config.variables).every((v) => names.has(`${v}.tif`));
+  return (await dateMissing(d, date)).length === 0;
 }
 
 /**
@@ -101,4 +106,28 @@ export async function swapIn(
   await rename(link, target);
   await pause();
   if (replaced !== null) await rm(replaced, { recursive: true, force: true });
+}
+
+/**
+ * Take one date out of a dataset, under its lock: the link goes in one unlink (readers see the
+ * whole date or none), then the version it pointed to; a plain folder (an old layout) is renamed
+ * aside first. A kill in between leaves an unlinked version, swept as debris.
+ * @returns whether the date was there.
+ */
+export async function removeDateDir(d: Dataset, date: string): Promise<boolean> {
+  return withDateLock(d, date, async () => {
+    const target = d.paths.date(date);
+    const st = await lstat(target).catch(() => null);
+    if (st === null) return false;
+    let version: string;
+    if (st.isSymbolicLink()) {
+      version = join(d.paths.datesDir, await readlink(target));
+      await rm(target);
+    } else {
+      version = d.paths.dateVersion(date, `${tempTag()}.old`);
+      await rename(target, version);
+    }
+    await rm(version, { recursive: true, force: true });
+    return true;
+  });
 }

@@ -1,10 +1,9 @@
+import { csvField as field } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import type { AllBasinsStats } from './all-basins.js';
 import type { CompactStats } from './engine.js';
 
-/** A CSV field: minimal quoting (RFC 4180). */
-const field = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
 const num = (v: number | string | null): string => (v === null ? '' : String(v));
 
 /** The columns of one axis (docs/reference.md#stats): banded min/max, categorical label, threshold side/threshold. */

@@ -45,10 +45,46 @@ describe('status and doctor', () => {
     });
     const table = await cli('status');
     assert.match(table.stdout, /^snodas +no +yes +1 of 1 +6 of 6 +2 +2024-01-15 +2024-01-16 +ok$/m);
-    const doc = await cli('doctor');
+    const doc = await cli('doctor', '--include-inactive');
     assert.equal(doc.code, 0, doc.stdout + doc.stderr);
     assert.match(doc.stdout, /^info +pourpoints +snodas +OFFGRID:UT:TEST +outside the dataset's domain/m);
     assert.match(doc.stdout, /^doctor: every check passed$/m);
+  });
+
+  it('--check and --dataset run a subset; an inactive dataset is checked only with --include-inactive or by name', async () => {
+    await rm(join(ds(), 'cogs/20240115/swe.tif'));
+    try {
+      const rows = async (...args: string[]) => {
+        const r = await cli('doctor', '--format', 'json', ...args);
+        const rep = JSON.parse(r.stdout) as {
+          findings: { check: string; dataset: string; target: string }[];
+        };
+        return { code: r.code, found: rep.findings.map((f) => `${f.check} ${f.dataset} ${f.target}`).sort() };
+      };
+      // Inactive and not named: only the database-wide checks run.
+      assert.deepEqual(await rows(), { code: 0, found: [] });
+      const broken = { code: 1, found: ['dates snodas 2024-01-15'] };
+      assert.deepEqual(await rows('--include-inactive', '--check', 'dates'), broken);
+      assert.deepEqual(await rows('--dataset', 'snodas', '--check', 'dates'), broken);
+      assert.deepEqual(await rows('--dataset', 'snodas', '--check', 'pourpoints'), {
+        code: 0,
+        found: ['pourpoints snodas OFFGRID:UT:TEST'],
+      });
+      for (const [args, message] of [
+        [
+          ['--check', 'nope'],
+          /Unknown check\(s\): nope\. Known checks: grid, dates, files, pourpoints, zones, index, series, debris\./,
+        ],
+        [['--dataset', 'nope'], /dataset 'nope'/],
+      ] as const) {
+        const r = await cli('doctor', ...args);
+        assert.equal(r.code, 1);
+        assert.match(r.stderr, message);
+      }
+    } finally {
+      // Put the date back: re-ingest its tar (beside the database).
+      await cli('dataset', 'ingest', 'snodas', '--force', join(dir, 'SNODAS_20240115.tar'));
+    }
   });
 
   it('debris of dead writers is named; doctor --fix removes it and nothing else; a live writer is left alone', async () => {
@@ -65,7 +101,7 @@ describe('status and doctor', () => {
     // A live writer's temp file (this process) is work in progress, not debris.
     await writeFile(join(ds(), 'aoi', `.x.tif.${tag(process.pid)}.tmp`), 'mine');
     const fails = async (...args: string[]) => {
-      const r = await cli('doctor', '--format', 'json', ...args);
+      const r = await cli('doctor', '--include-inactive', '--format', 'json', ...args);
       const rep = JSON.parse(r.stdout) as {
         removed: string[];
         findings: { check: string; target: string; issue: string }[];
@@ -99,7 +135,7 @@ describe('status and doctor', () => {
     await rm(join(ds(), 'aoi/09406000_UT_USGS.tif'));
     await rm(join(ds(), 'zones/terrain/northness.tif'));
     await rm(join(dir, 'db/pourpoints/OFFGRID_UT_TEST.geojson'));
-    const doc = await cli('doctor', '--format', 'json');
+    const doc = await cli('doctor', '--include-inactive', '--format', 'json');
     assert.equal(doc.code, 1);
     assert.match(doc.stderr, /4 health check\(s\) failed/);
     const report = JSON.parse(doc.stdout) as {
@@ -110,7 +146,7 @@ describe('status and doctor', () => {
       .filter((f) => f.severity === 'fail')
       .map((f) => `${f.check} ${f.target}: ${f.issue}`);
     assert.deepEqual(fails.sort(), [
-      'dates 2024-01-16: incomplete: a variable COG or the manifest is missing (re-ingest it)',
+      'dates 2024-01-16: incomplete: missing depth.tif (re-ingest it)',
       "files terrain.northness: zone layer missing (run 'snowdb dataset generate-zones snodas')",
       "index OFFGRID:UT:TEST: indexed without a record (run 'snowdb pourpoint reindex')",
       "pourpoints 09406000:UT:USGS: no AOI raster (run 'snowdb pourpoint rasterize 09406000:UT:USGS')",

@@ -92,7 +92,7 @@ interface Doctor {
 }
 
 async function doctor(env: Record<string, string>): Promise<Doctor> {
-  const r = await snowdb(['doctor', '--format', 'json'], { env });
+  const r = await snowdb(['doctor', '--include-inactive', '--format', 'json'], { env });
   return JSON.parse(r.stdout) as Doctor;
 }
 

@@ -215,7 +215,7 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
   });
 
   it('doctor measures the classified share of each basin from its pixels and warns below 99 %', async () => {
-    const r = await snowdb(['doctor', '--format', 'json'], { env });
+    const r = await snowdb(['doctor', '--include-inactive', '--format', 'json'], { env });
     assert.equal(r.code, 0, r.stdout);
     const found = (JSON.parse(r.stdout) as { findings: { check: string; target: string; issue: string }[] })
       .findings;

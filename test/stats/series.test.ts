@@ -55,7 +55,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     );
     await cli('pourpoint', 'import', record);
     await cli('dataset', 'activate', 'snodas');
-    const doctor = await snowdb(['doctor', '--format', 'json'], { env });
+    const doctor = await snowdb(['doctor', '--include-inactive', '--format', 'json'], { env });
     assert.doesNotMatch(doctor.stdout, /"check": ?"series"/, doctor.stdout);
 
     const db = await Database.open(root());
@@ -131,7 +131,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     await cli('dataset', 'rebuild-series', 'snodas');
     const first = await snapshotTree(series);
     await rm(series, { recursive: true, force: true });
-    const missing = await snowdb(['doctor'], { env });
+    const missing = await snowdb(['doctor', '--include-inactive'], { env });
     assert.equal(missing.code, 1);
     assert.match(
       missing.stdout + missing.stderr,
@@ -143,16 +143,16 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     // A date marked stale (an ingest that died between its COG swap and the store update) …
     const d = await openDataset(await Database.open(root()), 'snodas');
     await markSeriesStale(d, '2024-01-16');
-    const stale = await snowdb(['doctor'], { env });
+    const stale = await snowdb(['doctor', '--include-inactive'], { env });
     assert.equal(stale.code, 1);
     assert.match(stale.stdout + stale.stderr, /1 date\(s\) wait for an update: 2024-01-16/);
     // … and a page that lost a date are failures; a rebuild clears both.
     const page = join(series, 'swe/202402-0.page');
     await rm(page);
-    const lost = await snowdb(['doctor'], { env });
+    const lost = await snowdb(['doctor', '--include-inactive'], { env });
     assert.match(lost.stdout + lost.stderr, /series\/swe\/202402-0\.page.*missing \(1 ingested dates\)/);
     await cli('dataset', 'rebuild-series', 'snodas');
-    const fixed = await snowdb(['doctor'], { env });
+    const fixed = await snowdb(['doctor', '--include-inactive'], { env });
     assert.doesNotMatch(fixed.stdout + fixed.stderr, /series/);
     assert.equal((await readFile(join(series, 'blocks.bin'))).subarray(0, 8).toString(), 'SDBSBL01');
   });

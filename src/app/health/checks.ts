@@ -4,9 +4,12 @@ import { type Grid, intersectWindows, parseWindowTag, type Window } from '../../
 import { ZONES_FORMAT } from '../../zones/plan.js';
 import type { DatabaseFacts, DatasetFacts } from './facts.js';
 
+/** The checks `doctor` runs, by name (`--check`). */
+export const CHECKS = ['grid', 'dates', 'files', 'pourpoints', 'zones', 'index', 'series', 'debris'] as const;
+
 /** One finding: a failure makes `doctor` exit non-zero; info is reported only. */
 export interface Finding {
-  readonly check: 'grid' | 'dates' | 'files' | 'pourpoints' | 'zones' | 'index' | 'series' | 'debris';
+  readonly check: (typeof CHECKS)[number];
   readonly dataset: string;
   readonly target: string;
   readonly issue: string;
@@ -56,8 +59,8 @@ const areaRaster: DatasetCheck = (f) => {
 };
 
 const completeDates: DatasetCheck = (f) =>
-  f.incomplete.map((date) =>
-    finding(f.dataset, 'dates')(date, 'incomplete: a variable COG or the manifest is missing (re-ingest it)'),
+  f.incomplete.map(({ date, missing }) =>
+    finding(f.dataset, 'dates')(date, `incomplete: missing ${missing.join(', ')} (re-ingest it)`),
   );
 
 const firstDateGrid: DatasetCheck = (f) => {

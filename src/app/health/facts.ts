@@ -4,7 +4,7 @@ import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
 import { stemOf } from '../../db/layout.js';
-import { dateComplete } from '../../ingest/date-dir.js';
+import { dateMissing } from '../../ingest/date-dir.js';
 import { namesIn } from '../../io/fs.js';
 import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { type Pending, readPending } from '../../pourpoints/pending.js';
@@ -36,7 +36,7 @@ export interface DatasetFacts {
   readonly area: Header;
   /** Ingested dates (ISO, ascending) and those missing a COG or the manifest. */
   readonly dates: readonly string[];
-  readonly incomplete: readonly string[];
+  readonly incomplete: readonly { readonly date: string; readonly missing: readonly string[] }[];
   /** The first date's COG of the first variable (sorted), when a date exists. */
   readonly firstCog: { readonly date: string; readonly variable: string; readonly header: Header } | null;
   /** File names in `aoi/` ending in .tif. */
@@ -66,8 +66,8 @@ async function datasetFacts(d: Dataset, index: ReadonlyMap<string, IndexEntry>):
   const area = await readHeader(d.paths.area);
   const dates = await ingestedDates(d);
   const incomplete = (
-    await mapPool(dates, 16, async (date) => ((await dateComplete(d, date)) ? null : date))
-  ).filter((x): x is string => x !== null);
+    await mapPool(dates, 16, async (date) => ({ date, missing: await dateMissing(d, date) }))
+  ).filter((x) => x.missing.length > 0);
   const first = dates[0];
   const variable = Object.keys(d.config.variables).sort()[0]!;
   const firstCog =
@@ -123,11 +123,15 @@ async function classifiedShares(
 }
 
 /** Read what every health check needs: headers and listings, and each basin's classified share. */
-export async function readFacts(db: Database): Promise<DatabaseFacts> {
+export async function readFacts(
+  db: Database,
+  pick: (d: Dataset) => boolean = () => true,
+): Promise<DatabaseFacts> {
   const index = await indexOf(db);
-  const datasets = await openDatasets(db);
+  const all = await openDatasets(db);
+  const datasets = all.filter(pick);
   return {
-    debris: await findDebris(debrisRoots(db, datasets)),
+    debris: await findDebris(debrisRoots(db, all)),
     pending: await readPending(db),
     stored: await storedTriplets(db),
     indexed: [...index.keys()],

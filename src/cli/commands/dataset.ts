@@ -12,12 +12,15 @@ import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
 import { registerFetch } from './fetch.js';
 import { registerIngest } from './ingest.js';
+import { registerDateCommands } from './maintenance.js';
 import { registerZoneCommands } from './zones.js';
 
 export function registerDatasetCommands(program: Command, run: Runner): void {
   const group = program
     .command('dataset')
-    .description('gridded datasets: create, register, activate, generate-zones, ingest, list, info');
+    .description(
+      'gridded datasets: create, register, activate, generate-zones, ingest, fetch, dates, remove-date, list, info',
+    );
 
   group
     .command('create')
@@ -77,6 +80,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
 
   registerIngest(group, run);
   registerFetch(group, run);
+  registerDateCommands(group, run);
   registerZoneCommands(group, run);
 
   group

@@ -3,7 +3,7 @@ import { rasterizePourpoints } from '../../app/pourpoints.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints, type PourpointDetail, showPourpoint } from '../../pourpoints/catalog.js';
 import type { Runner } from '../context.js';
-import { emit, type Format, formatOption } from '../options.js';
+import { emit, emitRows, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 import { progressBar } from '../progress.js';
 
@@ -18,7 +18,7 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
   group
     .command('list')
     .description('indexed (basin-bearing) pourpoints with area and coverage per dataset')
-    .addOption(formatOption())
+    .addOption(formatOption(['table', 'json', 'csv']))
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const entries = await listPourpoints(await ctx.openDatabase());
@@ -29,13 +29,13 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
           point: e.point,
           coverage: e.coverage,
         }));
-        emit(ctx.out, opts.format, json, () =>
-          entries.length === 0
-            ? "no pourpoints yet (add them with 'snowdb pourpoint import <file>' or 'snowdb pourpoint sync <dir|url>')"
-            : renderTable(
-                ['triplet', 'name', 'area_km2', 'coverage'],
-                entries.map((e) => [e.triplet, e.name, km2(e.areaMeters), coverageText(e.coverage)]),
-              ),
+        emitRows(
+          ctx.out,
+          opts.format,
+          json,
+          ['triplet', 'name', 'area_km2', 'coverage'],
+          entries.map((e) => [e.triplet, e.name, km2(e.areaMeters), coverageText(e.coverage)]),
+          "no pourpoints yet (add them with 'snowdb pourpoint import <file>' or 'snowdb pourpoint sync <dir|url>')",
         );
       }),
     );

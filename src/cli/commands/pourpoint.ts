@@ -5,6 +5,7 @@ import { listFolderSource, singleFileSource } from '../../pourpoints/sources.js'
 import type { CliContext, Runner } from '../context.js';
 import { emit, type Format, formatOption } from '../options.js';
 import { progressBar } from '../progress.js';
+import { registerPourpointRemove } from './maintenance.js';
 import { registerPourpointCatalog } from './pourpoint-catalog.js';
 
 /** Summary line: `imported 3 (2 new, 1 updated), 40 unchanged, skipped 2 point-only, pruned 0, invalid 1`. */
@@ -39,7 +40,9 @@ function printReport(ctx: CliContext, r: ImportReport, format: Format): void {
 }
 
 export function registerPourpoint(program: Command, run: Runner): void {
-  const group = program.command('pourpoint').description('basin records: import, sync, list, show, reindex');
+  const group = program
+    .command('pourpoint')
+    .description('basin records: import, sync, list, show, rasterize, reindex, remove');
 
   group
     .command('import')
@@ -82,6 +85,7 @@ export function registerPourpoint(program: Command, run: Runner): void {
     );
 
   registerPourpointCatalog(group, run);
+  registerPourpointRemove(group, run);
 
   group
     .command('reindex')

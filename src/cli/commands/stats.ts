@@ -8,8 +8,7 @@ import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import { UNITS, type Units } from '../../stats/units.js';
 import type { CliContext, Runner } from '../context.js';
 import { renderJson } from '../json.js';
-
-const collect = (v: string, prev: string[] = []) => [...prev, v];
+import { collect } from '../options.js';
 
 /** The cell options every stats command reads. */
 export interface CellFlags {

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
+import { CHECKS } from '../../app/health/checks.js';
 import { type DbStatus, readStatus, runDoctor } from '../../app/status.js';
 import { SnowdbError } from '../../errors.js';
 import type { Runner } from '../context.js';
-import { emit, type Format, formatOption } from '../options.js';
+import { collect, emit, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
 
 export function registerStatus(program: Command, run: Runner): void {
@@ -23,22 +24,51 @@ export function registerStatus(program: Command, run: Runner): void {
       '--fix',
       'first remove what interrupted commands left (temp files, unlinked date versions, stale locks)',
     )
+    .option(
+      '-d, --dataset <name>',
+      'check only this dataset (repeatable; skips the database-wide checks)',
+      collect,
+      [],
+    )
+    .option('--check <name>', `run only this check (repeatable): ${CHECKS.join(', ')}`, collect, [])
+    .option('--include-inactive', 'check inactive datasets too (default: active ones only)')
     .addOption(formatOption())
-    .action((opts: { format: Format; fix?: boolean }, cmd: Command) =>
-      run(cmd, async (ctx) => {
-        const report = await runDoctor(await ctx.openDatabase(), { fix: opts.fix === true });
-        emit(ctx.out, opts.format, report, () => {
-          const rows = report.findings.map((f) => [f.severity, f.check, f.dataset || '-', f.target, f.issue]);
-          return [
-            `database: ${report.root}`,
-            ...report.removed.map((p) => `removed: ${p}`),
-            ...(rows.length ? [renderTable(['', 'check', 'dataset', 'target', 'issue'], rows)] : []),
-            report.ok ? 'doctor: every check passed' : `doctor: ${report.failures} check(s) failed`,
-          ].join('\n');
-        });
-        if (!report.ok)
-          throw new SnowdbError('health-check-failed', `${report.failures} health check(s) failed`);
-      }),
+    .action(
+      (
+        opts: {
+          format: Format;
+          fix?: boolean;
+          dataset: string[];
+          check: string[];
+          includeInactive?: boolean;
+        },
+        cmd: Command,
+      ) =>
+        run(cmd, async (ctx) => {
+          const report = await runDoctor(await ctx.openDatabase(), {
+            fix: opts.fix === true,
+            datasets: opts.dataset,
+            checks: opts.check,
+            includeInactive: opts.includeInactive === true,
+          });
+          emit(ctx.out, opts.format, report, () => {
+            const rows = report.findings.map((f) => [
+              f.severity,
+              f.check,
+              f.dataset || '-',
+              f.target,
+              f.issue,
+            ]);
+            return [
+              `database: ${report.root}`,
+              ...report.removed.map((p) => `removed: ${p}`),
+              ...(rows.length ? [renderTable(['', 'check', 'dataset', 'target', 'issue'], rows)] : []),
+              report.ok ? 'doctor: every check passed' : `doctor: ${report.failures} check(s) failed`,
+            ].join('\n');
+          });
+          if (!report.ok)
+            throw new SnowdbError('health-check-failed', `${report.failures} health check(s) failed`);
+        }),
     );
 }
 

@@ -1,0 +1,97 @@
+import { datesOf } from '../datasets/inventory.js';
+import { openDataset } from '../datasets/registry.js';
+import type { Database } from '../db/database.js';
+import { SnowdbError } from '../errors.js';
+import { daysBetween } from '../fetch/plan.js';
+import { removeDateDir } from '../ingest/date-dir.js';
+import { markSeriesStale, refreshSeries } from '../series/build.js';
+import { parseDateRange } from '../stats/dates.js';
+import { isoDate } from '../util/dates.js';
+import { todayUtc } from './fetch.js';
+
+export interface DatesReport {
+  readonly dataset: string;
+  /** `ingested`: the ingested dates in range; `missing`: the days in range with no date. */
+  readonly kind: 'ingested' | 'missing';
+  readonly from: string | null;
+  readonly to: string | null;
+  readonly dates: readonly string[];
+}
+
+/** An ISO date option (`YYYY-MM-DD` or `YYYYMMDD`), checked. */
+function dateOption(text: string | undefined, parameter: string): string | null {
+  if (text === undefined) return null;
+  const iso = /^\d{8}$/.test(text) ? isoDate(text) : text;
+  const q = parseDateRange(iso, parameter);
+  return q.type === 'DateRange' ? q.start_date : null;
+}
+
+/**
+ * `dataset dates`: the ingested dates in [from, to], or with `missing` the days in that range
+ * with no date (default range: first to last ingested; `--missing` with a start and no end runs
+ * to today).
+ */
+export async function datasetDates(
+  db: Database,
+  name: string,
+  opts: { missing?: boolean; from?: string | undefined; to?: string | undefined },
+): Promise<DatesReport> {
+  const d = await openDataset(db, name);
+  const from = dateOption(opts.from, 'from');
+  const to = dateOption(opts.to, 'to');
+  if (from !== null && to !== null && from > to)
+    throw new SnowdbError('malformed-query-parameter', `--from ${from} is after --to ${to}`, {
+      parameter: 'from',
+    });
+  const all = await datesOf(db, d);
+  const inRange = all.filter((x) => (from === null || x >= from) && (to === null || x <= to));
+  if (opts.missing !== true) return { dataset: name, kind: 'ingested', from, to, dates: inRange };
+  const start = from ?? all[0] ?? null;
+  if (start === null)
+    throw new SnowdbError(
+      'malformed-query-parameter',
+      `${name} has no dates yet: give --from (and --to) to list the missing days of a range`,
+      { parameter: 'from' },
+    );
+  const end = to ?? (from !== null ? todayUtc() : all.at(-1)!);
+  const have = new Set(all);
+  const gaps = daysBetween(start, end)
+    .map(isoDate)
+    .filter((x) => !have.has(x));
+  return { dataset: name, kind: 'missing', from: start, to: end, dates: gaps };
+}
+
+export interface RemoveDatesReport {
+  readonly dataset: string;
+  readonly dryRun: boolean;
+  readonly removed: readonly string[];
+}
+
+/**
+ * `dataset remove-date`: dates out of a dataset, each in one atomic step, then the series store
+ * brought level. Every date is checked first: one that is not ingested changes nothing.
+ * @throws SnowdbError `malformed-query-parameter`, `date-not-found`.
+ */
+export async function removeDates(
+  db: Database,
+  name: string,
+  dates: readonly string[],
+  opts: { dryRun?: boolean } = {},
+): Promise<RemoveDatesReport> {
+  const d = await openDataset(db, name);
+  const have = new Set(await datesOf(db, d));
+  const wanted = [...new Set(dates.map((x) => dateOption(x, 'date')!))].sort();
+  const absent = wanted.filter((x) => !have.has(x));
+  if (absent.length > 0)
+    throw new SnowdbError(
+      'date-not-found',
+      `${name} has no date ${absent.join(', ')} (see 'snowdb dataset dates ${name}')`,
+    );
+  if (opts.dryRun === true) return { dataset: name, dryRun: true, removed: wanted };
+  for (const x of wanted) {
+    await markSeriesStale(d, x);
+    await removeDateDir(d, x.replaceAll('-', ''));
+  }
+  await refreshSeries(d);
+  return { dataset: name, dryRun: false, removed: wanted };
+}
