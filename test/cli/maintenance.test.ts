@@ -118,6 +118,13 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
         .map((l) => l.split(',')[0]),
       ['2024-01-15'],
     );
+    // One year is a span of one: --years 2024 answers as --years 2024..2024.
+    const doy = (years: string) =>
+      cli('stats', 'snodas', ZION, '--variable', 'swe', '--doy', '01-15', '--years', years);
+    const [one, span] = [await doy('2024'), await doy('2024..2024')];
+    assert.equal(one.code, 0, one.stderr);
+    assert.equal(one.stdout, span.stdout);
+    assert.match(one.stdout, /2024-01-15/);
   });
 
   it('pourpoint remove: --dry-run names the files; removal takes record, index entry and AOI rasters; bad triplets change nothing', async () => {
