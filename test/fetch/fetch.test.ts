@@ -3,7 +3,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { SNODAS_BLOCK, snodasArchiveFile, spiresArchiveFile, swannArchiveFile } from '../helpers/archive.js';
-import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
+import { cliOk, snowdb, snowdbOnTty, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
 import { snapshotTree } from '../helpers/fs.js';
 import { oracle } from '../helpers/gdal.js';
@@ -140,6 +140,15 @@ describe("dataset fetch: a loopback archive in each producer's layout, with faul
     // The next run, with the archive healthy again, gets the date.
     await ok('dataset', 'fetch', 'snodas', '--dates', '2024-01-06');
     assert.equal(await swe('20240106'), 6 * SNODAS_BLOCK.n ** 2);
+  });
+
+  it('on a terminal a progress line shows dates, MB, rate and ETA', async () => {
+    const [p, file] = await snodasArchiveFile(dir, '20240107');
+    server.files.set(p, file);
+    const r = await snowdbOnTty(['dataset', 'fetch', 'snodas', '--dates', '2024-01-07'], { env: env() });
+    assert.equal(r.code, 0, r.stdout);
+    assert.match(r.stdout, /snodas fetch \[#{24}\] 1\/1 dates, 1\.\d MB, [\d.]+ MB\/s, ETA 0s/);
+    assert.match(r.stdout, /2024-01-07\s+ingested/);
   });
 
   it('SWANN: takes the most advanced stage the water-year listing names, and upgrades a date when a later one appears', async () => {
