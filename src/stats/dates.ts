@@ -64,8 +64,9 @@ export function dayOfYear(month: number, day: number, startYear: number, endYear
 export function parseDoy(doy: string, years: string): DateQuery {
   const d = /^(\d{1,2})-(\d{1,2})$/.exec(doy);
   if (!d) throw malformed('doy', `'${doy}': expected MM-DD, e.g. 04-01`);
-  const y = parseYearSpan(years, 'years');
-  return dayOfYear(Number(d[1]), Number(d[2]), y.start, y.end);
+  const y = /^(\d{4})(?:\.\.(\d{4}))?$/.exec(years);
+  if (!y) throw malformed('years', `'${years}': expected Y1..Y2 or one year, e.g. 2001..2024`);
+  return dayOfYear(Number(d[1]), Number(d[2]), Number(y[1]), Number(y[2] ?? y[1]));
 }
 
 /**
