@@ -6,7 +6,7 @@ import { daysBetween } from '../fetch/plan.js';
 import { removeDateDir } from '../ingest/date-dir.js';
 import { markSeriesStale, refreshSeries } from '../series/build.js';
 import { parseDateRange } from '../stats/dates.js';
-import { isoDate } from '../util/dates.js';
+import { compactDate, isoDate } from '../util/dates.js';
 import { todayUtc } from './fetch.js';
 
 export interface DatesReport {
@@ -90,7 +90,7 @@ export async function removeDates(
   if (opts.dryRun === true) return { dataset: name, dryRun: true, removed: wanted };
   for (const x of wanted) {
     await markSeriesStale(d, x);
-    await removeDateDir(d, x.replaceAll('-', ''));
+    await removeDateDir(d, compactDate(x));
   }
   await refreshSeries(d);
   return { dataset: name, dryRun: false, removed: wanted };

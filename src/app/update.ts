@@ -4,10 +4,11 @@ import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js
 import type { Database } from '../db/database.js';
 import { Layout } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
-import { ARCHIVES, waterYearOf } from '../fetch/archives.js';
+import { ARCHIVES, rankOf } from '../fetch/archives.js';
 import { type FetchResult, fetchDates } from '../fetch/run.js';
 import { readManifest } from '../ingest/date-dir.js';
 import { withFileLock } from '../io/lock.js';
+import { compactDate, waterYearOf } from '../util/dates.js';
 import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch.js';
 import type { Settings } from './settings.js';
 
@@ -47,13 +48,12 @@ class UpdateRunning extends Error {
 
 /** Lookback for stage upgrades: dates of the current and previous water year below the best rank. */
 async function firstUpgradable(d: Dataset, dates: readonly string[], today: string): Promise<string | null> {
-  const archive = ARCHIVES[d.config.ingester];
-  const best = Math.max(...archive.alternatives('', '20000101').map((a) => a.rank));
-  if (archive.alternatives('', '20000101').length < 2) return null;
-  const from = `${waterYearOf(today.replaceAll('-', '')) - 2}-10-01`;
+  const { best, ranked } = rankOf(ARCHIVES[d.config.ingester]);
+  if (!ranked) return null;
+  const from = `${waterYearOf(today) - 2}-10-01`;
   for (const iso of dates) {
     if (iso < from) continue;
-    if (((await readManifest(d, iso.replaceAll('-', '')))?.rank ?? best) < best) return iso;
+    if (((await readManifest(d, compactDate(iso)))?.rank ?? best) < best) return iso;
   }
   return null;
 }

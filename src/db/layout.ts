@@ -1,4 +1,5 @@
 import { dirname, join, resolve } from 'node:path';
+import { compactDate } from '../util/dates.js';
 
 /**
  * Every file and folder name of a database directory, and the one place paths inside it are
@@ -86,7 +87,6 @@ export function datasetDir(root: string, configPath: string): string {
 }
 
 /** Date folder name: `YYYYMMDD` (an ISO `YYYY-MM-DD` is accepted and compacted). */
-const day = (date: string) => date.replaceAll('-', '');
 
 /** Every path inside one dataset folder. Dates may be ISO or `YYYYMMDD`. */
 export interface DatasetPaths {
@@ -147,12 +147,12 @@ export function datasetPaths(dir: string): DatasetPaths {
     aoiDir: join(dir, DatasetLayout.aoi),
     aoi: (triplet) => join(dir, DatasetLayout.aoi, `${stemOf(triplet)}.tif`),
     datesDir: dates,
-    date: (date) => join(dates, day(date)),
-    cog: (date, variable) => join(dates, day(date), `${variable}.tif`),
-    manifest: (date) => join(dates, day(date), DatasetLayout.manifest),
-    dateLock: (date) => join(dates, `.${day(date)}.lock`),
-    dateVersion: (date, tag) => join(dates, `.${day(date)}.${tag}.v`),
-    dateLink: (date, tag) => join(dates, `.${day(date)}.${tag}.lnk`),
+    date: (date) => join(dates, compactDate(date)),
+    cog: (date, variable) => join(dates, compactDate(date), `${variable}.tif`),
+    manifest: (date) => join(dates, compactDate(date), DatasetLayout.manifest),
+    dateLock: (date) => join(dates, `.${compactDate(date)}.lock`),
+    dateVersion: (date, tag) => join(dates, `.${compactDate(date)}.${tag}.v`),
+    dateLink: (date, tag) => join(dates, `.${compactDate(date)}.${tag}.lnk`),
     zonesDir: zones,
     zoneLayer: (provider, file) => join(zones, provider, file),
     zoneStaging: (provider, tag) => join(zones, `.staging-${provider}-${tag}`),
@@ -161,6 +161,6 @@ export function datasetPaths(dir: string): DatasetPaths {
     seriesVariable: (variable) => join(series, variable),
     seriesPage: (variable, page) => join(series, variable, `${page}.page`),
     seriesStaleDir: join(series, 'stale'),
-    seriesStale: (date) => join(series, 'stale', day(date)),
+    seriesStale: (date) => join(series, 'stale', compactDate(date)),
   };
 }

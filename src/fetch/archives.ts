@@ -1,5 +1,6 @@
 import type { INGESTERS } from '../datasets/config.js';
 import { STAGES } from '../ingest/swann.js';
+import { isoDate, waterYearOf } from '../util/dates.js';
 import { checkHdf5File, checkTarFile } from './checks.js';
 
 /** One upstream file: where it is and the producer's own name for it. */
@@ -35,9 +36,13 @@ export interface Archive {
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
-/** Water year of a `YYYYMMDD` date: WY N runs 1 Oct N-1 … 30 Sep N. */
-export function waterYearOf(date: string): number {
-  return Number(date.slice(0, 4)) + (Number(date.slice(4, 6)) >= 10 ? 1 : 0);
+/** Water year of a `YYYYMMDD` date. */
+const wy = (date: string): number => waterYearOf(isoDate(date));
+
+/** The best rank an archive offers, and whether it offers a choice (SWANN stages) at all. */
+export function rankOf(archive: Archive): { readonly best: number; readonly ranked: boolean } {
+  const alts = archive.alternatives('', '20000101');
+  return { best: Math.max(...alts.map((a) => a.rank)), ranked: alts.length > 1 };
 }
 
 /** NSIDC G02158 masked daily tars: `<base>/<YYYY>/<MM>_<Mon>/SNODAS_<YYYYMMDD>.tar`. */
@@ -63,11 +68,11 @@ const swann: Archive = {
       return {
         rank: STAGES.indexOf(stage) + 1,
         label: stage,
-        files: [{ url: `${base}/WY${waterYearOf(date)}/${name}`, name }],
+        files: [{ url: `${base}/WY${wy(date)}/${name}`, name }],
       };
     });
   },
-  listing: (base, date) => `${base}/WY${waterYearOf(date)}/`,
+  listing: (base, date) => `${base}/WY${wy(date)}/`,
   check: checkHdf5File,
 };
 

@@ -1,3 +1,4 @@
+import { compactDate } from '../util/dates.js';
 import type { Alternative, Archive } from './archives.js';
 
 /** What a fetch will do for one date, decided before any file is downloaded. */
@@ -21,7 +22,7 @@ export function daysBetween(start: string, end: string): string[] {
   const t = new Date(`${start}T00:00:00Z`);
   const last = new Date(`${end}T00:00:00Z`).getTime();
   for (; t.getTime() <= last; t.setUTCDate(t.getUTCDate() + 1))
-    out.push(t.toISOString().slice(0, 10).replaceAll('-', ''));
+    out.push(compactDate(t.toISOString().slice(0, 10)));
   return out;
 }
 

@@ -6,9 +6,9 @@ import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { readManifest } from '../ingest/date-dir.js';
 import { ingestSources } from '../ingest/run.js';
-import { isoDate } from '../util/dates.js';
+import { compactDate, isoDate } from '../util/dates.js';
 import { mapPool } from '../util/pool.js';
-import { type Alternative, ARCHIVES, type Archive } from './archives.js';
+import { type Alternative, ARCHIVES, type Archive, rankOf } from './archives.js';
 import { daysBetween, listedNames, type PlannedDate, planFetch } from './plan.js';
 import { fetchFile, fetchListing, type TransferSettings } from './transfer.js';
 
@@ -61,10 +61,10 @@ async function ingestedRanks(
   dates: readonly string[],
 ) {
   const want = new Set(dates);
-  const ranked = archive.alternatives('', dates[0] ?? '20000101').length > 1;
+  const { ranked } = rankOf(archive);
   const out = new Map<string, number>();
   for (const iso of ingested) {
-    const date = iso.replaceAll('-', '');
+    const date = compactDate(iso);
     if (!want.has(date)) continue;
     out.set(date, ranked ? ((await readManifest(d, date))?.rank ?? 0) : 0);
   }

@@ -3,10 +3,11 @@
  * percentage of it, and this year's rank among the reference years (1 = highest).
  */
 import type { Database } from '../db/database.js';
+import { waterYearOf } from '../util/dates.js';
 import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { openStatsPlan, planInputs, type StatsPlan, type StatsQuery } from './plan.js';
-import { DAY_INDEX, dayKey, waterYearOf } from './water-year.js';
+import { DAY_INDEX, dayKey } from './water-year.js';
 
 /** A stats body with normals columns, and the reference years behind them. */
 export interface StatsWithNormals extends CompactStats {

@@ -7,6 +7,7 @@
  */
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
+import { waterYearOf } from '../util/dates.js';
 import { AsyncLru } from '../util/lru.js';
 import { type CompactStats, executeStats } from './engine.js';
 import { type PlanInputs, planInputs, planStats, type StatsQuery } from './plan.js';
@@ -17,7 +18,6 @@ import {
   DAY_INDEX,
   dayKey,
   WATER_YEAR_DAYS,
-  waterYearOf,
   waterYearSpan,
   type YearSpan,
 } from './water-year.js';

@@ -5,9 +5,10 @@
  */
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
+import { waterYearOf } from '../util/dates.js';
 import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { planInputs, planStats, type StatsQuery } from './plan.js';
-import { checkYearSpan, waterYearOf, waterYearSpan, type YearSpan } from './water-year.js';
+import { checkYearSpan, waterYearSpan, type YearSpan } from './water-year.js';
 
 export interface WaterYearsQuery extends Omit<StatsQuery, 'dates' | 'validFraction' | 'variables'> {
   /** A variable with a volume (default `swe`). */

@@ -1,14 +1,11 @@
 import { QueryParameterError } from '../errors.js';
+import { waterYearOf } from '../util/dates.js';
 
 /**
  * The water year (1 October of year Y − 1 to 30 September of year Y is water year Y) and its
  * days. A day of the year is its calendar `MM-DD`; 29 February is a day of its own, held by leap
  * years only, so every other day lines up across years on its calendar date.
  */
-
-/** The water year of an ISO date: its year, plus one from October on. */
-export const waterYearOf = (iso: string): number =>
-  Number(iso.slice(0, 4)) + (iso.slice(5, 7) >= '10' ? 1 : 0);
 
 /** The day of year of an ISO date: `MM-DD`. */
 export const dayKey = (iso: string): string => iso.slice(5);
