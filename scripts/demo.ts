@@ -14,7 +14,7 @@ import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { mapPool } from '../src/util/pool.js';
-import { DEMO_DATES, SPIRES_DATES } from './demo/snow.js';
+import { DEMO_DATES, HISTORY_DATES, HISTORY_YEARS, SPIRES_DATES } from './demo/snow.js';
 import { DEMO_TILES, type Produced, SOURCE_KINDS, type SourceKind } from './demo/sources.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -93,7 +93,7 @@ await step('zone layers for all three datasets in one read of each source (CC0 Z
 // Generate the upstream files of each source in its own process, two at a time; each dataset is
 // ingested as soon as its files exist (ingests run one at a time, in the order generation ends).
 process.stderr.write(
-  `\n# upstream files for spring 2025 (${DEMO_DATES.length} SNODAS and SWANN dates, ${SPIRES_DATES.length} SPIRES dates of ${DEMO_TILES.length} tiles), generated into ${dir}/sources\n`,
+  `\n# upstream files for spring 2025 (${DEMO_DATES.length} SNODAS and SWANN dates, ${SPIRES_DATES.length} SPIRES dates of ${DEMO_TILES.length} tiles) and SWANN history (${HISTORY_DATES.length} dates of water years ${HISTORY_YEARS[0]}–${HISTORY_YEARS.at(-1)}), generated into ${dir}/sources\n`,
 );
 const INGEST: Record<SourceKind, [dataset: string, title: string]> = {
   snodas: ['snodas', 'SNODAS daily tars → per-date COGs'],

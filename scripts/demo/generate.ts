@@ -4,7 +4,7 @@
  * print `{"files": [...], "written": n}` on stdout.
  */
 import { fileURLToPath } from 'node:url';
-import { DEMO_DATES, SPIRES_DATES, Terrain } from './snow.js';
+import { DEMO_DATES, HISTORY_DATES, SPIRES_DATES, Terrain } from './snow.js';
 import { generateDemoSources, SOURCE_KINDS, type SourceKind } from './sources.js';
 
 const fixtures = fileURLToPath(new URL('../../../test/fixtures/', import.meta.url));
@@ -21,5 +21,6 @@ const r = await generateDemoSources(
   `${fixtures}snodas/fake_snodas.hdr`,
   DEMO_DATES,
   SPIRES_DATES,
+  HISTORY_DATES,
 );
 process.stdout.write(`${JSON.stringify(r)}\n`);

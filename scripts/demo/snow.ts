@@ -15,6 +15,30 @@ export const DEMO_DATES: readonly string[] = Array.from({ length: 13 }, (_, i) =
 /** SPIRES dates: every other demo date (fewer, larger mosaics). */
 export const SPIRES_DATES: readonly string[] = DEMO_DATES.filter((_, i) => i % 2 === 0);
 
+/** Reference water years of the SWANN history (2025 is the demo's current year). */
+export const HISTORY_YEARS: readonly number[] = [2021, 2022, 2023, 2024];
+
+/** SWANN history dates (YYYYMMDD): the SPIRES days of each reference year (7 × 4 = 28 dates). */
+export const HISTORY_DATES: readonly string[] = HISTORY_YEARS.flatMap((y) =>
+  SPIRES_DATES.map((d) => `${y}${d.slice(4)}`),
+);
+
+/** Past years' season relative to their median year (2021 poor … 2024 big). */
+const HISTORY_KIND: Readonly<Record<number, number>> = { 2021: 0.8, 2022: 0.95, 2023: 1.05, 2024: 1.2 };
+
+/**
+ * Season scale of water year `wy` at latitude `lat` (°): 1 in 2025. Past years are bigger in the
+ * south, so 2025 runs from about 55 % of median at 37° N to 165 % north of 42° N.
+ */
+export function seasonScale(wy: number, lat: number): number {
+  const kind = HISTORY_KIND[wy];
+  return kind === undefined ? 1 : kind * Math.min(1.8, Math.max(0.6, 1.8 - 0.25 * (lat - 37)));
+}
+
+/** Water year (named by its end) of a YYYYMMDD date. */
+export const waterYearOfDate = (date: string): number =>
+  Number(date.slice(0, 4)) + (Number(date.slice(4, 6)) >= 10 ? 1 : 0);
+
 /** Day of the water year (1 October = 0) of a YYYYMMDD date. */
 export function waterYearDay(date: string): number {
   const y = Number(date.slice(0, 4));
@@ -26,16 +50,16 @@ export function waterYearDay(date: string): number {
 /** Snowfall begins (water-year day 45 = 15 November). */
 const ONSET = 45;
 
-/** SWE (mm) at elevation `e` (m) on water-year day `day`. */
-export function sweMm(e: number, day: number): number {
-  const peak = Math.max(0, (e - 1500) * 0.55); // mm; 715 mm at 2800 m, nothing below 1500 m
+/** SWE (mm) at elevation `e` (m) on water-year day `day`, scaled by `scale` (2025: 1; melt-out days stay). */
+export function sweMm(e: number, day: number, scale = 1): number {
+  const peak = Math.max(0, (e - 1500) * 0.55); // mm; 715 mm at 2800 m in 2025, nothing below 1500 m
   if (peak === 0 || day <= ONSET) return 0;
   const peakDay = 150 + (e - 1500) / 25; // 28 Feb at 1500 m, 20 Apr at 2800 m
   const swe =
     day <= peakDay
       ? (peak * (day - ONSET)) / (peakDay - ONSET)
       : peak - (day - peakDay) * (6 + 0.25 * (day - peakDay)); // melt accelerates, mm/day
-  return Math.max(0, Math.round(swe));
+  return Math.max(0, Math.round(scale * swe));
 }
 
 /** Snow depth (mm) of `swe` mm on water-year day `day`: density 220 kg/m³ rising to 450. */

@@ -170,7 +170,22 @@ export const DatasetInfo = {
       items: { type: 'object', properties: { key: str, stat_name: str, unit: str, reducer: str } },
     },
     zones: { type: 'array', items: { type: 'object', additionalProperties: true } },
-    dates: { type: 'object', properties: { count: int, first: str, last: str } },
+    dates: {
+      type: 'object',
+      properties: {
+        count: int,
+        first: str,
+        last: str,
+        water_years: {
+          type: 'array',
+          description: 'per water year with dates (1 Oct – 30 Sep, named by its end): date count, whether every day',
+          items: {
+            type: 'object',
+            properties: { water_year: int, dates: int, complete: { type: 'boolean' } },
+          },
+        },
+      },
+    },
     links,
   },
 } as const;

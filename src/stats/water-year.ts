@@ -30,14 +30,27 @@ export const waterYearSpan = (y: number): { first: string; last: string } => ({
 export const waterYearLength = (y: number): number =>
   (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0 ? 366 : 365;
 
-/** The water years every day of which is among `dates` (ISO, ascending, distinct), ascending. */
-export function completeWaterYears(dates: readonly string[]): number[] {
+/** One water year of a dataset's dates: how many it holds, and whether that is every day. */
+export interface WaterYearCount {
+  readonly water_year: number;
+  readonly dates: number;
+  readonly complete: boolean;
+}
+
+/** Per water year with any of `dates` (ISO, distinct), ascending: its date count and completeness. */
+export function waterYearCounts(dates: readonly string[]): WaterYearCount[] {
   const count = new Map<number, number>();
   for (const d of dates) count.set(waterYearOf(d), (count.get(waterYearOf(d)) ?? 0) + 1);
   return [...count]
-    .filter(([y, n]) => n === waterYearLength(y))
-    .map(([y]) => y)
-    .sort((a, b) => a - b);
+    .sort(([a], [b]) => a - b)
+    .map(([y, n]) => ({ water_year: y, dates: n, complete: n === waterYearLength(y) }));
+}
+
+/** The water years every day of which is among `dates` (ISO, ascending, distinct), ascending. */
+export function completeWaterYears(dates: readonly string[]): number[] {
+  return waterYearCounts(dates)
+    .filter((c) => c.complete)
+    .map((c) => c.water_year);
 }
 
 /** Water years, inclusive. */

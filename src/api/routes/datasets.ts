@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { waterYearCounts } from '../../stats/water-year.js';
 import { datasetInfo } from '../../app/datasets.js';
 import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
@@ -82,7 +83,12 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
           description: v.description,
         })),
         zones: info.zones,
-        dates: { count: info.dates, first: info.first_date, last: info.last_date },
+        dates: {
+          count: info.dates,
+          first: info.first_date,
+          last: info.last_date,
+          water_years: waterYearCounts(info.date_list),
+        },
         links: [
           { href: `${b}/datasets/${d.name}`, rel: 'self', type: 'application/json' },
           { href: `${b}/`, rel: 'root', type: 'application/json' },

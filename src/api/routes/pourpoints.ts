@@ -5,6 +5,7 @@ import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
 import { indexedEntry, indexOf, readStoredBasin, storedBasinJson } from '../../pourpoints/store.js';
 import { baseOf, seg, sendJson } from '../http.js';
+import { simplifyGeometry } from '../../raster/simplify.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
 
@@ -38,6 +39,7 @@ function activeCoverage(db: Database, e: IndexEntry): Record<string, string> {
 interface ListQuery {
   geometry: 'point' | 'basin';
   bbox?: string;
+  simplify?: number;
   limit?: number;
   offset: number;
 }
@@ -55,6 +57,13 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
           properties: {
             geometry: { enum: ['point', 'basin'], default: 'point' },
             bbox: { type: 'string', description: 'minx,miny,maxx,maxy on the outflow point (lon/lat)' },
+            simplify: {
+              type: 'number',
+              minimum: 0,
+              maximum: 1,
+              description:
+                'with geometry=basin: Douglas–Peucker tolerance in degrees (e.g. 0.005 ≈ 500 m), each ring on its own; kept vertices are original ones',
+            },
             limit: {
               type: 'integer',
               minimum: 1,
@@ -72,7 +81,13 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       },
     },
     async (req, reply) => {
-      const { geometry, bbox, offset } = req.query;
+      const { geometry, bbox, offset, simplify } = req.query;
+      if (simplify !== undefined && geometry !== 'basin')
+        throw new SnowdbError('malformed-query-parameter', 'simplify goes with geometry=basin', {
+          parameter: 'simplify',
+        });
+      const shape = (g: Awaited<ReturnType<typeof readStoredBasin>>['basin']) =>
+        simplify === undefined ? g : simplifyGeometry(g, simplify);
       const limit = req.query.limit ?? (geometry === 'basin' ? 25 : 100);
       const inBox = bbox === undefined ? () => true : parseBbox(bbox);
       const all = (await listPourpoints(db)).filter((e) => inBox(e.point[0], e.point[1]));
@@ -84,7 +99,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
           id: e.triplet,
           geometry:
             geometry === 'basin'
-              ? (await readStoredBasin(db, e.triplet)).basin
+              ? shape((await readStoredBasin(db, e.triplet)).basin)
               : { type: 'Point', coordinates: e.point },
           properties: {
             name: e.name,
@@ -98,6 +113,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       const at = (o: number) => {
         const p = new URLSearchParams({ geometry, limit: String(limit), offset: String(o) });
         if (bbox !== undefined) p.set('bbox', bbox);
+        if (simplify !== undefined) p.set('simplify', String(simplify));
         return `${b}/pourpoints?${p}`;
       };
       const last = Math.max(0, Math.floor((all.length - 1) / limit) * limit);
