@@ -178,7 +178,8 @@ export const DatasetInfo = {
         last: str,
         water_years: {
           type: 'array',
-          description: 'per water year with dates (1 Oct – 30 Sep, named by its end): date count, whether every day',
+          description:
+            'per water year with dates (1 Oct – 30 Sep, named by its end): date count, whether every day',
           items: {
             type: 'object',
             properties: { water_year: int, dates: int, complete: { type: 'boolean' } },

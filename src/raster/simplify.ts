@@ -66,7 +66,10 @@ function simplifyPolygon(poly: PolygonCoords, tolerance: number): Position[][] |
  */
 export function simplifyGeometry(g: AreaGeometry, tolerance: number): AreaGeometry {
   if (g.type === 'Polygon') {
-    return { type: 'Polygon', coordinates: simplifyPolygon(g.coordinates, tolerance) ?? minimal(g.coordinates) };
+    return {
+      type: 'Polygon',
+      coordinates: simplifyPolygon(g.coordinates, tolerance) ?? minimal(g.coordinates),
+    };
   }
   const parts = g.coordinates.map((p) => simplifyPolygon(p, tolerance));
   const kept = parts.filter((p): p is Position[][] => p !== null);

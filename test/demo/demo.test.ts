@@ -7,12 +7,13 @@ import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { DEMO_DATES, SPIRES_DATES, sweMm, waterYearDay } from '../../scripts/demo/snow.js';
-import { launchChromium, localOnly } from '../helpers/browser.js';
+import { launchChromium } from '../helpers/browser.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
+import { chartData, classColour, closestPair, DEFICIENCIES, openPage, settled } from './page.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const run = promisify(execFile);
@@ -103,16 +104,17 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       order,
     );
     assert.match(first, /# snodas: 13 file\(s\) generated, 0 reused/);
-    assert.match(first, /# swann: 13 file\(s\) generated, 0 reused/);
+    assert.match(first, /# swann: 41 file\(s\) generated, 0 reused/);
     assert.match(first, /# spires: 21 file\(s\) generated, 0 reused/);
     assert.match(first, /doctor: every check passed/);
   });
 
   it('a second run reuses every source and date, then serves and prints URLs and example commands', () => {
-    for (const kind of ['snodas', 'swann'])
-      assert.match(second, new RegExp(`# ${kind}: 0 file\\(s\\) generated, 13 reused`));
+    assert.match(second, /# snodas: 0 file\(s\) generated, 13 reused/);
+    assert.match(second, /# swann: 0 file\(s\) generated, 41 reused/);
     assert.match(second, /# spires: 0 file\(s\) generated, 21 reused/);
-    assert.equal((second.match(/ingested 0, up-to-date 13,/g) ?? []).length, 2, second);
+    assert.match(second, /ingested 0, up-to-date 13,/);
+    assert.match(second, /ingested 0, up-to-date 41,/);
     assert.match(second, /ingested 0, up-to-date 7,/);
     assert.match(second, /web page\s+http:\/\/127\.0\.0\.1:\d+\/app/);
     assert.match(second, /npx snowdb stats snodas 09406000:UT:USGS/);
@@ -127,7 +129,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const by = Object.fromEntries(s.datasets.map((d) => [d.name, d]));
     for (const [name, n, firstDate] of [
       ['snodas', 13, '2025-02-01'],
-      ['swann', 13, '2025-02-01'],
+      ['swann', 41, '2021-02-01'],
       ['instarr', 7, '2025-02-01'],
     ] as const) {
       assert.equal(by[name]?.active, true, name);
@@ -210,140 +212,291 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.ok(snowy[0]! < snowy.at(-1)!);
   });
 
-  /** Open the page, collecting console errors, page errors and failed requests. */
-  async function openPage(): Promise<{ page: Page; problems: string[]; outside: string[] }> {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
-    const outside = await localOnly(page);
-    await page.goto(`${base}/`); // a browser at the root is sent to the page
-    await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
-    return { page, problems, outside };
+  const REF = '2021..2024';
+  const HURRICANE = '09408150:UT:USGS';
+  type Body = Stats & { reference?: { start_water_year: number } };
+  const col = (b: { variables: string[] }, name: string) => {
+    const i = b.variables.indexOf(name);
+    assert.ok(i >= 0, `${name} in ${b.variables}`);
+    return i;
+  };
+  const shots = process.env.SNOWDB_SCREENSHOTS;
+
+  /** The season chart's arrays as the API gives them: [x, min, p10, median, p90, max, this year]. */
+  async function seasonFromApi(
+    triplet: string,
+    units: 'us' | 'metric',
+    measure = 'mean_swe',
+  ): Promise<(number | null)[][]> {
+    const u = measure === 'mean_swe' ? (units === 'us' ? 'in' : 'mm') : units === 'us' ? 'acre_ft' : 'm3';
+    const stat = `${measure}_${u}`;
+    const path = `/datasets/swann/stats/${triplet}`;
+    const s = await api<Body>(
+      `${path}/date-range?variable=swe&datetime=2024-10-01/2025-04-26&normals=true&normals_years=${REF}&units=${units}`,
+    );
+    const n = await api<Body>(`${path}/normals?variable=swe&normals_years=${REF}&units=${units}`);
+    const out: (number | null)[][] = [[], [], [], [], [], [], []];
+    for (let t = Date.UTC(2024, 9, 1); t <= Date.UTC(2025, 3, 26); t += 86_400_000) {
+      const d = new Date(t).toISOString().slice(0, 10);
+      const v = s.results[d]?.[0]?.[col(s, stat)] ?? null;
+      const row = n.results[d.slice(5)]![0]!;
+      const q = ['min', 'p10', 'median', 'p90', 'max'].map((k) => row[col(n, `${k}_${stat}`)] ?? null);
+      if (v === null && q[2] === null) continue;
+      [t / 1000, ...q, v].forEach((x, i) => out[i]!.push(x));
+    }
+    return out;
   }
 
-  it('the page shows the basins; a click draws a chart and table of the API numbers; the CSV link has them too', async () => {
-    const { page, problems, outside } = await openPage();
+  it('search finds a basin by keyboard and zooms to it; the season chart is the API numbers; units convert exactly; the URL restores the view', async () => {
+    const { page, problems, outside } = await openPage(browser, `${base}/`);
     assert.equal(new URL(page.url()).pathname, '/app/');
     assert.equal(await page.locator('path.basin').count(), 10);
-    await page.locator(`path.basin-${VIRGIN.replaceAll(':', '-')}`).click();
-    await page.waitForSelector('#table tbody tr');
-    assert.match((await page.textContent('#basin')) ?? '', /Virgin R at Virgin \(09406000:UT:USGS\)/);
-
-    const s = await api<Stats>(
-      `/datasets/snodas/stats/${VIRGIN}/date-range?datetime=2025-02-01/2025-04-26&variable=swe&zone=terrain.elevation:band_step_ft=1000`,
+    const zoom0 = await page.evaluate(() =>
+      (globalThis as never as { snowdb: { map: { map: { getZoom(): number } } } }).snowdb.map.map.getZoom(),
     );
-    const dates = Object.keys(s.results).sort();
-    const expected = s.zones.map((_, z) => dates.map((d) => s.results[d]![z]![0]!));
-    const chart = (await page.evaluate(
-      () =>
-        (globalThis as unknown as { snowdbChart: { data: number[][]; series: { label: string }[] } })
-          .snowdbChart.data,
-    )) as number[][];
+    await page.fill('#search', 'hurricane');
     assert.deepEqual(
-      chart[0],
-      dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000),
+      await page
+        .locator('#basins tbody tr')
+        .evaluateAll((rows) =>
+          rows.map((r) => (r as unknown as { dataset: { triplet: string } }).dataset.triplet),
+        ),
+      [HURRICANE],
     );
-    assert.deepEqual(chart.slice(1), expected);
-    const labels = await page.evaluate(() =>
-      (globalThis as unknown as { snowdbChart: { series: { label: string }[] } }).snowdbChart.series
-        .slice(1)
-        .map((x) => x.label),
-    );
-    assert.deepEqual(
-      labels,
-      s.zones.map((z) =>
-        z.zone[0]!.kind === 'unclassified'
-          ? 'unclassified (outside the zone layers)'
-          : `${z.zone[0]!.min}–${z.zone[0]!.max} ft`,
-      ),
-    );
-
+    await page.locator('#basins tbody tr').focus();
+    await page.keyboard.press('Enter');
+    await settled(page);
     assert.match(
-      (await page.textContent('#status')) ?? '',
-      /\d+\.\d % of the basin is outside the zone layers/,
+      (await page.textContent('#basin-title')) ?? '',
+      /Virgin R nr Hurricane \(09408150:UT:USGS\)/,
     );
+    assert.equal(new URL(page.url()).searchParams.get('basin'), HURRICANE);
+    // Zoomed to the basin: its bounds fill the view.
+    const view = await page.evaluate(() => {
+      const m = (
+        globalThis as never as {
+          snowdb: { map: { map: { getZoom(): number; getBounds(): { toBBoxString(): string } } } };
+        }
+      ).snowdb.map.map;
+      return { zoom: m.getZoom(), bbox: m.getBounds().toBBoxString().split(',').map(Number) };
+    });
+    const f = await api<{ bbox?: number[]; geometry: { coordinates: number[][][][] } }>(
+      `/pourpoints/${HURRICANE}`,
+    );
+    const pts = f.geometry.coordinates.flat(2);
+    const [x0, y0, x1, y1] = [
+      Math.min(...pts.map((p) => p[0]!)),
+      Math.min(...pts.map((p) => p[1]!)),
+      Math.max(...pts.map((p) => p[0]!)),
+      Math.max(...pts.map((p) => p[1]!)),
+    ];
+    assert.ok(view.zoom > zoom0, `zoom ${zoom0} → ${view.zoom}`);
+    assert.ok(
+      view.bbox[0]! <= x0 && view.bbox[1]! <= y0 && view.bbox[2]! >= x1 && view.bbox[3]! >= y1,
+      `${view.bbox} holds ${[x0, y0, x1, y1]}`,
+    );
+    assert.ok(view.bbox[2]! - view.bbox[0]! < 3 * (x1 - x0), 'the basin fills the view');
 
-    const rows = await page
-      .locator('#table tbody tr')
-      .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
-    assert.deepEqual(
-      rows,
-      dates.map((d, i) => [d, ...expected.map((series) => series[i]!.toFixed(1))]),
+    // The season chart: this water year, median, p10–p90 and min–max, in inches by default: the
+    // API's metric numbers divided by exactly 25.4 (the API's own units=us takes quantiles after
+    // converting, which can differ in the last bit).
+    const mm = await seasonFromApi(HURRICANE, 'metric');
+    const by = (f: number) => (a: (number | null)[][]) =>
+      a.map((xs, i) => (i === 0 ? xs : xs.map((v) => (v === null ? null : v / f))));
+    const us = await chartData(page, 'season');
+    assert.deepEqual(us, by(25.4)(mm));
+    const apiUs = (await seasonFromApi(HURRICANE, 'us')).flat();
+    us.flat().forEach((v, i) => assert.ok(v === apiUs[i] || Math.abs(v! - apiUs[i]!) < 1e-12 * Math.abs(v!)));
+    const s = await api<Body>(
+      `/datasets/swann/stats/${HURRICANE}/date-range?variable=swe&datetime=2025-04-26&normals=true&normals_years=${REF}`,
     );
+    const pct = s.results['2025-04-26']![0]![col(s, 'pct_median_mean_swe_mm')]!;
+    assert.equal(
+      await page.textContent('#season-title'),
+      `Water year 2025: ${Math.round(pct)} % of median on 2025-04-26`,
+    );
+    assert.ok(pct > 50 && pct < 70, String(pct)); // the demo's south: a poor year
 
-    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#csv').click()]);
-    assert.equal(download.suggestedFilename(), '09406000-UT-USGS_2025-02-01-2025-04-26_zonal_1.csv');
-    const csv = (await readFile((await download.path())!, 'utf8')).trim().split('\n');
-    const header = csv[0]!.split(',');
-    const [iDate, iMin, iMean] = ['date', 'terrain.elevation_min_ft', 'mean_swe_mm'].map((h) =>
-      header.indexOf(h),
+    // Metric: the API's mm exactly.
+    await page.check('input[name=units][value=metric]');
+    await page.waitForFunction("new URL(location.href).searchParams.get('units') === 'metric'");
+    await settled(page);
+    assert.deepEqual(await chartData(page, 'season'), mm);
+    // Volumes: m³, and acre-feet exactly m³ / 1233.48183754752.
+    await page.selectOption('#measure', 'total');
+    await page.waitForFunction(
+      "document.querySelector('#numbers th:nth-child(2)')?.textContent === 'this year (m³)'",
     );
-    assert.equal(csv.length - 1, dates.length * s.zones.length);
-    for (const line of csv.slice(1)) {
-      const f = line.split(',');
-      const z = s.zones.findIndex((x) =>
-        f[iMin!] === 'unclassified'
-          ? x.zone[0]!.kind === 'unclassified'
-          : x.zone[0]!.min === Number(f[iMin!]),
-      );
-      assert.equal(Number(f[iMean!]), s.results[f[iDate!]!]![z]![0], line);
+    const m3 = await chartData(page, 'season');
+    assert.deepEqual(m3, await seasonFromApi(HURRICANE, 'metric', 'total_swe'));
+    await page.check('input[name=units][value=us]');
+    await page.waitForFunction(
+      "document.querySelector('#numbers th:nth-child(2)')?.textContent === 'this year (acre-ft)'",
+    );
+    const af = await chartData(page, 'season');
+    assert.deepEqual(af, by(1233.48183754752)(m3));
+
+    // Reload: the URL brings back the same basin, measure, units and chart.
+    const url = page.url();
+    await page.reload();
+    await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+    await settled(page);
+    assert.equal(page.url(), url);
+    assert.deepEqual(await chartData(page, 'season'), af);
+    assert.equal(await page.inputValue('#measure'), 'total');
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
+    await page.close();
+  });
+
+  it('the map colours every basin by the class of its % of median from the API, the list sorts by it, and the legend survives colour-blindness', async () => {
+    const { page, problems, outside } = await openPage(browser, `${base}/app/`);
+    await page.waitForSelector('#basins tbody tr td i.swatch');
+    const all = await api<{
+      variables: string[];
+      basins: { pourpoint: string; results: Record<string, (number | null)[][]> }[];
+    }>(`/datasets/swann/stats?date=2025-03-27/2025-04-26&variable=swe&normals=true&normals_years=${REF}`);
+    const pi = col(all, 'pct_median_mean_swe_mm');
+    const pct = new Map(all.basins.map((b) => [b.pourpoint, b.results['2025-04-26']![0]![pi] ?? null]));
+    assert.equal(pct.size, 10);
+    const classes = new Set<string>();
+    for (const [triplet, p] of pct) {
+      const fill = await page.locator(`path.basin-${triplet.replaceAll(':', '-')}`).getAttribute('fill');
+      assert.equal(fill, classColour(p), `${triplet} at ${p} %`);
+      classes.add(fill!);
+    }
+    assert.ok(classes.size >= 4, `${classes.size} classes`); // the demo's history spreads the basins out
+    // The list: ascending % of median by default (no median last), then descending on a click.
+    const order = [...pct].sort(([, a], [, b]) => (a === null ? 1 : b === null ? -1 : a - b)).map(([t]) => t);
+    const rows = () =>
+      page
+        .locator('#basins tbody tr')
+        .evaluateAll((r) => r.map((x) => (x as unknown as { dataset: { triplet: string } }).dataset.triplet));
+    assert.deepEqual(await rows(), order);
+    await page.click('#basins th button[data-key=pct]');
+    assert.deepEqual((await rows()).slice(0, 9), order.slice(0, 9).reverse());
+    assert.equal(new URL(page.url()).searchParams.get('sort'), 'pct:desc');
+    // Legend colours stay apart under simulated deuteranopia, protanopia and tritanopia.
+    const legend = (await page.evaluate(
+      "[...document.querySelectorAll('.legend i')].map((i) => getComputedStyle(i).backgroundColor)",
+    )) as string[];
+    assert.equal(legend.length, 8);
+    for (const d of [undefined, ...DEFICIENCIES])
+      assert.ok(closestPair(legend, d) > 10, `${d}: ΔE ${closestPair(legend, d)}`);
+    if (shots) {
+      const cdp = await page.context().newCDPSession(page);
+      await cdp.send('Emulation.setEmulatedVisionDeficiency', { type: 'deuteranopia' });
+      await page.screenshot({ path: join(shots, 'map-deuteranopia.png') });
     }
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();
   });
 
-  it('the zone picker and dataset picker refetch: aspect classes, then SWANN', async () => {
-    const { page, problems } = await openPage();
-    await page.locator(`path.basin-${VIRGIN.replaceAll(':', '-')}`).click();
-    await page.waitForSelector('#table tbody tr');
-    await page.selectOption('#zone', 'terrain.aspect');
-    await page.waitForFunction(
-      () => (globalThis as unknown as { snowdbChart: { series: unknown[] } }).snowdbChart.series.length === 7,
+  it('by zone: each band with its area and share, partial coverage named, the API numbers; year against year and every year on the day; CSV of what is shown', async () => {
+    const { page, problems, outside } = await openPage(
+      browser,
+      `${base}/app/?basin=${VIRGIN}&view=zones&units=metric`,
     );
-    const labels = await page.locator('#table thead th').allTextContents();
-    assert.deepEqual(labels, ['date', 'N', 'E', 'S', 'W', 'flat', 'unclassified (outside the zone layers)']);
-    await page.selectOption('#dataset', 'swann');
-    await page.waitForFunction(
-      "document.querySelector('#csv').getAttribute('href').includes('/datasets/swann/')",
+    await settled(page);
+    const s = await api<Body>(
+      `/datasets/swann/stats/${VIRGIN}/date-range?variable=swe&datetime=2024-10-01/2025-04-26&zone=terrain.elevation:band_step_ft=1000&normals=true&normals_years=${REF}`,
     );
-    const s = await api<Stats>(
-      `/datasets/swann/stats/${VIRGIN}/date-range?datetime=2025-02-01/2025-04-26&variable=swe&zone=terrain.aspect`,
+    const total = s.zones.reduce((t, z) => t + z.area_m2, 0);
+    const captions = await page.locator('.zone-card figcaption').allTextContents();
+    assert.equal(captions.length, s.zones.length);
+    s.zones.forEach((z, k) =>
+      assert.match(captions[k]!, new RegExp(`${((100 * z.area_m2) / total).toFixed(1)} % of the basin`)),
     );
-    const chart = (await page.evaluate(
-      () => (globalThis as unknown as { snowdbChart: { data: number[][] } }).snowdbChart.data,
-    )) as number[][];
+    const lost = s.zones.at(-1)!;
+    assert.equal(lost.zone[0]!.kind, 'unclassified');
+    assert.equal(
+      await page.textContent('#zones-note'),
+      `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`,
+    );
     const dates = Object.keys(s.results).sort();
+    for (const k of [0, 4, s.zones.length - 1]) {
+      const [xs, median, value] = await chartData(page, 'zones', k);
+      assert.deepEqual(
+        xs,
+        dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000),
+      );
+      assert.deepEqual(
+        value,
+        dates.map((d) => s.results[d]![k]![col(s, 'mean_swe_mm')]),
+      );
+      assert.deepEqual(
+        median,
+        dates.map((d) => s.results[d]![k]![col(s, 'median_mean_swe_mm')]),
+      );
+    }
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
+    assert.equal(download.suggestedFilename(), '09406000-UT-USGS_mean_swe_mm_by-zone_WY2025_metric.csv');
+    const csv = (await readFile((await download.path())!, 'utf8')).trim().split('\n');
+    assert.equal(csv[0], 'date,zone,this year (mm),median (mm),% of median');
+    assert.equal(csv.length - 1, dates.length * s.zones.length);
+    const [d0, z0, v0] = csv[1 + 4]!.split(',');
     assert.deepEqual(
-      chart.slice(1),
-      s.zones.map((_, z) => dates.map((d) => s.results[d]![z]![0]!)),
+      [d0, z0, Number(v0)],
+      [dates[0], '7000–8000 ft', s.results[dates[0]!]![4]![col(s, 'mean_swe_mm')]],
     );
+
+    await page.click('[role=tab][data-view=years]');
+    await settled(page);
+    const years = await chartData(page, 'years');
+    assert.equal(years.length, 4); // x, then the default three water years 2023–2025
+    const wy24 = await api<Body>(
+      `/datasets/swann/stats/${VIRGIN}/date-range?variable=swe&datetime=2023-10-01/2024-09-30&units=metric`,
+    );
+    const x = years[0]!;
+    const mar1 = x.indexOf(152); // 1 March in every year (2024 is a leap year)
+    assert.equal(years[2]![mar1], wy24.results['2024-03-01']![0]![0]);
+    const doy = await api<Body>(
+      `/datasets/swann/stats/${VIRGIN}/doy?variable=swe&month=4&day=26&start_year=2021&end_year=2025&normals=true&normals_years=${REF}`,
+    );
+    const doyRows = await page
+      .locator('#doy-table tbody tr')
+      .evaluateAll((r) => r.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+    assert.equal(doyRows.length, 5);
+    assert.equal(doyRows[4]![1], '2025-04-26');
+    assert.equal(doyRows[4]![4], `${doy.results['2025-04-26']![0]![col(doy, 'rank_mean_swe_mm')]} of 5`);
     assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
     await page.close();
   });
 
-  it('a basin no zone layer reaches gets its whole-basin series, and the page says so', async () => {
-    const { page, problems } = await openPage();
-    await page.selectOption('#dataset', 'instarr');
-    // Its outflow point: at the starting zoom the basin itself is a few pixels under the marker.
-    await page.locator('.outlet-12488000-WA-USGS').click();
-    await page.waitForSelector('#table tbody tr');
-    assert.match((await page.textContent('#status')) ?? '', /No zone layer reaches this basin/);
-    const s = await api<Stats>(
-      '/datasets/instarr/stats/12488000:WA:USGS/date-range?datetime=2025-02-01/2025-04-26&variable=snow_fraction',
+  it('at 390 px the page stacks without sideways scrolling; a basin no zone layer reaches says so; a bad URL date shows the problem', async () => {
+    const { page, problems } = await openPage(browser, `${base}/app/?basin=${VIRGIN}`, 390, 800);
+    await settled(page);
+    const [overview, detail] = await Promise.all(
+      ['#overview', '#detail'].map((s) => page.locator(s).boundingBox()),
     );
-    const dates = Object.keys(s.results).sort();
-    assert.equal(dates.length, 7);
-    const chart = (await page.evaluate(
-      () => (globalThis as unknown as { snowdbChart: { data: number[][] } }).snowdbChart.data,
-    )) as number[][];
-    assert.deepEqual(chart.slice(1), [dates.map((d) => s.results[d]![0]![0]!)]);
-    assert.deepEqual(await page.locator('#table thead th').allTextContents(), ['date', 'whole basin']);
-    assert.deepEqual(problems, []);
+    assert.ok(detail!.y >= overview!.y + overview!.height, 'the basin panel is below the map and list');
+    assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 390);
+    if (shots) await page.screenshot({ path: join(shots, 'page-390.png'), fullPage: true });
+    await page.goto(`${base}/app/?dataset=snodas&basin=12488000:WA:USGS&view=zones`);
+    await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+    await page.waitForFunction("document.querySelector('#zones-note')?.textContent !== ''");
+    assert.equal(
+      await page.textContent('#zones-note'),
+      'No zone layer of this dataset reaches this basin: there is nothing to show by zone.',
+    );
+    await page.goto(`${base}/app/?dataset=swann&date=2025-02-30`);
+    await page.waitForSelector('#overview > .status.error');
+    assert.match(
+      (await page.textContent('#overview > .status')) ?? '',
+      /^Malformed query parameter: .*2025-02-30/,
+    );
+    assert.deepEqual(
+      problems.filter((p) => !p.includes('400 (Bad Request)')),
+      [],
+    );
     await page.close();
+    if (shots) {
+      const wide = await openPage(browser, `${base}/app/?basin=${VIRGIN}`, 1400, 900);
+      await settled(wide.page);
+      await wide.page.screenshot({ path: join(shots, 'page-1400.png'), fullPage: true });
+      await wide.page.close();
+    }
   });
 });

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { waterYearCounts } from '../../stats/water-year.js';
 import { datasetInfo } from '../../app/datasets.js';
 import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
+import { waterYearCounts } from '../../stats/water-year.js';
 import { byString } from '../../util/compare.js';
 import { baseOf, type Link, sendJson } from '../http.js';
 import { DATASET_PARAM, jsonResponse, problemResponses } from '../schemas.js';

@@ -4,8 +4,8 @@ import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
 import { indexedEntry, indexOf, readStoredBasin, storedBasinJson } from '../../pourpoints/store.js';
-import { baseOf, seg, sendJson } from '../http.js';
 import { simplifyGeometry } from '../../raster/simplify.js';
+import { baseOf, seg, sendJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
 

@@ -1,248 +1,306 @@
-// snowdb web page: a map of the basins and, for the clicked one, a chart and a table of a
-// variable over a date range per zone. Reads only the public API (the folder above /app/).
-/* global L, uPlot */
+// snowdb's web page for forecasters: every basin's % of median on a map and in a list, and for a
+// chosen basin its season against normal, by zone, and year against year. It reads only the
+// public API (the folder above /app/); its state lives in the URL.
+import { getAllFeatures, getJson, withBusy } from './api.js';
+import { BasinList } from './list.js';
+import { BasinMap } from './map.js';
+import { defaultRef, parseRef, readUrl, waterYearOf, writeUrl } from './state.js';
+import { renderTable, setDownloads } from './table.js';
+import { areaText, convert, num } from './units.js';
+import { columnOf, seasonView, yearsView, zonesView } from './views.js';
 
-const API = new URL('../', location.href);
 const $ = (id) => document.getElementById(id);
-const state = { datasets: new Map(), basin: null, layers: new Map(), chart: null, stats: null };
-/** Series colours, one per zone (low bands cool, high bands warm). */
-const COLOURS = [
-  '#2b6cb0',
-  '#2f9e9a',
-  '#5aa454',
-  '#b7a32c',
-  '#d9822b',
-  '#c8453b',
-  '#9c3f8f',
-  '#5b4bb7',
-  '#6b7b86',
-];
+const seg = encodeURIComponent;
+const state = readUrl();
+const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown: null, overview: null };
+window.snowdb = app; // for scripts and tests: the state, the drawn charts and the table on show
+const VIEWS = { season: seasonView, zones: zonesView, years: yearsView };
+/** Basin outlines are simplified to about 200 m: finer than a pixel at the zooms a basin fills. */
+const SIMPLIFY_DEG = '0.002';
 
-/** GET a JSON resource of the API; a problem+json body becomes the error message. */
-async function getJson(path) {
-  const r = await fetch(new URL(path, API), { headers: { Accept: 'application/json' } });
-  const body = await r.json().catch(() => null);
-  if (!r.ok) throw new Error(body?.detail ?? `${r.status} ${r.statusText}`);
-  return body;
+const dataset = () => app.datasets.get(state.dataset);
+const ctx = () => ({
+  ...state,
+  dataset: dataset(),
+  basin: app.features.get(state.basin),
+  units: state.units ?? 'us',
+});
+const save = (push = false) => writeUrl(state, push);
+
+/** The dataset with the most water years (the one that has normals), else the first. */
+function defaultDataset() {
+  const all = [...app.datasets.values()];
+  return all.reduce((a, b) => (b.dates.water_years.length > a.dates.water_years.length ? b : a), all[0])
+    ?.name;
 }
 
-function status(text, error = false) {
-  $('status').textContent = text;
-  $('status').className = error ? 'error' : '';
+/** Fill the controls from the dataset, keeping the state's choices where the dataset has them. */
+function fillControls() {
+  const d = dataset();
+  const keys = [...new Set(d.variables.map((v) => v.key))];
+  if (!keys.includes(state.variable)) state.variable = keys.includes('swe') ? 'swe' : keys[0];
+  const has = (reducer) => d.variables.some((v) => v.key === state.variable && v.reducer === reducer);
+  if (!has(state.measure)) state.measure = has('mean') ? 'mean' : 'total';
+  options(
+    $('variable'),
+    keys.map((k) => [k, `${k} (${d.variables.find((v) => v.key === k).description})`]),
+    state.variable,
+  );
+  options(
+    $('measure'),
+    [
+      ['mean', 'depth (basin mean)'],
+      ['total', 'volume (basin total)'],
+    ].filter(([r]) => has(r)),
+    state.measure,
+  );
+  const { first, last, water_years: wys } = d.dates;
+  if (!state.date || state.date < first || state.date > last) state.date = last;
+  // A date the URL names that is no calendar day stays in the state: the API's problem explains it.
+  const real =
+    !Number.isNaN(Date.parse(`${state.date}T00:00:00Z`)) &&
+    new Date(`${state.date}T00:00:00Z`).toISOString().startsWith(state.date);
+  Object.assign($('date'), { min: first, max: last, value: real ? state.date : '' });
+  const current = waterYearOf(state.date);
+  const past = wys.map((w) => w.water_year).filter((y) => y < current);
+  const ref = parseRef(state.ref);
+  if (!ref || !past.includes(ref.start) || !past.includes(ref.end))
+    state.ref = defaultRef(wys, current) ?? undefined;
+  const r = parseRef(state.ref);
+  for (const [id, v] of [
+    ['ref-start', r?.start],
+    ['ref-end', r?.end],
+  ])
+    options(
+      $(id),
+      past.map((y) => [y, `WY ${y}`]),
+      v,
+    );
+  $('ref').disabled = past.length === 0;
+  const zones = zoneChoices(d);
+  if (!zones.some(([v]) => v === state.zone)) state.zone = zones[0]?.[0];
+  options($('zone'), zones, state.zone);
+  if (!state.years)
+    state.years = wys
+      .map((w) => w.water_year)
+      .filter((y) => y <= current)
+      .slice(-3);
+  $('years-pick').replaceChildren(
+    ...wys.map(({ water_year: y, dates }) => {
+      const label = document.createElement('label');
+      label.innerHTML = `<input type="checkbox" value="${y}"${state.years.includes(y) ? ' checked' : ''}> WY ${y} <small>(${dates} d)</small>`;
+      return label;
+    }),
+  );
+  for (const u of document.querySelectorAll('input[name=units]'))
+    u.checked = u.value === (state.units ?? 'us');
 }
 
-/** A zone's label: its parts (band, class, threshold side) joined. */
-function zoneLabel(zone) {
-  if (zone.length === 0) return 'whole basin';
-  if (zone[0].kind === 'unclassified') return 'unclassified (outside the zone layers)';
-  return zone
-    .map((p) => {
-      if (p.kind === 'band') return `${p.min}–${p.max}${p.unit ? ` ${p.unit}` : ''}`;
-      return p.label ?? String(p.code);
-    })
-    .join(' · ');
+function options(select, pairs, value) {
+  select.replaceChildren(...pairs.map(([v, label]) => new Option(label, String(v))));
+  if (value !== undefined) select.value = String(value);
 }
 
-/** Dataset picker and its variables and dates. */
-async function loadDatasets() {
-  const list = await getJson('datasets');
-  for (const d of list.datasets)
-    state.datasets.set(d.name, await getJson(`datasets/${encodeURIComponent(d.name)}`));
-  const sel = $('dataset');
-  for (const name of state.datasets.keys()) sel.add(new Option(name, name));
-  if (state.datasets.has('snodas')) sel.value = 'snodas';
-  datasetChanged();
-}
-
-function datasetChanged() {
-  const d = state.datasets.get($('dataset').value);
-  const sel = $('variable');
-  const keep = sel.value;
-  sel.replaceChildren();
-  for (const v of d.variables.filter((x) => x.reducer === 'mean'))
-    sel.add(new Option(`${v.key} (${v.unit})`, v.key));
-  const keys = [...sel.options].map((o) => o.value);
-  sel.value = [keep, 'swe', 'snow_fraction'].find((k) => keys.includes(k)) ?? keys[0];
-  for (const id of ['from', 'to']) {
-    $(id).min = d.dates.first ?? '';
-    $(id).max = d.dates.last ?? '';
+/** Zone axes the dataset has layers for, with a few useful parameters each. */
+function zoneChoices(d) {
+  const out = [];
+  for (const z of d.zones.filter((x) => x.present)) {
+    if (z.kind === 'banded')
+      for (const s of [500, 1000, 2000])
+        out.push([`${z.key}:${z.param}=${s}`, `${z.key}, ${s} ${z.unit} bands`]);
+    else if (z.kind === 'categorical')
+      out.push([z.key, `${z.key} (${z.classes.map((c) => c.label).join(', ')})`]);
+    else if (z.kind === 'bucketed') out.push([`${z.key}:${z.param}=4`, `${z.key}, 4 buckets`]);
+    else if (z.kind === 'threshold')
+      out.push([`${z.key}:${z.param}=${z.default}`, `${z.key}, ${z.default} ${z.unit ?? ''} threshold`]);
   }
-  $('from').value = d.dates.first ?? '';
-  $('to').value = d.dates.last ?? '';
+  out.sort(([a], [b]) => (a.includes('band_step_ft=1000') ? -1 : b.includes('band_step_ft=1000') ? 1 : 0));
+  return out;
 }
 
-/** The basins on a plain background with a 1° graticule; smaller basins drawn on top. */
-async function loadMap() {
-  const map = L.map('map', { zoomSnap: 0.25, attributionControl: true });
-  map.attributionControl.setPrefix('Leaflet').addAttribution('basins: NRCS BAGIS');
-  const fc = await getJson('pourpoints?geometry=basin&limit=1000');
-  const features = [...fc.features].sort((a, b) => b.properties.area_meters - a.properties.area_meters);
-  const group = L.featureGroup();
-  for (const f of features) {
-    const layer = L.geoJSON(f, {
-      style: {
-        color: '#20415a',
-        weight: 1.5,
-        fillColor: '#7fb2d9',
-        fillOpacity: 0.35,
-        className: `basin basin-${f.id.replaceAll(':', '-')}`,
-      },
+/** The map's colours and the list's values: every basin's % of median on the as-of date. */
+async function overview() {
+  const c = ctx();
+  const { stat, u, label } = columnOf(c);
+  const start = new Date(Date.parse(`${state.date}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10);
+  const params = { variable: state.variable, date: `${start}/${state.date}` };
+  if (state.ref) Object.assign(params, { normals: 'true', normals_years: state.ref });
+  const body = await withBusy($('overview'), () => getJson(`datasets/${seg(state.dataset)}/stats`, params));
+  if (!body) return;
+  const vi = body.variables.indexOf(stat);
+  const pi = body.variables.indexOf(`pct_median_${stat}`);
+  const on = body.basins
+    .flatMap((b) => Object.keys(b.results))
+    .sort()
+    .at(-1);
+  const values = new Map();
+  for (const b of body.basins) {
+    const row = b.results[on]?.[0];
+    values.set(b.pourpoint, {
+      value: convert(row?.[vi] ?? null, u),
+      pct: pi < 0 ? null : (row?.[pi] ?? null),
     });
-    layer.bindTooltip(`${f.properties.name}<br>${f.id}`, { sticky: true });
-    layer.on('click', () => selectBasin(f));
-    layer.addTo(group);
-    state.layers.set(f.id, layer);
   }
-  // Outflow points: a basin stays findable when the map is zoomed far out.
-  for (const f of features) {
-    const [lon, lat] = f.properties.pourpoint;
-    L.circleMarker([lat, lon], {
-      radius: 4,
-      color: '#20415a',
-      weight: 1,
-      fillColor: '#fff',
-      fillOpacity: 1,
-      className: `outlet outlet-${f.id.replaceAll(':', '-')}`,
-    })
-      .bindTooltip(`${f.properties.name}<br>${f.id}`)
-      .on('click', () => selectBasin(f))
-      .addTo(group);
-  }
-  const b = group.getBounds();
-  map.fitBounds(b, { padding: [20, 20] }); // a view first: Leaflet draws vectors only once it has one
-  for (let lon = Math.floor(b.getWest()) - 2; lon <= Math.ceil(b.getEast()) + 2; lon++)
-    L.polyline(
-      [
-        [b.getSouth() - 5, lon],
-        [b.getNorth() + 5, lon],
-      ],
-      { color: '#c7d3da', weight: 0.7, interactive: false, className: 'graticule' },
-    ).addTo(map);
-  for (let lat = Math.floor(b.getSouth()) - 2; lat <= Math.ceil(b.getNorth()) + 2; lat++)
-    L.polyline(
-      [
-        [lat, b.getWest() - 5],
-        [lat, b.getEast() + 5],
-      ],
-      { color: '#c7d3da', weight: 0.7, interactive: false, className: 'graticule' },
-    ).addTo(map);
-  group.addTo(map);
-  status(`${features.length} basins. Click one to chart its snow.`);
+  app.overview = { date: on, values };
+  app.map.colour(new Map([...values].map(([t, v]) => [t, v.pct])));
+  app.map.legendTitle(on ? `${label}, % of median on ${on}` : `no data in the 31 days to ${state.date}`);
+  app.list.units = c.units;
+  app.list.values(values, u.unit);
+  app.list.render(state.basin);
+  $('overview-note').textContent = state.ref
+    ? `Colours: % of the ${state.ref.replace('..', '–')} median on ${on ?? '–'}.`
+    : 'This dataset has no earlier water year: no % of median to colour by.';
 }
 
-function selectBasin(f) {
-  if (state.basin) state.layers.get(state.basin.id)?.setStyle({ fillColor: '#7fb2d9', weight: 1.5 });
-  state.basin = f;
-  state.layers.get(f.id)?.setStyle({ fillColor: '#e0a030', weight: 2.5 });
-  const km2 = (f.properties.area_meters / 1e6).toFixed(1);
-  $('basin').textContent = `${f.properties.name} (${f.id}), ${km2} km²`;
-  loadStats();
-}
-
-/** Fetch the stats of the selected basin for the form's choices, then draw chart and table. */
-async function loadStats() {
-  const f = state.basin;
+/** The chosen basin's panel: title, facts, and the view on show with its table and downloads. */
+async function panel() {
+  const c = ctx();
+  const f = c.basin;
+  for (const t of document.querySelectorAll('[role=tab]'))
+    t.setAttribute('aria-selected', String(t.dataset.view === state.view));
+  for (const v of Object.keys(VIEWS)) $(`view-${v}`).hidden = v !== state.view;
+  $('panel').hidden = !f;
+  $('pick-hint').hidden = Boolean(f);
   if (!f) return;
-  const dataset = $('dataset').value;
-  const variable = $('variable').value;
-  const q = new URLSearchParams({ datetime: `${$('from').value}/${$('to').value}`, variable });
-  if ($('zone').value) q.append('zone', $('zone').value);
-  status('loading…');
-  const path = `datasets/${encodeURIComponent(dataset)}/stats/${encodeURIComponent(f.id)}/date-range`;
-  let body;
-  let note = '';
-  try {
-    body = await getJson(`${path}?${q}`);
-    const lost = body.zones.find((z) => z.zone[0]?.kind === 'unclassified');
-    if (lost && body.zones.length > 1) {
-      const total = body.zones.reduce((t, z) => t + z.area_m2, 0);
-      note = ` ${((100 * lost.area_m2) / total).toFixed(1)} % of the basin is outside the zone layers (the 'unclassified' zone).`;
-    }
-    if ((body.zones.length === 0 || (lost && body.zones.length === 1)) && q.has('zone')) {
-      // No zone layer reaches this basin: show the whole basin rather than nothing.
-      q.delete('zone');
-      body = await getJson(`${path}?${q}`);
-      note = ' No zone layer reaches this basin, so this is the whole basin.';
-    }
-  } catch (e) {
-    status(e.message, true);
+  $('basin-title').textContent = `${f.properties.name} (${f.id})`;
+  const coverage = f.properties.coverage?.[state.dataset] ?? 'none';
+  $('basin-facts').textContent =
+    `${areaText(f.properties.area_meters, c.units)} · state ${f.id.split(':')[1]} · ${state.dataset} covers ${coverage === 'full' ? 'all' : coverage === 'partial' ? 'part' : 'none'} of it`;
+  const els = {
+    season: { chart: $('season-chart'), title: $('season-title'), note: $('season-note') },
+    zones: { grid: $('zones-grid'), note: $('zones-note') },
+    years: { chart: $('years-chart'), doy: $('doy-table') },
+  }[state.view];
+  for (const chart of [app.charts[state.view]].flat()) chart?.destroy?.();
+  if (coverage === 'none') {
+    $('panel-status').textContent =
+      `The ${state.dataset} dataset does not cover this basin: choose another dataset.`;
+    $('panel-status').className = 'status error';
+    show(null);
     return;
   }
-  if (f !== state.basin) return; // another basin was clicked meanwhile
-  state.stats = body;
-  const stat = body.variables.findIndex((v) => v.startsWith('mean_'));
-  const dates = Object.keys(body.results).sort();
-  status(`${body.variables[stat]}: ${dates.length} dates, ${body.zones.length} zones.${note}`);
-  const csv = body.links.find((l) => l.rel === 'alternate');
-  if (!$('csv')) {
-    const a = Object.assign(document.createElement('a'), { id: 'csv', download: '' });
-    a.textContent = 'Download these numbers as CSV';
-    $('downloads').append(a);
-  }
-  $('csv').href = csv.href;
-  draw(body, stat, dates);
-  tabulate(body, stat, dates);
+  const r = await withBusy($('panel'), () => VIEWS[state.view](c, els));
+  if (!r) return show(null);
+  app.charts[state.view] = r.chart ?? r.charts;
+  if (r.doy) renderTable($('doy-table'), r.doy, num);
+  show(r.shown);
 }
 
-/** One series per zone: the statistic's value per date (null where a date has no data). */
-function seriesOf(body, stat, dates) {
-  return body.zones.map((_, z) => dates.map((d) => body.results[d]?.[z]?.[stat] ?? null));
+function show(shown) {
+  app.shown = shown;
+  renderTable($('numbers'), shown, num);
+  setDownloads($('download-csv'), $('download-json'), shown);
 }
 
-function draw(body, stat, dates) {
-  state.chart?.destroy();
-  const xs = dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000);
-  const el = $('chart');
-  const opts = {
-    width: Math.max(320, el.clientWidth || 600),
-    height: 300,
-    scales: { x: { time: true } },
-    axes: [{}, { label: body.variables[stat], size: 60 }],
-    series: [
-      { label: 'date', value: (_u, v) => (v == null ? '' : new Date(v * 1000).toISOString().slice(0, 10)) },
-      ...body.zones.map((z, i) => ({
-        label: zoneLabel(z.zone),
-        stroke: COLOURS[i % COLOURS.length],
-        width: 2,
-        points: { size: 5 },
-      })),
-    ],
-  };
-  state.chart = new uPlot(opts, [xs, ...seriesOf(body, stat, dates)], el);
-  window.snowdbChart = state.chart; // for scripts and tests: the drawn series
+/** Choose a basin (from the map or the list): zoom, mark it in the list, load its panel. */
+function choose(triplet, push = true) {
+  state.basin = triplet;
+  save(push);
+  app.map.choose(triplet);
+  app.list.render(triplet);
+  panel();
 }
 
-function tabulate(body, stat, dates) {
-  const t = $('table');
-  t.replaceChildren();
-  const head = t.createTHead().insertRow();
-  for (const h of ['date', ...body.zones.map((z) => zoneLabel(z.zone))]) {
-    const th = document.createElement('th');
-    th.textContent = h;
-    head.append(th);
-  }
-  const tb = t.createTBody();
-  const series = seriesOf(body, stat, dates);
-  dates.forEach((d, i) => {
-    const row = tb.insertRow();
-    row.insertCell().textContent = d;
-    for (const s of series) row.insertCell().textContent = s[i] == null ? '' : s[i].toFixed(1);
+/** Wire a control: on change, update the state, write the URL, and refresh what depends on it. */
+function on(id, event, apply, refresh) {
+  $(id).addEventListener(event, (e) => {
+    apply(e);
+    save();
+    refresh();
   });
 }
+
+const everything = () => {
+  fillControls();
+  overview();
+  panel();
+};
 
 async function main() {
-  try {
-    await loadDatasets();
-    await loadMap();
-  } catch (e) {
-    status(`cannot load: ${e.message}`, true);
-    return;
-  }
-  $('dataset').addEventListener('change', () => {
-    datasetChanged();
-    loadStats();
+  app.map = new BasinMap('map', (t) => choose(t));
+  app.list = new BasinList(
+    $('basins'),
+    $('search'),
+    (t) => choose(t),
+    (sort) => ((state.sort = sort), save()),
+  );
+  $('search').value = state.q ?? '';
+  app.list.setSort(state.sort);
+  const loaded = await withBusy($('overview'), async () => {
+    const [list, features] = await Promise.all([
+      getJson('datasets'),
+      getAllFeatures('pourpoints', { geometry: 'basin', simplify: SIMPLIFY_DEG, limit: 1000 }),
+      app.map.basemap(),
+    ]);
+    for (const d of list.datasets) app.datasets.set(d.name, await getJson(`datasets/${seg(d.name)}`));
+    return features;
   });
-  for (const id of ['variable', 'from', 'to', 'zone']) $(id).addEventListener('change', loadStats);
+  if (!loaded) return;
+  for (const f of loaded) app.features.set(f.id, f);
+  app.map.basins(loaded);
+  app.list.basins(loaded);
+  if (app.datasets.size === 0) {
+    $('overview-note').textContent =
+      'No active dataset yet: `snowdb dataset activate <name>` makes one visible here.';
+    app.list.render();
+  } else {
+    if (!app.datasets.has(state.dataset)) state.dataset = defaultDataset();
+    options(
+      $('dataset'),
+      [...app.datasets.keys()].map((k) => [k, k]),
+      state.dataset,
+    );
+    fillControls();
+    save();
+    await overview();
+  }
+  if (state.basin && app.features.has(state.basin)) {
+    app.map.choose(state.basin);
+    app.list.render(state.basin);
+  }
+  await panel();
+  on('dataset', 'change', (e) => (state.dataset = e.target.value), everything);
+  on('variable', 'change', (e) => (state.variable = e.target.value), everything);
+  on(
+    'measure',
+    'change',
+    (e) => (state.measure = e.target.value),
+    () => (overview(), panel()),
+  );
+  on('date', 'change', (e) => (state.date = e.target.value || state.date), everything);
+  on(
+    'ref',
+    'change',
+    () => (state.ref = `${$('ref-start').value}..${Math.max($('ref-start').value, $('ref-end').value)}`),
+    everything,
+  );
+  on(
+    'units',
+    'change',
+    (e) => (state.units = e.target.value),
+    () => (overview(), panel()),
+  );
+  on('zone', 'change', (e) => (state.zone = e.target.value), panel);
+  on(
+    'years-pick',
+    'change',
+    () =>
+      (state.years = [...document.querySelectorAll('#years-pick input:checked')].map((i) => Number(i.value))),
+    panel,
+  );
+  on(
+    'search',
+    'input',
+    (e) => (state.q = e.target.value || undefined),
+    () => {},
+  );
+  for (const t of document.querySelectorAll('[role=tab]'))
+    t.addEventListener('click', () => ((state.view = t.dataset.view), save(), panel()));
+  addEventListener('popstate', () => {
+    Object.assign(state, readUrl());
+    if (state.basin) app.map.choose(state.basin);
+    everything();
+  });
   document.body.dataset.ready = 'true';
 }
 

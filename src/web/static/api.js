@@ -1,0 +1,82 @@
+// The public API, as the page reads it: JSON GETs relative to the folder above /app/, a problem's
+// title and detail as the error, and a busy flag on the element that waits.
+
+const API = new URL('../', location.href);
+
+/** An API problem (RFC 9457): `title`, `detail` and `status`, as the page shows them. */
+export class Problem extends Error {
+  constructor(status, title, detail) {
+    super(detail ? `${title}: ${detail}` : title);
+    this.status = status;
+    this.title = title;
+    this.detail = detail ?? '';
+  }
+}
+
+/** The absolute URL of an API path with query parameters (undefined values left out). */
+export function apiUrl(path, params = {}) {
+  const u = new URL(path, API);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) u.searchParams.set(k, v);
+  return u;
+}
+
+/** GET JSON; a problem+json answer (or a network failure) throws a Problem. */
+export async function getJson(path, params, signal) {
+  const url = path instanceof URL ? path : apiUrl(path, params);
+  let r;
+  try {
+    r = await fetch(url, { headers: { Accept: 'application/json' }, signal });
+  } catch (e) {
+    if (e.name === 'AbortError') throw e;
+    throw new Problem(0, 'The snowdb server did not answer', e.message);
+  }
+  const body = await r.json().catch(() => null);
+  if (!r.ok) throw new Problem(r.status, body?.title ?? `${r.status} ${r.statusText}`, body?.detail);
+  return body;
+}
+
+/** Every feature of a paged GeoJSON collection, following its `next` links. */
+export async function getAllFeatures(path, params) {
+  let url = apiUrl(path, params);
+  const features = [];
+  for (;;) {
+    const page = await getJson(url);
+    features.push(...page.features);
+    const next = page.links?.find((l) => l.rel === 'next');
+    if (!next) return features;
+    url = new URL(next.href);
+  }
+}
+
+/**
+ * Run `load` with `el` marked busy (aria-busy and a visible "loading…"), then show its error as
+ * the problem's title and detail in `el`'s status line. Resolves to the result, or null on error.
+ * A newer call on the same element supersedes an older one (its result is dropped).
+ */
+export async function withBusy(el, load) {
+  const ticket = (el.dataset.ticket = String(Number(el.dataset.ticket ?? 0) + 1));
+  const status = el.querySelector(':scope > .status');
+  el.setAttribute('aria-busy', 'true');
+  if (status) {
+    status.textContent = 'loading…';
+    status.className = 'status busy';
+  }
+  try {
+    const out = await load();
+    if (el.dataset.ticket !== ticket) return null;
+    if (status) {
+      status.textContent = '';
+      status.className = 'status';
+    }
+    return out;
+  } catch (e) {
+    if (el.dataset.ticket !== ticket || e.name === 'AbortError') return null;
+    if (status) {
+      status.textContent = e instanceof Problem ? e.message : `Something went wrong: ${e.message}`;
+      status.className = 'status error';
+    }
+    return null;
+  } finally {
+    if (el.dataset.ticket === ticket) el.removeAttribute('aria-busy');
+  }
+}

@@ -1,0 +1,53 @@
+// Units and classes: the exact factors the API uses (src/stats/units.ts), and the NRCS classes of
+// % of median with their colours (ColorBrewer RdYlBu, safe for the common colour-vision deficiencies).
+
+export const MM_PER_INCH = 25.4;
+export const M3_PER_ACRE_FOOT = 1233.48183754752;
+export const M2_PER_KM2 = 1e6;
+export const M2_PER_MI2 = 2589988.110336; // (1609.344 m)²
+
+/** A metric unit's name and divisor in the chosen units ('metric' or 'us'). */
+export function unitOf(unit, units) {
+  if (units === 'us' && unit === 'mm') return { unit: 'in', divisor: MM_PER_INCH };
+  if (units === 'us' && unit === 'm3') return { unit: 'acre-ft', divisor: M3_PER_ACRE_FOOT };
+  if (unit === 'm3') return { unit: 'm³', divisor: 1 };
+  return { unit, divisor: 1 };
+}
+
+/** A value converted with `u` (from unitOf); null stays null. */
+export const convert = (v, u) => (v === null || v === undefined ? null : v / u.divisor);
+
+/** An area in m² as km² or mi². */
+export function areaText(m2, units) {
+  return units === 'us'
+    ? `${(m2 / M2_PER_MI2).toLocaleString('en-US', { maximumFractionDigits: 1 })} mi²`
+    : `${(m2 / M2_PER_KM2).toLocaleString('en-US', { maximumFractionDigits: 1 })} km²`;
+}
+
+/** A number for a table: about 3 significant digits, thousands separated; '' for null. */
+export function num(v) {
+  if (v === null || v === undefined) return '';
+  const a = Math.abs(v);
+  const digits = a === 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** NRCS classes of % of median: [lower bound (inclusive), label, colour]. */
+export const CLASSES = [
+  [-Infinity, '< 50 %', '#d73027'],
+  [50, '50–69 %', '#fc8d59'],
+  [70, '70–89 %', '#fee090'],
+  [90, '90–109 %', '#ffffbf'],
+  [110, '110–129 %', '#e0f3f8'],
+  [130, '130–149 %', '#91bfdb'],
+  [150, '≥ 150 %', '#4575b4'],
+];
+export const NO_DATA = ['', 'no median', '#c9c9c9'];
+
+/** The class of a % of median (null → NO_DATA). */
+export function classOf(pct) {
+  if (pct === null || pct === undefined || !Number.isFinite(pct)) return NO_DATA;
+  let c = CLASSES[0];
+  for (const k of CLASSES) if (pct >= k[0]) c = k;
+  return c;
+}

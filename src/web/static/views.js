@@ -1,0 +1,246 @@
+// The three views of one basin. Each fetches what it draws, draws it, and returns the table of the
+// numbers on show: the season against normal, the same by zone, and water years side by side.
+import { getJson } from './api.js';
+import { calendarDay, monthDay, seasonChart, unixDay, yearsChart, zoneChart } from './charts.js';
+import { escapeHtml } from './map.js';
+import { waterYearOf } from './state.js';
+import { areaText, convert, num, unitOf } from './units.js';
+
+const seg = encodeURIComponent;
+const DAY_MS = 86_400_000;
+
+/** Every ISO date from `a` to `b`, inclusive. */
+function daysFrom(a, b) {
+  const out = [];
+  for (let t = Date.parse(`${a}T00:00:00Z`); t <= Date.parse(`${b}T00:00:00Z`); t += DAY_MS)
+    out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
+}
+
+/** The stat column of the chosen variable and measure, its unit and conversion. */
+export function columnOf(ctx) {
+  const v =
+    ctx.dataset.variables.find((x) => x.key === ctx.variable && x.reducer === ctx.measure) ??
+    ctx.dataset.variables.find((x) => x.key === ctx.variable);
+  const u = unitOf(v.unit, ctx.units);
+  const what = v.reducer === 'total' ? `${v.description} volume` : v.description;
+  return { stat: v.stat_name, u, label: what };
+}
+
+const pathOf = (ctx) => `datasets/${seg(ctx.dataset.name)}/stats/${seg(ctx.basin.id)}`;
+const refParams = (ctx) => (ctx.ref ? { normals: 'true', normals_years: ctx.ref } : {});
+/** First and last day of the as-of date's water year that the dataset can hold. */
+function seasonSpan(ctx) {
+  const wy = waterYearOf(ctx.date);
+  const end = `${wy}-09-30` < ctx.dataset.dates.last ? `${wy}-09-30` : ctx.dataset.dates.last;
+  return { wy, start: `${wy - 1}-10-01`, end };
+}
+const col = (body, name) => body.variables.indexOf(name);
+const at = (row, i) => (i < 0 || !row ? null : (row[i] ?? null));
+
+/** The season chart: this water year, and the day's median, p10–p90 and min–max of the reference years. */
+export async function seasonView(ctx, els) {
+  const { stat, u, label } = columnOf(ctx);
+  const { wy, start, end } = seasonSpan(ctx);
+  const path = pathOf(ctx);
+  const [stats, normals] = await Promise.all([
+    getJson(`${path}/date-range`, { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) }),
+    ctx.ref ? getJson(`${path}/normals`, { variable: ctx.variable, normals_years: ctx.ref }) : null,
+  ]);
+  const days = daysFrom(start, end);
+  const vi = col(stats, stat);
+  const pi = col(stats, `pct_median_${stat}`);
+  const n = Object.fromEntries(
+    ['median', 'p10', 'p90', 'min', 'max'].map((k) => [k, normals ? col(normals, `${k}_${stat}`) : -1]),
+  );
+  const s = { xs: [], value: [], median: [], p10: [], p90: [], min: [], max: [] };
+  const rows = [];
+  for (const d of days) {
+    const v = convert(at(stats.results[d]?.[0], vi), u);
+    const nr = normals?.results[d.slice(5)]?.[0];
+    const q = Object.fromEntries(Object.entries(n).map(([k, i]) => [k, convert(at(nr, i), u)]));
+    if (v === null && q.median === null) continue;
+    s.xs.push(unixDay(d));
+    s.value.push(v);
+    for (const k of Object.keys(n)) s[k].push(q[k]);
+    rows.push([d, v, q.median, at(stats.results[d]?.[0], pi), q.p10, q.p90, q.min, q.max]);
+  }
+  // % of median on the as-of date, or the last date before it with one.
+  const asOf = Object.keys(stats.results)
+    .filter((d) => d <= ctx.date && at(stats.results[d][0], vi) !== null)
+    .sort()
+    .at(-1);
+  const pct = asOf && at(stats.results[asOf][0], pi);
+  els.title.textContent =
+    asOf === undefined
+      ? `Water year ${wy}: no data up to ${ctx.date}`
+      : pct === null || pct === undefined
+        ? `Water year ${wy}: ${num(convert(at(stats.results[asOf][0], vi), u))} ${u.unit} on ${asOf}${ctx.ref ? ' (no median that day)' : ''}`
+        : `Water year ${wy}: ${Math.round(pct)} % of median on ${asOf}`;
+  els.note.textContent = ctx.ref
+    ? `Reference: water years ${stats.reference.start_water_year}–${stats.reference.end_water_year} (median, 10th–90th percentile and min–max of the days they hold).`
+    : 'No earlier water year in this dataset: no normals to compare with.';
+  const chart = seasonChart(els.chart, s, u.unit, label, asOf && unixDay(asOf));
+  return {
+    chart,
+    shown: {
+      name: `${ctx.basin.id.replaceAll(':', '-')}_${stat}_WY${wy}_${ctx.units}`,
+      columns: [
+        'date',
+        `this year (${u.unit})`,
+        `median (${u.unit})`,
+        '% of median',
+        `p10 (${u.unit})`,
+        `p90 (${u.unit})`,
+        `min (${u.unit})`,
+        `max (${u.unit})`,
+      ],
+      rows,
+    },
+  };
+}
+
+/** The zone label of one cell of a stats answer. */
+export function zoneLabel(zone) {
+  if (zone.length === 0) return 'whole basin';
+  if (zone[0].kind === 'unclassified') return 'unclassified (outside the zone layers)';
+  return zone
+    .map((p) =>
+      p.kind === 'band' ? `${p.min}–${p.max}${p.unit ? ` ${p.unit}` : ''}` : (p.label ?? String(p.code)),
+    )
+    .join(' · ');
+}
+
+/** Small multiples: the season per zone, with each zone's area and share of the basin. */
+export async function zonesView(ctx, els) {
+  const { stat, u } = columnOf(ctx);
+  const { wy, start, end } = seasonSpan(ctx);
+  const stats = await getJson(`${pathOf(ctx)}/date-range`, {
+    variable: ctx.variable,
+    datetime: `${start}/${end}`,
+    zone: ctx.zone,
+    ...refParams(ctx),
+  });
+  const total = stats.zones.reduce((t, z) => t + z.area_m2, 0);
+  const lost = stats.zones.find((z) => z.zone[0]?.kind === 'unclassified');
+  const zones = stats.zones.filter((z) => z.zone[0]?.kind !== 'unclassified');
+  els.note.textContent =
+    zones.length === 0
+      ? 'No zone layer of this dataset reaches this basin: there is nothing to show by zone.'
+      : lost
+        ? `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`
+        : 'Zone layers cover all of this basin.';
+  const dates = Object.keys(stats.results).sort();
+  const vi = col(stats, stat);
+  const mi = col(stats, `median_${stat}`);
+  const pi = col(stats, `pct_median_${stat}`);
+  const series = stats.zones.map((_, k) => ({
+    xs: dates.map(unixDay),
+    value: dates.map((d) => convert(at(stats.results[d][k], vi), u)),
+    median: dates.map((d) => convert(at(stats.results[d][k], mi), u)),
+  }));
+  const top = Math.max(1e-9, ...series.flatMap((s) => [...s.value, ...s.median].filter((v) => v !== null)));
+  els.grid.replaceChildren();
+  const charts = [];
+  stats.zones.forEach((z, k) => {
+    const card = document.createElement('figure');
+    card.className = 'zone-card';
+    const share = (100 * z.area_m2) / total;
+    card.innerHTML = `<figcaption><strong>${escapeHtml(zoneLabel(z.zone))}</strong><br>${areaText(z.area_m2, ctx.units)} · ${share.toFixed(1)} % of the basin</figcaption><div class="zone-chart"></div>`;
+    els.grid.append(card);
+    charts.push(zoneChart(card.querySelector('.zone-chart'), series[k], u.unit, [0, top * 1.05]));
+  });
+  const rows = dates.flatMap((d) =>
+    stats.zones.map((z, k) => [
+      d,
+      zoneLabel(z.zone),
+      series[k].value[dates.indexOf(d)],
+      series[k].median[dates.indexOf(d)],
+      at(stats.results[d][k], pi),
+    ]),
+  );
+  return {
+    charts,
+    zones: stats.zones,
+    shown: {
+      name: `${ctx.basin.id.replaceAll(':', '-')}_${stat}_by-zone_WY${wy}_${ctx.units}`,
+      columns: ['date', 'zone', `this year (${u.unit})`, `median (${u.unit})`, '% of median'],
+      rows,
+    },
+  };
+}
+
+/** Water years overlaid on days since 1 October, and the as-of calendar day in every year. */
+export async function yearsView(ctx, els) {
+  const { stat, u, label } = columnOf(ctx);
+  const path = pathOf(ctx);
+  const all = ctx.dataset.dates.water_years.map((w) => w.water_year);
+  const years = ctx.years.filter((y) => all.includes(y)).sort((a, b) => a - b);
+  const [month, day] = ctx.date.slice(5).split('-').map(Number);
+  const [bodies, doy] = await Promise.all([
+    Promise.all(
+      years.map((y) =>
+        getJson(`${path}/date-range`, { variable: ctx.variable, datetime: `${y - 1}-10-01/${y}-09-30` }),
+      ),
+    ),
+    getJson(`${path}/doy`, {
+      variable: ctx.variable,
+      month,
+      day,
+      start_year: all[0],
+      end_year: all.at(-1),
+      ...refParams(ctx),
+    }),
+  ]);
+  const byDay = new Map(); // day since 1 Oct → values per chosen year
+  bodies.forEach((b, i) => {
+    const vi = col(b, stat);
+    for (const [d, rows] of Object.entries(b.results)) {
+      const k = calendarDay(d);
+      if (!byDay.has(k))
+        byDay.set(
+          k,
+          years.map(() => null),
+        );
+      byDay.get(k)[i] = convert(at(rows[0], vi), u);
+    }
+  });
+  const days = [...byDay.keys()].sort((a, b) => a - b);
+  const chart = yearsChart(
+    els.chart,
+    days,
+    years.map((year, i) => ({ year, values: days.map((k) => byDay.get(k)[i]) })),
+    u.unit,
+    label,
+  );
+  const vi = col(doy, stat);
+  const pi = col(doy, `pct_median_${stat}`);
+  const ri = col(doy, `rank_${stat}`);
+  const oi = col(doy, `rank_of_${stat}`);
+  const doyRows = Object.keys(doy.results)
+    .sort()
+    .map((d) => {
+      const r = doy.results[d][0];
+      const rank = at(r, ri);
+      return [
+        `WY ${waterYearOf(d)}`,
+        d,
+        convert(at(r, vi), u),
+        at(r, pi),
+        rank === null ? '' : `${rank} of ${at(r, oi)}`,
+      ];
+    });
+  els.doy.caption.textContent = `Every year on ${ctx.date.slice(5)}`;
+  return {
+    chart,
+    doy: {
+      columns: ['water year', 'date', `${label} (${u.unit})`, '% of median', 'rank (1 = most)'],
+      rows: doyRows,
+    },
+    shown: {
+      name: `${ctx.basin.id.replaceAll(':', '-')}_${stat}_WY${years.join('-')}_${ctx.units}`,
+      columns: ['day', ...years.map((y) => `WY ${y} (${u.unit})`)],
+      rows: days.map((k) => [monthDay(k), ...byDay.get(k)]),
+    },
+  };
+}

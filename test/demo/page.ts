@@ -1,0 +1,126 @@
+/**
+ * Helpers for the web page tests: open the page collecting every console error and request that
+ * leaves 127.0.0.1, read what the page drew, the NRCS class table, and colour-vision simulation
+ * (Machado, Oliveira & Fernandes 2009, severity 1) with CIE76 ΔE for telling colours apart.
+ */
+import type { Browser, Page } from 'playwright-core';
+import { localOnly } from '../helpers/browser.js';
+
+export interface Opened {
+  page: Page;
+  problems: string[];
+  outside: string[];
+}
+
+/** Open `url` at `width` × `height` and wait until the page says it is ready. */
+export async function openPage(browser: Browser, url: string, width = 1400, height = 900): Promise<Opened> {
+  const page = await browser.newPage({ viewport: { width, height }, acceptDownloads: true });
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
+  const outside = await localOnly(page);
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+  return { page, problems, outside };
+}
+
+/** Wait until the panel has drawn (its numbers table has rows and nothing is loading). */
+export async function settled(page: Page): Promise<void> {
+  await page.waitForFunction(
+    "document.querySelectorAll('#numbers tbody tr').length > 0 && document.querySelectorAll('[aria-busy=true]').length === 0",
+  );
+}
+
+/** The arrays a chart of the page drew: `view` season | years, or zones with `index`. */
+export function chartData(
+  page: Page,
+  view: 'season' | 'years' | 'zones',
+  index = 0,
+): Promise<(number | null)[][]> {
+  return page.evaluate(
+    ([v, i]) => {
+      const charts = (globalThis as unknown as { snowdb: { charts: Record<string, unknown> } }).snowdb.charts;
+      const c = charts[v as string];
+      return ((Array.isArray(c) ? c[i as number] : c) as { data: (number | null)[][] }).data;
+    },
+    [view, index] as const,
+  );
+}
+
+/** The table the page shows under its chart: column labels and rows of cell texts. */
+export async function shownTable(
+  page: Page,
+): Promise<{ columns: string[]; rows: (string | number | null)[][] }> {
+  return page.evaluate(() => (globalThis as unknown as { snowdb: { shown: never } }).snowdb.shown);
+}
+
+/** NRCS classes of % of median: lower bound (inclusive) and the colour the page uses. */
+export const NRCS: readonly (readonly [number, string])[] = [
+  [-Infinity, '#d73027'],
+  [50, '#fc8d59'],
+  [70, '#fee090'],
+  [90, '#ffffbf'],
+  [110, '#e0f3f8'],
+  [130, '#91bfdb'],
+  [150, '#4575b4'],
+];
+export const NO_MEDIAN = '#c9c9c9';
+
+/** The colour of a % of median's class (null: no median). */
+export function classColour(pct: number | null): string {
+  if (pct === null) return NO_MEDIAN;
+  return NRCS.filter(([lo]) => pct >= lo).at(-1)![1];
+}
+
+const SIMULATIONS: Record<string, number[][]> = {
+  deuteranopia: [
+    [0.367322, 0.860646, -0.227968],
+    [0.280085, 0.672501, 0.047413],
+    [-0.01182, 0.04294, 0.968881],
+  ],
+  protanopia: [
+    [0.152286, 1.052583, -0.204868],
+    [0.114503, 0.786281, 0.099216],
+    [-0.003882, -0.048116, 1.051998],
+  ],
+  tritanopia: [
+    [1.255528, -0.076749, -0.178779],
+    [-0.078411, 0.930809, 0.147602],
+    [0.004733, 0.691367, 0.3039],
+  ],
+};
+export const DEFICIENCIES = Object.keys(SIMULATIONS);
+
+const linear = (c: number) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4);
+
+/** CIE L*a*b* (D65) of an `rgb(r, g, b)` or `#rrggbb` colour as seen with `deficiency` (or none). */
+export function labAs(colour: string, deficiency?: string): [number, number, number] {
+  const m = /^#(..)(..)(..)$/.exec(colour) ?? /^rgb\((\d+), (\d+), (\d+)\)$/.exec(colour);
+  if (!m) throw new Error(`colour '${colour}'`);
+  const hex = colour.startsWith('#');
+  let rgb = [1, 2, 3].map((i) => linear((hex ? Number.parseInt(m[i]!, 16) : Number(m[i])) / 255));
+  const sim = deficiency && SIMULATIONS[deficiency];
+  if (sim)
+    rgb = sim.map((row) =>
+      Math.min(1, Math.max(0, row[0]! * rgb[0]! + row[1]! * rgb[1]! + row[2]! * rgb[2]!)),
+    );
+  const [r, g, b] = rgb as [number, number, number];
+  const f = (t: number) => (t > 0.008856 ? Math.cbrt(t) : 7.787 * t + 16 / 116);
+  const fx = f((0.4124 * r + 0.3576 * g + 0.1805 * b) / 0.95047);
+  const fy = f(0.2126 * r + 0.7152 * g + 0.0722 * b);
+  const fz = f((0.0193 * r + 0.1192 * g + 0.9505 * b) / 1.08883);
+  return [116 * fy - 16, 500 * (fx - fy), 200 * (fy - fz)];
+}
+
+/** The smallest CIE76 ΔE between any two of `colours` as seen with `deficiency`. */
+export function closestPair(colours: readonly string[], deficiency?: string): number {
+  const lab = colours.map((c) => labAs(c, deficiency));
+  let min = Infinity;
+  for (let i = 0; i < lab.length; i++)
+    for (let j = i + 1; j < lab.length; j++)
+      min = Math.min(min, Math.hypot(...lab[i]!.map((v, k) => v - lab[j]![k]!)));
+  return min;
+}
