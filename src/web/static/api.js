@@ -54,7 +54,8 @@ export async function getAllFeatures(path, params) {
  * A newer call on the same element supersedes an older one (its result is dropped).
  */
 export async function withBusy(el, load) {
-  const ticket = (el.dataset.ticket = String(Number(el.dataset.ticket ?? 0) + 1));
+  const ticket = String(Number(el.dataset.ticket ?? 0) + 1);
+  el.dataset.ticket = ticket;
   const status = el.querySelector(':scope > .status');
   el.setAttribute('aria-busy', 'true');
   if (status) {

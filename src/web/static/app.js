@@ -222,7 +222,10 @@ async function main() {
     $('basins'),
     $('search'),
     (t) => choose(t),
-    (sort) => ((state.sort = sort), save()),
+    (sort) => {
+      state.sort = sort;
+      save();
+    },
   );
   $('search').value = state.q ?? '';
   app.list.setSort(state.sort);
@@ -295,7 +298,11 @@ async function main() {
     () => {},
   );
   for (const t of document.querySelectorAll('[role=tab]'))
-    t.addEventListener('click', () => ((state.view = t.dataset.view), save(), panel()));
+    t.addEventListener('click', () => {
+      state.view = t.dataset.view;
+      save();
+      panel();
+    });
   addEventListener('popstate', () => {
     Object.assign(state, readUrl());
     if (state.basin) app.map.choose(state.basin);

@@ -45,7 +45,8 @@ export function setDownloads(csvLink, jsonLink, shown) {
   ]) {
     if (a.href.startsWith('blob:')) URL.revokeObjectURL(a.href);
     if (!shown) {
-      a.removeAttribute('href');
+      a.href = '#numbers';
+      a.removeAttribute('download');
       a.setAttribute('aria-disabled', 'true');
       continue;
     }
