@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gunzipSync } from 'node:zlib';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
+import { oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
 import { buildZionDb, importOffGrid, ZION, zionTar } from '../helpers/zion-db.js';
 
@@ -104,7 +106,12 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
     const vars = d.variables as { key: string; stat_name: string; reducer: string }[];
     assert.ok(vars.some((v) => v.key === 'swe' && v.stat_name === 'mean_swe_mm' && v.reducer === 'mean'));
     assert.ok(vars.some((v) => v.key === 'swe' && v.stat_name === 'total_swe_m3' && v.reducer === 'total'));
-    assert.deepEqual(d.dates, { count: 2, first: '2024-01-15', last: '2024-01-16' });
+    assert.deepEqual(d.dates, {
+      count: 2,
+      first: '2024-01-15',
+      last: '2024-01-16',
+      water_years: [{ water_year: 2024, dates: 2, complete: false }],
+    });
     const range = d.links!.find((l) => l.rel === 'stats-date-range')!;
     assert.equal(range.templated, true);
     assert.equal(decodeURI(new URL(range.href).pathname), '/datasets/snodas/stats/{pourpoint}/date-range{');
@@ -125,6 +132,41 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
     assert.match((one.geometry as { type: string }).type, /Polygon/);
     const bound = one.links!.find((l) => l.rel === 'stats-date-range')!;
     assert.ok(bound.href.includes(`/datasets/snodas/stats/${ZION}/date-range{?datetime`), bound.href);
+  });
+
+  it('pourpoints: simplified basins keep original vertices, none dropped farther than the tolerance (GEOS oracle)', async () => {
+    const full = await json('/pourpoints?geometry=basin');
+    const tol = 0.002;
+    const simple = await json(`/pourpoints?geometry=basin&simplify=${tol}`);
+    assert.ok(
+      simple.links!.every((l) => !l.href.includes('/pourpoints?') || l.href.includes(`simplify=${tol}`)),
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'snowdb-simplify-'));
+    try {
+      const [a, b] = [full, simple].map((fc) => (fc.features as { geometry: unknown }[])[0]!.geometry);
+      await writeFile(join(dir, 'a.json'), JSON.stringify(a));
+      await writeFile(join(dir, 'b.json'), JSON.stringify(b));
+      const c = await oracle<Record<string, number | boolean>>(
+        'simplify-check',
+        join(dir, 'a.json'),
+        join(dir, 'b.json'),
+        String(tol),
+      );
+      assert.equal(c.kept_are_original, true);
+      assert.ok((c.farthest_dropped as number) <= tol * (1 + 1e-9), String(c.farthest_dropped));
+      assert.ok((c.vertices as number) < (c.original_vertices as number) / 4, JSON.stringify(c));
+      // GEOS's Simplify runs the same algorithm (then repairs topology): the same vertex count or close.
+      assert.ok(
+        Math.abs((c.vertices as number) - (c.geos_vertices as number)) <= 0.05 * (c.geos_vertices as number),
+        JSON.stringify(c),
+      );
+      assert.ok(Math.abs((c.area as number) / (c.original_area as number) - 1) < 0.02, JSON.stringify(c));
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    const bad = await get('/pourpoints?simplify=0.01');
+    assert.equal(bad.status, 400);
+    assert.match(((await bad.json()) as { detail: string }).detail, /simplify goes with geometry=basin/);
   });
 
   it('stats JSON: the CLI body plus pourpoint, dataset, query and links', async () => {

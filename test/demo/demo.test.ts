@@ -242,7 +242,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       const row = n.results[d.slice(5)]![0]!;
       const q = ['min', 'p10', 'median', 'p90', 'max'].map((k) => row[col(n, `${k}_${stat}`)] ?? null);
       if (v === null && q[2] === null) continue;
-      [t / 1000, ...q, v].forEach((x, i) => out[i]!.push(x));
+      for (const [i, x] of [t / 1000, ...q, v].entries()) out[i]!.push(x);
     }
     return out;
   }
@@ -306,7 +306,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const us = await chartData(page, 'season');
     assert.deepEqual(us, by(25.4)(mm));
     const apiUs = (await seasonFromApi(HURRICANE, 'us')).flat();
-    us.flat().forEach((v, i) => assert.ok(v === apiUs[i] || Math.abs(v! - apiUs[i]!) < 1e-12 * Math.abs(v!)));
+    for (const [i, v] of us.flat().entries())
+      assert.ok(v === apiUs[i] || Math.abs(v! - apiUs[i]!) < 1e-12 * Math.abs(v!));
     const s = await api<Body>(
       `/datasets/swann/stats/${HURRICANE}/date-range?variable=swe&datetime=2025-04-26&normals=true&normals_years=${REF}`,
     );
@@ -405,9 +406,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const total = s.zones.reduce((t, z) => t + z.area_m2, 0);
     const captions = await page.locator('.zone-card figcaption').allTextContents();
     assert.equal(captions.length, s.zones.length);
-    s.zones.forEach((z, k) =>
-      assert.match(captions[k]!, new RegExp(`${((100 * z.area_m2) / total).toFixed(1)} % of the basin`)),
-    );
+    for (const [k, z] of s.zones.entries())
+      assert.match(captions[k]!, new RegExp(`${((100 * z.area_m2) / total).toFixed(1)} % of the basin`));
     const lost = s.zones.at(-1)!;
     assert.equal(lost.zone[0]!.kind, 'unclassified');
     assert.equal(

@@ -565,6 +565,35 @@ def basin_stats(cog, geojson_path, scale, layer=None, step=None):
     print(json.dumps(out))
 
 
+def simplify_check(original_path, simplified_path, tolerance):
+    """Douglas–Peucker checks of a simplified basin (GeoJSON geometry files) against its original:
+    whether every kept vertex is an original one, the farthest original vertex from the simplified
+    boundary, vertex counts (ours and GEOS's Simplify), and both areas (planar, degrees²)."""
+    tol = float(tolerance)
+    orig = ogr.CreateGeometryFromJson(open(original_path).read())
+    ours = ogr.CreateGeometryFromJson(open(simplified_path).read())
+
+    def vertices(g):
+        out = []
+        for i in range(g.GetGeometryCount()):
+            out += vertices(g.GetGeometryRef(i))
+        out += [g.GetPoint_2D(k) for k in range(g.GetPointCount())]
+        return out
+    original_vertices = vertices(orig)
+    originals = set(original_vertices)
+    kept = vertices(ours)
+    boundary = ours.GetBoundary()
+    far = 0.0
+    for x, y in original_vertices:
+        p = ogr.Geometry(ogr.wkbPoint)
+        p.AddPoint_2D(x, y)
+        far = max(far, p.Distance(boundary))
+    geos = orig.Simplify(tol)
+    print(json.dumps({'kept_are_original': all(v in originals for v in kept), 'farthest_dropped': far,
+                      'vertices': len(kept), 'original_vertices': len(original_vertices),
+                      'geos_vertices': len(vertices(geos)), 'area': ours.GetArea(), 'original_area': orig.GetArea()}))
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
@@ -574,4 +603,4 @@ if __name__ == '__main__':
      'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args),
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
      'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
-     'basin-stats': lambda: basin_stats(*args)}[cmd]()
+     'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args)}[cmd]()
