@@ -8,6 +8,7 @@ import { rasterBench } from './raster.bench.js';
 import { speedBench } from './speed.bench.js';
 import { statsBench } from './stats.bench.js';
 import { storeIngestRow } from './store-ingest.bench.js';
+import { webBench } from './web.bench.js';
 
 const only = process.argv[2];
 const rows = [
@@ -20,6 +21,7 @@ const reps = Number(process.env.SNOWDB_BENCH_REPS ?? 7);
 const speed = [
   ...(only === undefined || only === 'speed' ? await speedBench() : []),
   ...(only === undefined || only === 'store-ingest' ? [await storeIngestRow(await benchDatabase())] : []),
+  ...(only === undefined || only === 'web' ? await webBench(reps) : []),
   ...(only === undefined || only === 'footprint'
     ? [
         memoryRow(await benchDatabase(), Math.min(reps, 3)),

@@ -4,6 +4,8 @@ import { datasetDir, datasetPaths, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
+import { type AreaGeometry, polygonsOf } from '../raster/geometry.js';
+import { simplifyGeometry } from '../raster/simplify.js';
 import { AsyncLru } from '../util/lru.js';
 import { type IndexEntry, readIndex } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
@@ -86,4 +88,19 @@ export function storedBasinJson(db: Database, triplet: string): Promise<BasinJso
     const { basin, ...record } = await readStoredBasin(db, triplet);
     return { record, geometry: JSON.stringify(basin) };
   });
+}
+
+/** Simplified basin outlines by record, geometry hash and tolerance (a map page asks for all of them). */
+const simplified = new AsyncLru<AreaGeometry>(32 << 20, (g) => 40 * polygonsOf(g).flat(2).length);
+
+/**
+ * A basin's polygon simplified with `tolerance` (degrees, Douglas–Peucker per ring), cached while
+ * its record and geometry hash are unchanged.
+ * @throws SnowdbError as `readStoredBasin`.
+ */
+export function simplifiedBasin(db: Database, entry: IndexEntry, tolerance: number): Promise<AreaGeometry> {
+  const file = db.paths.record(entry.triplet);
+  return simplified.get(`${file}\0${entry.geometryHash}\0${tolerance}`, async () =>
+    simplifyGeometry((await readStoredBasin(db, entry.triplet)).basin, tolerance),
+  );
 }

@@ -3,8 +3,13 @@ import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
-import { indexedEntry, indexOf, readStoredBasin, storedBasinJson } from '../../pourpoints/store.js';
-import { simplifyGeometry } from '../../raster/simplify.js';
+import {
+  indexedEntry,
+  indexOf,
+  readStoredBasin,
+  simplifiedBasin,
+  storedBasinJson,
+} from '../../pourpoints/store.js';
 import { baseOf, seg, sendJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
@@ -86,8 +91,6 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
         throw new SnowdbError('malformed-query-parameter', 'simplify goes with geometry=basin', {
           parameter: 'simplify',
         });
-      const shape = (g: Awaited<ReturnType<typeof readStoredBasin>>['basin']) =>
-        simplify === undefined ? g : simplifyGeometry(g, simplify);
       const limit = req.query.limit ?? (geometry === 'basin' ? 25 : 100);
       const inBox = bbox === undefined ? () => true : parseBbox(bbox);
       const all = (await listPourpoints(db)).filter((e) => inBox(e.point[0], e.point[1]));
@@ -99,7 +102,9 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
           id: e.triplet,
           geometry:
             geometry === 'basin'
-              ? shape((await readStoredBasin(db, e.triplet)).basin)
+              ? simplify === undefined
+                ? (await readStoredBasin(db, e.triplet)).basin
+                : await simplifiedBasin(db, e, simplify)
               : { type: 'Point', coordinates: e.point },
           properties: {
             name: e.name,

@@ -239,9 +239,11 @@ async function main() {
     return features;
   });
   if (!loaded) return;
+  performance.mark('snowdb:loaded'); // basins, datasets and basemap fetched
   for (const f of loaded) app.features.set(f.id, f);
   app.map.basins(loaded);
   app.list.basins(loaded);
+  performance.mark('snowdb:drawn');
   if (app.datasets.size === 0) {
     $('overview-note').textContent =
       'No active dataset yet: `snowdb dataset activate <name>` makes one visible here.';
