@@ -235,7 +235,8 @@ async function main() {
       getAllFeatures('pourpoints', { geometry: 'basin', simplify: SIMPLIFY_DEG, limit: 1000 }),
       app.map.basemap(),
     ]);
-    for (const d of list.datasets) app.datasets.set(d.name, await getJson(`datasets/${seg(d.name)}`));
+    const details = await Promise.all(list.datasets.map((d) => getJson(`datasets/${seg(d.name)}`)));
+    for (const d of details) app.datasets.set(d.name, d);
     return features;
   });
   if (!loaded) return;
