@@ -345,6 +345,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(page.url(), url);
     assert.deepEqual(await chartData(page, 'season'), af);
     assert.equal(await page.inputValue('#measure'), 'total');
+    // …and the map zoomed to that basin again, as when it was chosen.
+    const zoomAgain = await page.evaluate(() =>
+      (globalThis as never as { snowdb: { map: { map: { getZoom(): number } } } }).snowdb.map.map.getZoom(),
+    );
+    assert.equal(zoomAgain, view.zoom);
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();

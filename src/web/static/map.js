@@ -80,7 +80,8 @@ export class BasinMap {
       this.outlets.set(f.id, dot);
     }
     group.addTo(this.map);
-    if (sorted.length > 0) this.map.fitBounds(group.getBounds(), { padding: [16, 16], maxZoom: 9 });
+    if (sorted.length > 0)
+      this.map.fitBounds(group.getBounds(), { padding: [16, 16], maxZoom: 9, animate: false });
     this.features = new Map(features.map((f) => [f.id, f]));
   }
 
