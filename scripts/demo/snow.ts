@@ -35,10 +35,6 @@ export function seasonScale(wy: number, lat: number): number {
   return kind === undefined ? 1 : kind * Math.min(1.8, Math.max(0.6, 1.8 - 0.25 * (lat - 37)));
 }
 
-/** Water year (named by its end) of a YYYYMMDD date. */
-export const waterYearOfDate = (date: string): number =>
-  Number(date.slice(0, 4)) + (Number(date.slice(4, 6)) >= 10 ? 1 : 0);
-
 /** Day of the water year (1 October = 0) of a YYYYMMDD date. */
 export function waterYearDay(date: string): number {
   const y = Number(date.slice(0, 4));

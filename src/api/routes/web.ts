@@ -6,32 +6,6 @@ import type { FastifyInstance } from 'fastify';
 const STATIC = new URL('../../../../src/web/static/', import.meta.url);
 const require = createRequire(import.meta.url);
 
-/** Files under /app/: URL path → [file, content type, cache seconds]; vendor files come from npm packages. */
-const JS = 'text/javascript; charset=utf-8';
-const MODULES = ['app', 'api', 'charts', 'list', 'map', 'state', 'table', 'units', 'views'];
-const FILES: Readonly<Record<string, [string, string, number]>> = {
-  '': [new URL('index.html', STATIC).pathname, 'text/html; charset=utf-8', 0],
-  ...Object.fromEntries(MODULES.map((m) => [`${m}.js`, [new URL(`${m}.js`, STATIC).pathname, JS, 0]])),
-  'app.css': [new URL('app.css', STATIC).pathname, 'text/css; charset=utf-8', 0],
-  'vendor/topojson-client.min.js': [
-    require.resolve('topojson-client/dist/topojson-client.min.js'),
-    JS,
-    86400,
-  ],
-  // State outlines (US Census Bureau cartographic boundaries via us-atlas, TopoJSON, lon/lat).
-  'vendor/states-10m.json': [require.resolve('us-atlas/states-10m.json'), 'application/json', 86400],
-  // Lakes (OpenStreetMap via @geo-maps, ODbL), cut to North America on first read.
-  'vendor/lakes.json': [
-    require.resolve('@geo-maps/earth-lakes-10km/map.geo.json'),
-    'application/json',
-    86400,
-  ],
-  'vendor/leaflet.js': [require.resolve('leaflet/dist/leaflet.js'), JS, 86400],
-  'vendor/leaflet.css': [require.resolve('leaflet/dist/leaflet.css'), 'text/css; charset=utf-8', 86400],
-  'vendor/uPlot.iife.min.js': [require.resolve('uplot/dist/uPlot.iife.min.js'), JS, 86400],
-  'vendor/uPlot.min.css': [require.resolve('uplot/dist/uPlot.min.css'), 'text/css; charset=utf-8', 86400],
-};
-
 /** Lon/lat box of the lakes kept for the map: North America south of the Arctic. */
 const NORTH_AMERICA = [-170, 14, -50, 72] as const;
 
@@ -45,13 +19,53 @@ function northAmerica(bytes: Buffer): Buffer {
   return Buffer.from(JSON.stringify({ type: 'MultiPolygon', coordinates }));
 }
 
+/** One file under /app/: where it is, its content type, cache seconds, and what is served of it. */
+interface Served {
+  readonly file: string;
+  readonly type: string;
+  readonly maxAge: number;
+  readonly transform?: (bytes: Buffer) => Buffer;
+}
+
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+const DAY = 86400;
+const own = (name: string, type: string): Served => ({
+  file: new URL(name, STATIC).pathname,
+  type,
+  maxAge: 0,
+});
+const vendor = (spec: string, type: string, transform?: Served['transform']): Served => ({
+  file: require.resolve(spec),
+  type,
+  maxAge: DAY,
+  ...(transform && { transform }),
+});
+const MODULES = ['app', 'api', 'charts', 'list', 'map', 'state', 'table', 'units', 'views'];
+
+/** Files under /app/ by URL path; vendor files come from npm packages. */
+const FILES: Readonly<Record<string, Served>> = {
+  '': own('index.html', 'text/html; charset=utf-8'),
+  ...Object.fromEntries(MODULES.map((m) => [`${m}.js`, own(`${m}.js`, JS)])),
+  'app.css': own('app.css', CSS),
+  'vendor/topojson-client.min.js': vendor('topojson-client/dist/topojson-client.min.js', JS),
+  // State outlines (US Census Bureau cartographic boundaries via us-atlas, TopoJSON, lon/lat).
+  'vendor/states-10m.json': vendor('us-atlas/states-10m.json', 'application/json'),
+  // Lakes (OpenStreetMap via @geo-maps, ODbL), cut to North America on first read.
+  'vendor/lakes.json': vendor('@geo-maps/earth-lakes-10km/map.geo.json', 'application/json', northAmerica),
+  'vendor/leaflet.js': vendor('leaflet/dist/leaflet.js', JS),
+  'vendor/leaflet.css': vendor('leaflet/dist/leaflet.css', CSS),
+  'vendor/uPlot.iife.min.js': vendor('uplot/dist/uPlot.iife.min.js', JS),
+  'vendor/uPlot.min.css': vendor('uplot/dist/uPlot.min.css', CSS),
+};
+
 /** The map + chart page at /app/ (it reads only the public API), and its assets. */
 export async function webRoutes(app: FastifyInstance): Promise<void> {
   const hide = { schema: { hide: true } };
-  for (const [path, [file, type, maxAge]] of Object.entries(FILES)) {
-    let body: Promise<Buffer> | null = null; // read on first request, then kept
+  for (const [path, { file, type, maxAge, transform }] of Object.entries(FILES)) {
+    let body: Promise<Buffer> | null = null; // read (and transformed) on first request, then kept
     const read = () => {
-      body ??= readFile(file).then((b) => (path === 'vendor/lakes.json' ? northAmerica(b) : b));
+      body ??= readFile(file).then((b) => (transform ? transform(b) : b));
       return body;
     };
     app.get(`/app/${path}`, hide, async (req, reply) =>

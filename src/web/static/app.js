@@ -12,7 +12,7 @@ import { columnOf, seasonView, yearsView, zonesView } from './views.js';
 const $ = (id) => document.getElementById(id);
 const seg = encodeURIComponent;
 const state = readUrl();
-const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown: null, overview: null };
+const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown: null };
 window.snowdb = app; // for scripts and tests: the state, the drawn charts and the table on show
 const VIEWS = { season: seasonView, zones: zonesView, years: yearsView };
 /** Basin outlines are simplified to about 200 m: finer than a pixel at the zooms a basin fills. */
@@ -141,7 +141,6 @@ async function overview() {
       pct: pi < 0 ? null : (row?.[pi] ?? null),
     });
   }
-  app.overview = { date: on, values };
   app.map.colour(new Map([...values].map(([t, v]) => [t, v.pct])));
   app.map.legendTitle(on ? `${label}, % of median on ${on}` : `no data in the 31 days to ${state.date}`);
   app.list.units = c.units;

@@ -82,7 +82,6 @@ export class BasinMap {
     group.addTo(this.map);
     if (sorted.length > 0)
       this.map.fitBounds(group.getBounds(), { padding: [16, 16], maxZoom: 9, animate: false });
-    this.features = new Map(features.map((f) => [f.id, f]));
   }
 
   #tip(f) {

@@ -150,12 +150,12 @@ export async function zonesView(ctx, els) {
     els.grid.append(card);
     charts.push(zoneChart(card.querySelector('.zone-chart'), series[k], u.unit, [0, top * 1.05]));
   });
-  const rows = dates.flatMap((d) =>
+  const rows = dates.flatMap((d, i) =>
     stats.zones.map((z, k) => [
       d,
       zoneLabel(z.zone),
-      series[k].value[dates.indexOf(d)],
-      series[k].median[dates.indexOf(d)],
+      series[k].value[i],
+      series[k].median[i],
       at(stats.results[d][k], pi),
     ]),
   );
