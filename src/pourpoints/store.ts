@@ -90,17 +90,17 @@ export function storedBasinJson(db: Database, triplet: string): Promise<BasinJso
   });
 }
 
-/** Simplified basin outlines by record, geometry hash and tolerance (a map page asks for all of them). */
-const simplified = new AsyncLru<AreaGeometry>(32 << 20, (g) => 40 * polygonsOf(g).flat(2).length);
+/** Simplified basin outlines as GeoJSON text, by record, geometry hash and tolerance (a map page asks for all). */
+const simplified = new AsyncLru<string>(32 << 20, (text) => 2 * text.length);
 
 /**
- * A basin's polygon simplified with `tolerance` (degrees, Douglas–Peucker per ring), cached while
- * its record and geometry hash are unchanged.
+ * A basin's polygon simplified with `tolerance` (degrees, Douglas–Peucker per ring) as GeoJSON
+ * geometry text, cached while its record and geometry hash are unchanged.
  * @throws SnowdbError as `readStoredBasin`.
  */
-export function simplifiedBasin(db: Database, entry: IndexEntry, tolerance: number): Promise<AreaGeometry> {
+export function simplifiedBasinJson(db: Database, entry: IndexEntry, tolerance: number): Promise<string> {
   const file = db.paths.record(entry.triplet);
   return simplified.get(`${file}\0${entry.geometryHash}\0${tolerance}`, async () =>
-    simplifyGeometry((await readStoredBasin(db, entry.triplet)).basin, tolerance),
+    JSON.stringify(simplifyGeometry((await readStoredBasin(db, entry.triplet)).basin, tolerance)),
   );
 }

@@ -13,7 +13,21 @@ import { launchChromium } from '../helpers/browser.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
-import { chartData, classColour, closestPair, DEFICIENCIES, openPage, settled } from './page.js';
+import {
+  chartData,
+  classColour,
+  closestPair,
+  DEFICIENCIES,
+  mappedBasins,
+  mappedVertices,
+  mapView,
+  openPage,
+  paintedAt,
+  screenPoint,
+  setMapView,
+  settled,
+  waitForVertices,
+} from './page.js';
 
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const run = promisify(execFile);
@@ -250,7 +264,17 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   it('search finds a basin by keyboard and zooms to it; the season chart is the API numbers; units convert exactly; the URL restores the view', async () => {
     const { page, problems, outside } = await openPage(browser, `${base}/`);
     assert.equal(new URL(page.url()).pathname, '/app/');
-    assert.equal(await page.locator('path.basin').count(), 10);
+    assert.equal(await mappedBasins(page), 10);
+    // Outlines: coarse for the whole set, fine for the basins in view once zoomed in (LOD by zoom).
+    const rings = async (tol: string) => {
+      const fc = await api<{ features: { id: string; geometry: { coordinates: number[][][][] } }[] }>(
+        `/pourpoints?geometry=basin&simplify=${tol}&limit=1000`,
+      );
+      const g = fc.features.find((x) => x.id === HURRICANE)!.geometry;
+      const polys = (g as { type?: string }).type === 'Polygon' ? [g.coordinates] : g.coordinates;
+      return polys.flat().reduce((n, ring) => n + (ring as unknown[]).length - 1, 0); // Leaflet drops the closing vertex
+    };
+    assert.equal(await mappedVertices(page, HURRICANE), await rings('0.01'));
     const zoom0 = await page.evaluate(() =>
       (globalThis as never as { snowdb: { map: { map: { getZoom(): number } } } }).snowdb.map.map.getZoom(),
     );
@@ -296,6 +320,9 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       `${view.bbox} holds ${[x0, y0, x1, y1]}`,
     );
     assert.ok(view.bbox[2]! - view.bbox[0]! < 3 * (x1 - x0), 'the basin fills the view');
+    const fine = await rings('0.002');
+    assert.ok(fine > (await rings('0.01')), 'the finer outline has more vertices');
+    await waitForVertices(page, HURRICANE, fine);
 
     // The season chart: this water year, median, p10–p90 and min–max, in inches by default: the
     // API's metric numbers divided by exactly 25.4 (the API's own units=us takes quantiles after
@@ -366,10 +393,39 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const pct = new Map(all.basins.map((b) => [b.pourpoint, b.results['2025-04-26']![0]![pi] ?? null]));
     assert.equal(pct.size, 10);
     const classes = new Set<string>();
+    // What the screen shows at each outflow point (outlets are drawn over the basins, in the class colour).
+    const points = await api<{ features: { id: string; properties: { pourpoint: [number, number] } }[] }>(
+      '/pourpoints?limit=1000',
+    );
+    await page.mouse.move(0, 0); // no tooltip over the map
+    // A pixel of each outlet's dot (radius 5 px, 1 px outline) that no other dot reaches; where
+    // outlets crowd (two creeks by Carson City), the map is zoomed in on that outlet until one shows.
+    const CLEAR = 7; // px from another dot's centre: past its radius 5, outline 1 and antialiasing
+    const ring = [
+      [0, 0],
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((k) => [
+        3 * Math.cos((k * Math.PI) / 4),
+        3 * Math.sin((k * Math.PI) / 4),
+      ]),
+    ];
+    const home = await mapView(page);
     for (const [triplet, p] of pct) {
-      const fill = await page.locator(`path.basin-${triplet.replaceAll(':', '-')}`).getAttribute('fill');
+      const [lon, lat] = points.features.find((f) => f.id === triplet)!.properties.pourpoint;
+      let spot: { x: number; y: number } | undefined;
+      for (let zoom = home.zoom; !spot && zoom <= 13; zoom += 2) {
+        if (zoom > home.zoom) await setMapView(page, lon, lat, zoom);
+        const at = new Map<string, { x: number; y: number }>();
+        for (const f of points.features) at.set(f.id, await screenPoint(page, ...f.properties.pourpoint));
+        const c = at.get(triplet)!;
+        spot = ring
+          .map(([dx, dy]) => ({ x: c.x + dx!, y: c.y + dy! }))
+          .find((q) => [...at].every(([u, o]) => u === triplet || Math.hypot(q.x - o.x, q.y - o.y) >= CLEAR));
+      }
+      assert.ok(spot, `${triplet}: its outlet is under another at every zoom`);
+      const fill = await paintedAt(page, spot);
       assert.equal(fill, classColour(p), `${triplet} at ${p} %`);
-      classes.add(fill!);
+      classes.add(fill);
+      await setMapView(page, home.lon, home.lat, home.zoom);
     }
     assert.ok(classes.size >= 4, `${classes.size} classes`); // the demo's history spreads the basins out
     // The list: ascending % of median by default (no median last), then descending on a click.

@@ -3,6 +3,7 @@
  * leaves 127.0.0.1, read what the page drew, the NRCS class table, and colour-vision simulation
  * (Machado, Oliveira & Fernandes 2009, severity 1) with CIE76 ΔE for telling colours apart.
  */
+import { inflateSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { localOnly } from '../helpers/browser.js';
 
@@ -31,6 +32,105 @@ export async function openPage(browser: Browser, url: string, width = 1400, heig
 export async function settled(page: Page): Promise<void> {
   await page.waitForFunction(
     "document.querySelectorAll('#numbers tbody tr').length > 0 && document.querySelectorAll('[aria-busy=true]').length === 0",
+  );
+}
+
+/** The map as the page holds it (Leaflet's own map object). */
+interface MapWindow {
+  snowdb: {
+    map: {
+      layers: Map<string, { getLatLngs(): unknown[] }>;
+      map: {
+        getCenter(): { lat: number; lng: number };
+        getZoom(): number;
+        setView(p: [number, number], zoom: number, o: { animate: boolean }): void;
+        latLngToContainerPoint(p: [number, number]): { x: number; y: number };
+        getContainer(): { getBoundingClientRect(): { left: number; top: number } };
+      };
+    };
+  };
+}
+
+/** The map's centre and zoom. */
+export function mapView(page: Page): Promise<{ lon: number; lat: number; zoom: number }> {
+  return page.evaluate(() => {
+    const m = (globalThis as never as MapWindow).snowdb.map.map;
+    const c = m.getCenter();
+    return { lon: c.lng, lat: c.lat, zoom: m.getZoom() };
+  });
+}
+
+/** Centre the map on (lon, lat) at `zoom`, and wait until it has painted. */
+export async function setMapView(page: Page, lon: number, lat: number, zoom: number): Promise<void> {
+  await page.evaluate(
+    ([x, y, z]) =>
+      new Promise((painted) => {
+        (globalThis as never as MapWindow).snowdb.map.map.setView([y, x], z, { animate: false });
+        const frame = (globalThis as never as { requestAnimationFrame(f: () => void): void })
+          .requestAnimationFrame;
+        frame(() => frame(() => painted(undefined)));
+      }),
+    [lon, lat, zoom] as const,
+  );
+}
+
+/** Where (lon, lat) lies on the screen, in CSS px from the page's top left. */
+export function screenPoint(page: Page, lon: number, lat: number): Promise<{ x: number; y: number }> {
+  return page.evaluate(
+    ([x, y]) => {
+      const m = (globalThis as never as MapWindow).snowdb.map.map;
+      const p = m.latLngToContainerPoint([y, x]);
+      const r = m.getContainer().getBoundingClientRect();
+      return { x: r.left + p.x, y: r.top + p.y };
+    },
+    [lon, lat] as const,
+  );
+}
+
+/**
+ * The colour the screen shows at a point, as #rrggbb: a 1×1 screenshot there, decoded here (for
+ * one pixel every PNG row filter leaves the bytes as they are).
+ */
+export async function paintedAt(page: Page, point: { x: number; y: number }): Promise<string> {
+  const at = { x: Math.floor(point.x), y: Math.floor(point.y) };
+  const png = await page.screenshot({ clip: { ...at, width: 1, height: 1 } });
+  const idat: Buffer[] = [];
+  let colourType = -1;
+  for (let o = 8; o < png.length; ) {
+    const length = png.readUInt32BE(o);
+    const type = png.toString('latin1', o + 4, o + 8);
+    const data = png.subarray(o + 8, o + 8 + length);
+    if (type === 'IHDR') {
+      if (data[8] !== 8) throw new Error(`bit depth ${data[8]}`);
+      colourType = data[9]!;
+    }
+    if (type === 'IDAT') idat.push(data);
+    o += 12 + length;
+  }
+  if (colourType !== 2 && colourType !== 6) throw new Error(`PNG colour type ${colourType}`);
+  const [, r, g, b] = inflateSync(Buffer.concat(idat));
+  return `#${[r, g, b].map((v) => v!.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** How many basins the map holds. */
+export function mappedBasins(page: Page): Promise<number> {
+  return page.evaluate(() => (globalThis as never as MapWindow).snowdb.map.layers.size);
+}
+
+/** The vertices of a basin's outline as the map holds it. */
+export function mappedVertices(page: Page, triplet: string): Promise<number> {
+  return page.evaluate(
+    (t) => (globalThis as never as MapWindow).snowdb.map.layers.get(t)!.getLatLngs().flat(3).length,
+    triplet,
+  );
+}
+
+/** Wait until the map holds `n` vertices for the basin (outlines are swapped as the view zooms). */
+export async function waitForVertices(page: Page, triplet: string, n: number): Promise<void> {
+  await page.waitForFunction(
+    ([t, k]) =>
+      (globalThis as never as MapWindow).snowdb.map.layers.get(t)!.getLatLngs().flat(3).length === k,
+    [triplet, n] as const,
   );
 }
 

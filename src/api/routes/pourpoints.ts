@@ -3,13 +3,7 @@ import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
-import {
-  indexedEntry,
-  indexOf,
-  readStoredBasin,
-  simplifiedBasin,
-  storedBasinJson,
-} from '../../pourpoints/store.js';
+import { indexedEntry, indexOf, simplifiedBasinJson, storedBasinJson } from '../../pourpoints/store.js';
 import { baseOf, seg, sendJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
@@ -96,24 +90,30 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       const all = (await listPourpoints(db)).filter((e) => inBox(e.point[0], e.point[1]));
       const page = all.slice(offset, offset + limit);
       const b = baseOf(req);
+      // Each feature is written with its geometry's text spliced in: basin outlines come cached as
+      // text (full or simplified), so a page of 600 basins costs no re-serialisation of coordinates.
       const features = await Promise.all(
-        page.map(async (e) => ({
-          type: 'Feature',
-          id: e.triplet,
-          geometry:
-            geometry === 'basin'
-              ? simplify === undefined
-                ? (await readStoredBasin(db, e.triplet)).basin
-                : await simplifiedBasin(db, e, simplify)
-              : { type: 'Point', coordinates: e.point },
-          properties: {
-            name: e.name,
-            area_meters: e.areaMeters,
-            pourpoint: e.point,
-            coverage: activeCoverage(db, e),
-          },
-          links: [{ href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO }],
-        })),
+        page.map(async (e) => {
+          const geometryText =
+            geometry !== 'basin'
+              ? JSON.stringify({ type: 'Point', coordinates: e.point })
+              : simplify === undefined
+                ? (await storedBasinJson(db, e.triplet)).geometry
+                : await simplifiedBasinJson(db, e, simplify);
+          const text = JSON.stringify({
+            type: 'Feature',
+            id: e.triplet,
+            geometry: null,
+            properties: {
+              name: e.name,
+              area_meters: e.areaMeters,
+              pourpoint: e.point,
+              coverage: activeCoverage(db, e),
+            },
+            links: [{ href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO }],
+          });
+          return text.replace('"geometry":null', () => `"geometry":${geometryText}`);
+        }),
       );
       const at = (o: number) => {
         const p = new URLSearchParams({ geometry, limit: String(limit), offset: String(o) });
@@ -130,16 +130,18 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
         ...(offset + limit < all.length ? [{ href: at(offset + limit), rel: 'next', type: GEO }] : []),
         { href: at(last), rel: 'last', type: GEO },
       ];
+      const head = JSON.stringify({
+        type: 'FeatureCollection',
+        features: null,
+        numberMatched: all.length,
+        numberReturned: features.length,
+        links,
+      });
       return sendJson(
         reply,
-        {
-          type: 'FeatureCollection',
-          features,
-          numberMatched: all.length,
-          numberReturned: features.length,
-          links,
-        },
+        head.replace('"features":null', () => `"features":[${features.join(',')}]`),
         GEO,
+        true,
       );
     },
   );

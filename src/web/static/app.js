@@ -3,7 +3,7 @@
 // public API (the folder above /app/); its state lives in the URL.
 import { getAllFeatures, getJson, withBusy } from './api.js';
 import { BasinList } from './list.js';
-import { BasinMap } from './map.js';
+import { BasinMap, COARSE_DEG } from './map.js';
 import { defaultRef, parseRef, readUrl, waterYearOf, writeUrl } from './state.js';
 import { renderTable, setDownloads } from './table.js';
 import { areaText, convert, num } from './units.js';
@@ -16,7 +16,6 @@ const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown
 window.snowdb = app; // for scripts and tests: the state, the drawn charts and the table on show
 const VIEWS = { season: seasonView, zones: zonesView, years: yearsView };
 /** Basin outlines are simplified to about 200 m: finer than a pixel at the zooms a basin fills. */
-const SIMPLIFY_DEG = '0.002';
 
 const dataset = () => app.datasets.get(state.dataset);
 const ctx = () => ({
@@ -231,8 +230,8 @@ async function main() {
   const loaded = await withBusy($('overview'), async () => {
     const [list, features] = await Promise.all([
       getJson('datasets'),
-      getAllFeatures('pourpoints', { geometry: 'basin', simplify: SIMPLIFY_DEG, limit: 1000 }),
-      app.map.basemap(),
+      getAllFeatures('pourpoints', { geometry: 'basin', simplify: COARSE_DEG, limit: 1000 }),
+      app.map.loadBasemap(),
     ]);
     const details = await Promise.all(list.datasets.map((d) => getJson(`datasets/${seg(d.name)}`)));
     for (const d of details) app.datasets.set(d.name, d);

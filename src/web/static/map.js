@@ -1,12 +1,17 @@
 // The map: bundled state outlines and lakes (no tiles), every basin coloured by the class of its
 // % of median, names on hover, a legend of the NRCS classes, and zoom to the chosen basin.
 /* global L, topojson */
-import { getJson } from './api.js';
+import { getAllFeatures, getJson } from './api.js';
 import { CLASSES, classOf, NO_DATA } from './units.js';
+
+// Outline detail by zoom. Pixels are 360/(256·2^z)° wide: 0.011° at zoom 7, 0.0014° at zoom 10.
+export const COARSE_DEG = '0.01'; // every basin at first load (also in index.html's preload)
+const FINE_DEG = '0.002'; // basins in view from FINE_ZOOM on
+const FINE_ZOOM = 8;
+const OUTLET_REACH_DEG = 2; // the view padded by this finds basins whose outlet lies outside it
 
 const BASIN_STYLE = { color: '#33414d', weight: 1, opacity: 0.9, fillOpacity: 0.85 };
 const CHOSEN_STYLE = { color: '#000', weight: 3, opacity: 1 };
-const cls = (triplet) => `basin-${triplet.replaceAll(':', '-')}`;
 
 export class BasinMap {
   /** A map in element `id`; `onPick(triplet)` is called when a basin is clicked. */
@@ -22,17 +27,27 @@ export class BasinMap {
     this.outlets = new Map(); // triplet → outflow point marker
     this.values = new Map(); // triplet → % of median
     this.chosen = null;
+    this.fine = new Set(); // triplets whose outlines are FINE_DEG
+    this.map.on('moveend', () => this.#refine());
+    // Basins and outlets paint on one canvas: 1,200 SVG elements took ~0.5 s to lay out and paint.
+    this.canvas = L.canvas({ tolerance: 2 });
+    this.base = null; // the basemap's data, fetched by loadBasemap and drawn with the basins
     this.legend = this.#legend();
   }
 
-  /** Draw the bundled state outlines and lakes beneath everything else. */
-  async basemap() {
+  /** Fetch the bundled state outlines and lakes (drawn by `basins`, once the view is fitted). */
+  async loadBasemap() {
     const [states, lakes] = await Promise.all([
       getJson('app/vendor/states-10m.json'),
       getJson('app/vendor/lakes.json'),
     ]);
+    this.base = { states, lakes };
+  }
+
+  /** Draw the state outlines and lakes beneath everything else. */
+  #drawBasemap({ states, lakes }) {
     this.map.createPane('base').style.zIndex = 250;
-    const base = { pane: 'base', interactive: false };
+    const base = { pane: 'base', interactive: false, renderer: L.canvas({ pane: 'base' }) };
     L.geoJSON(topojson.feature(states, states.objects.nation), {
       ...base,
       style: { color: '#8a99a6', weight: 1.2, fill: true, fillColor: '#f4f1ea', fillOpacity: 1 },
@@ -41,7 +56,7 @@ export class BasinMap {
       topojson.mesh(states, states.objects.states, (a, b) => a !== b),
       {
         ...base,
-        style: { color: '#a9b4bd', weight: 0.8, dashArray: '3 3', className: 'state-line' },
+        style: { color: '#a9b4bd', weight: 0.8, dashArray: '3 3' },
       },
     ).addTo(this.map);
     L.geoJSON(lakes, {
@@ -50,13 +65,14 @@ export class BasinMap {
     }).addTo(this.map);
   }
 
-  /** Draw the basins (largest first, so small ones stay clickable) and fit the view to them. */
+  /** Fit the view to the basins, then draw the basemap and the basins (largest first, so small ones stay clickable). */
   basins(features) {
     const sorted = [...features].sort((a, b) => b.properties.area_meters - a.properties.area_meters);
     const group = L.featureGroup();
+    const renderer = this.canvas;
     for (const f of sorted) {
       const layer = L.geoJSON(f, {
-        style: { ...BASIN_STYLE, fillColor: NO_DATA[2], className: `basin ${cls(f.id)}` },
+        style: { ...BASIN_STYLE, fillColor: NO_DATA[2], renderer },
       }).getLayers()[0];
       layer.bindTooltip(() => this.#tip(f), { sticky: true });
       layer.on('click', () => this.onPick(f.id));
@@ -72,16 +88,39 @@ export class BasinMap {
         weight: 1,
         fillColor: NO_DATA[2],
         fillOpacity: 1,
-        className: `outlet outlet-${f.id.replaceAll(':', '-')}`,
+        renderer,
       });
       dot.bindTooltip(() => this.#tip(f));
       dot.on('click', () => this.onPick(f.id));
       dot.addTo(group);
       this.outlets.set(f.id, dot);
     }
+    // Fit first, then add: every path is projected once, at the final zoom.
+    if (sorted.length > 0) this.#fit(group.getBounds(), 16, 9, false);
+    if (this.base) this.#drawBasemap(this.base);
     group.addTo(this.map);
-    if (sorted.length > 0)
-      this.map.fitBounds(group.getBounds(), { padding: [16, 16], maxZoom: 9, animate: false });
+  }
+
+  /** From FINE_ZOOM on, swap the coarse outlines of basins in view for fine ones. */
+  async #refine() {
+    if (this.map.getZoom() < FINE_ZOOM || this.layers.size === this.fine.size) return;
+    const b = this.map.getBounds().pad(0);
+    const r = OUTLET_REACH_DEG;
+    const bbox = [b.getWest() - r, b.getSouth() - r, b.getEast() + r, b.getNorth() + r]
+      .map((x) => x.toFixed(4))
+      .join(',');
+    const features = await getAllFeatures('pourpoints', {
+      geometry: 'basin',
+      simplify: FINE_DEG,
+      bbox,
+      limit: 1000,
+    }).catch(() => []); // coarse outlines stay: the map works, only less sharp
+    for (const f of features) {
+      const layer = this.layers.get(f.id);
+      if (!layer || this.fine.has(f.id)) continue;
+      layer.setLatLngs(L.GeoJSON.geometryToLayer(f).getLatLngs());
+      this.fine.add(f.id);
+    }
   }
 
   #tip(f) {
@@ -94,10 +133,9 @@ export class BasinMap {
   colour(pctByTriplet) {
     this.values = pctByTriplet;
     for (const [triplet, layer] of this.layers) {
-      const [, label, colour] = classOf(pctByTriplet.get(triplet));
+      const [, , colour] = classOf(pctByTriplet.get(triplet));
       layer.setStyle({ fillColor: colour });
       this.outlets.get(triplet)?.setStyle({ fillColor: colour });
-      layer.getElement()?.setAttribute('data-class', label);
     }
   }
 
@@ -108,7 +146,19 @@ export class BasinMap {
     const layer = triplet && this.layers.get(triplet);
     if (!layer) return;
     layer.setStyle(CHOSEN_STYLE).bringToFront();
-    if (zoom) this.map.fitBounds(layer.getBounds(), { padding: [24, 24], maxZoom: 10 });
+    if (zoom) this.#fit(layer.getBounds(), 24, 10);
+  }
+
+  /** Fit `bounds` with `pad` px around, clear of the zoom buttons (top left) and the legend (bottom right). */
+  #fit(bounds, pad, maxZoom, animate) {
+    const legend = this.legend.getContainer().offsetWidth;
+    const zoom = this.map.zoomControl?.getContainer().offsetWidth ?? 0;
+    this.map.fitBounds(bounds, {
+      paddingTopLeft: [pad + zoom, pad],
+      paddingBottomRight: [pad + legend, pad],
+      maxZoom,
+      animate,
+    });
   }
 
   /** Show `title` above the legend's classes (the date and variable the colours are for). */

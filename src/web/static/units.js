@@ -17,11 +17,15 @@ export function unitOf(unit, units) {
 /** A value converted with `u` (from unitOf); null stays null. */
 export const convert = (v, u) => (v === null || v === undefined ? null : v / u.divisor);
 
+// Formatters by fraction digits, made once (constructing one costs more than formatting).
+const FORMATS = [0, 1, 2, 3].map(
+  (d) => new Intl.NumberFormat('en-US', { minimumFractionDigits: d, maximumFractionDigits: d }),
+);
+const AREA = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
 /** An area in m² as km² or mi². */
 export function areaText(m2, units) {
-  return units === 'us'
-    ? `${(m2 / M2_PER_MI2).toLocaleString('en-US', { maximumFractionDigits: 1 })} mi²`
-    : `${(m2 / M2_PER_KM2).toLocaleString('en-US', { maximumFractionDigits: 1 })} km²`;
+  return units === 'us' ? `${AREA.format(m2 / M2_PER_MI2)} mi²` : `${AREA.format(m2 / M2_PER_KM2)} km²`;
 }
 
 /** A number for a table: about 3 significant digits, thousands separated; '' for null. */
@@ -29,7 +33,7 @@ export function num(v) {
   if (v === null || v === undefined) return '';
   const a = Math.abs(v);
   const digits = a === 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-  return v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  return FORMATS[digits].format(v);
 }
 
 /** NRCS classes of % of median: [lower bound (inclusive), label, colour]. */
