@@ -32,4 +32,8 @@ export const ENV = {
   fetchIdleMs: 'SNOWDB_FETCH_IDLE_MS',
   /** Test hook: a pause (ms) between the steps of a date swap, so crash tests can kill inside it. */
   testSwapPauseMs: 'SNOWDB_TEST_SWAP_PAUSE_MS',
+  /** Job queue: ms a worker's hold on a job lasts unrenewed (a dead worker's job is retried after it). */
+  queueLockMs: 'SNOWDB_QUEUE_LOCK_MS',
+  /** Job queue: ms an enqueuing command waits for an unreachable Redis before it gives up. */
+  queueGraceMs: 'SNOWDB_QUEUE_GRACE_MS',
 } as const;

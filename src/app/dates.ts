@@ -7,7 +7,7 @@ import { removeDateDir } from '../ingest/date-dir.js';
 import { markSeriesStale, refreshSeries } from '../series/build.js';
 import { parseDateRange } from '../stats/dates.js';
 import { compactDate, isoDate } from '../util/dates.js';
-import { todayUtc } from './fetch.js';
+import { todayUtc } from './fetch-options.js';
 
 export interface DatesReport {
   readonly dataset: string;

@@ -1,68 +1,13 @@
-import { readFile } from 'node:fs/promises';
-import type { Dataset } from '../datasets/registry.js';
 import { openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import { ARCHIVES } from '../fetch/archives.js';
-import { type FetchOptions, type FetchReport, fetchDates } from '../fetch/run.js';
-import { parseNetrc } from '../io/netrc.js';
+import { daysBetween } from '../fetch/plan.js';
+import { type FetchReport, fetchDates } from '../fetch/run.js';
 import { parseDateRange } from '../stats/dates.js';
+import { isoDate } from '../util/dates.js';
+import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch-options.js';
+import { queuedFetch } from './jobs.js';
 import type { Settings } from './settings.js';
-
-/** What a caller of fetch or update chooses (the rest comes from the settings). */
-export interface FetchChoices {
-  readonly concurrency?: number | undefined;
-  readonly dryRun?: boolean | undefined;
-  readonly keepDownloads?: boolean | undefined;
-  readonly onBytes?: FetchOptions['onBytes'];
-  readonly onPlanned?: FetchOptions['onPlanned'];
-  readonly onDate?: FetchOptions['onDate'];
-}
-
-/** Today's UTC date, ISO. */
-export const todayUtc = (): string => new Date().toISOString().slice(0, 10);
-
-/**
- * The archive folder of a dataset: its config's `archive.url`, else SNOWDB_<KIND>_URL, else the
- * producer's public archive.
- * @throws SnowdbError `invalid-config` for an archive scheme fetch cannot read.
- */
-export function archiveBase(d: Dataset, settings: Settings): string {
-  const kind = d.config.ingester;
-  const base = (d.config.archive?.url ?? settings.archives[kind] ?? ARCHIVES[kind].defaultUrl).replace(
-    /\/+$/,
-    '',
-  );
-  if (!/^https?:\/\//.test(base))
-    throw new SnowdbError(
-      'invalid-config',
-      `${d.name}: the archive ${base} is not http(s); snowdb fetches over HTTP(S) only: set the dataset config's archive.url or SNOWDB_${kind.toUpperCase()}_URL to an HTTP(S) mirror of it`,
-    );
-  return base;
-}
-
-/** The fetch options from the settings and the caller's choices (reads ~/.netrc once). */
-export async function fetchOptions(settings: Settings, c: FetchChoices): Promise<FetchOptions> {
-  const s = settings.fetch;
-  const netrcText = s.netrcPath === undefined ? '' : await readFile(s.netrcPath, 'utf8').catch(() => '');
-  const concurrency = c.concurrency ?? 4;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 32)
-    throw new SnowdbError('usage-error', `--concurrency ${concurrency}: expected an integer 1-32`);
-  return {
-    retries: s.retries,
-    backoffMs: s.backoffMs,
-    idleMs: s.idleMs,
-    earthdataToken: s.earthdataToken,
-    netrc: parseNetrc(netrcText),
-    concurrency,
-    dryRun: c.dryRun === true,
-    keepDownloads: c.keepDownloads === true,
-    swapPauseMs: settings.swapPauseMs,
-    onBytes: c.onBytes,
-    onPlanned: c.onPlanned,
-    onDate: c.onDate,
-  };
-}
 
 /**
  * `dataset fetch <name> --dates <start>/<end>`: download the dates from the producer's archive
@@ -83,5 +28,11 @@ export async function fetchDataset(
     });
   const end = q.end_date ?? todayUtc();
   const d = await openDataset(db, name);
-  return fetchDates(db, name, archiveBase(d, settings), q.start_date, end, await fetchOptions(settings, c));
+  const base = archiveBase(d, settings);
+  if (c.queue !== undefined && c.dryRun !== true)
+    return queuedFetch(db, settings, name, base, daysBetween(q.start_date, end).map(isoDate), {
+      ...c,
+      queue: c.queue,
+    });
+  return fetchDates(db, name, base, q.start_date, end, await fetchOptions(settings, c));
 }

@@ -1,5 +1,6 @@
 import { ENV } from '../env.js';
 import type { GitHubSettings } from '../io/github.js';
+import type { QueueSettings } from '../queue/connection.js';
 import { NLCD_URL, THREEDEP_URL, type ZoneSourceUrls } from '../zones/sources.js';
 
 /** What the environment configures (variable names: `ENV` in src/env.ts). */
@@ -20,6 +21,7 @@ export interface Settings {
   };
   /** Test hook: ms to pause between the steps of a date swap (crash tests kill inside it). */
   readonly swapPauseMs: number | undefined;
+  readonly queue: QueueSettings;
 }
 
 const trim = (u: string) => u.replace(/\/+$/, '');
@@ -59,5 +61,9 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       netrcPath: maybe((h) => `${h}/.netrc`, set(env[ENV.home])),
     },
     swapPauseMs: Number(set(env[ENV.testSwapPauseMs]) ?? 0) || undefined,
+    queue: {
+      lockMs: count(env[ENV.queueLockMs], 30_000) || 30_000,
+      graceMs: count(env[ENV.queueGraceMs], 10_000),
+    },
   };
 }

@@ -9,7 +9,7 @@ import { type FetchResult, fetchDates } from '../fetch/run.js';
 import { readManifest } from '../ingest/date-dir.js';
 import { withFileLock } from '../io/lock.js';
 import { compactDate, waterYearOf } from '../util/dates.js';
-import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch.js';
+import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch-options.js';
 import type { Settings } from './settings.js';
 
 /** One dataset's update. */

@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   'water-years': async () => (await import('./commands/history.js')).registerWaterYears,
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,
+  worker: async () => (await import('./commands/worker.js')).registerWorker,
 };
 
 /** The command an argument list names (the first word that is not a global option), if any. */

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { tagPid } from '../io/atomic.js';
 import { namesIn } from '../io/fs.js';
-import { isAlive, withFileLock } from '../io/lock.js';
+import { holderGone, isAlive, withFileLock } from '../io/lock.js';
 import type { Database } from './database.js';
 import { Layout, SYNC_STAGING_PREFIX } from './layout.js';
 
@@ -23,8 +23,7 @@ export interface Debris {
 
 /** Whether the process named in a lock file is gone (an unreadable or empty lock counts as gone). */
 async function lockIsStale(lock: string): Promise<boolean> {
-  const pid = Number(await readFile(lock, 'utf8').catch(() => ''));
-  return !(pid > 0 && (pid === process.pid || isAlive(pid)));
+  return holderGone(await readFile(lock, 'utf8').catch(() => ''));
 }
 
 /** A tagged name's writer is gone; untagged temporary names (older releases) always are. */

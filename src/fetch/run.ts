@@ -39,6 +39,8 @@ export interface FetchOptions extends TransferSettings {
   readonly dryRun: boolean;
   readonly keepDownloads: boolean;
   readonly swapPauseMs?: number | undefined;
+  /** Bring the series store up to date after each batch (default); off when the caller does it once. */
+  readonly series?: boolean | undefined;
   /** Progress: bytes as they arrive, and each date as it is settled. */
   readonly onBytes?: (n: number) => void;
   readonly onPlanned?: (dates: number) => void;
@@ -132,7 +134,7 @@ async function ingestGot(
     db,
     name,
     ready.flatMap((g) => g.paths),
-    { swapPauseMs: o.swapPauseMs },
+    { swapPauseMs: o.swapPauseMs, series: o.series },
   );
   for (const g of ready) {
     const iso = isoDate(g.date);

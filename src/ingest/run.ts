@@ -8,7 +8,7 @@ import { refreshSeries } from '../series/build.js';
 import type { DateResult } from './date.js';
 import { ingesterFor } from './ingesters.js';
 import type { DateSource } from './types.js';
-import { runJobs } from './workers.js';
+import { type DateExecutor, runJobs } from './workers.js';
 
 /** Files a source path stands for: itself, or the matching files of a directory. */
 async function expand(path: string, pattern: RegExp, recursive: boolean): Promise<string[]> {
@@ -42,6 +42,10 @@ export async function ingestSources(
     force?: boolean | undefined;
     swapPauseMs?: number | undefined;
     onProgress?: (done: number, total: number) => void;
+    /** Where the date jobs run: worker threads here (default), or a queue's workers. */
+    execute?: DateExecutor | undefined;
+    /** Bring the series store up to date afterwards (default); off when the caller does it once. */
+    series?: boolean | undefined;
   } = {},
 ): Promise<IngestReport> {
   const d = await openDataset(db, name);
@@ -69,8 +73,8 @@ export async function ingestSources(
   }
   const jobs = [...planned.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
   const options = { force: opts.force === true, swapPauseMs: opts.swapPauseMs };
-  const results = await runJobs(db.root, name, jobs, options, opts.onProgress);
+  const results = await (opts.execute ?? runJobs)(db.root, name, jobs, options, opts.onProgress);
   // A run where every date failed changes nothing, not even by creating the store.
-  if (results.some((r) => r.action !== 'failed')) await refreshSeries(d);
+  if (opts.series !== false && results.some((r) => r.action !== 'failed')) await refreshSeries(d);
   return { dataset: name, results: [...failed, ...results] };
 }

@@ -43,17 +43,20 @@ function call(w: Worker, m: JobMessage): Promise<DateResult> {
   });
 }
 
-/**
- * Run date jobs on up to min(jobs, cores) worker threads (one job: in this thread). Results keep
- * the jobs' order.
- */
-export async function runJobs(
+/** Runs date jobs somewhere and gives their results in the jobs' order (`runJobs`: here). */
+export type DateExecutor = (
   root: string,
   name: string,
   jobs: readonly DateSource[],
   options: IngestDateOptions,
   onProgress?: (done: number, total: number) => void,
-): Promise<DateResult[]> {
+) => Promise<DateResult[]>;
+
+/**
+ * Run date jobs on up to min(jobs, cores) worker threads (one job: in this thread). Results keep
+ * the jobs' order.
+ */
+export const runJobs: DateExecutor = async (root, name, jobs, options, onProgress) => {
   let done = 0;
   const tick = () => onProgress?.(++done, jobs.length);
   if (jobs.length <= 1) {
@@ -95,4 +98,4 @@ export async function runJobs(
     }),
   );
   return results;
-}
+};

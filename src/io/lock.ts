@@ -1,11 +1,28 @@
 import { mkdir, open, readFile, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 
+/** What a lock file holds: `<pid> <host>` (older releases wrote the pid alone). */
+const OWNER = `${process.pid} ${hostname()}`;
+
 /**
- * Hold an exclusive lock file (O_EXCL, holding the pid) while `fn` runs. A lock whose process is
- * gone is taken over (at once when it names a dead pid, after 2 s when it names none); another
- * live holder (threads of this process included) is waited for up to `waitMs`, then
- * `onTimeout(pid)` is thrown.
+ * Whether the holder named in a lock file's text is gone: a pid of this machine that no longer
+ * runs. A holder on another machine (a shared database folder) cannot be checked from here, so
+ * it counts as live. Empty or unreadable text counts as gone (callers age it first).
+ */
+export function holderGone(text: string): boolean {
+  const [pidText, host] = text.trim().split(/\s+/, 2);
+  const pid = Number(pidText);
+  if (!(pid > 0)) return true;
+  if (host !== undefined && host !== hostname()) return false;
+  return pid !== process.pid && !isAlive(pid);
+}
+
+/**
+ * Hold an exclusive lock file (O_EXCL, holding `<pid> <host>`) while `fn` runs. A lock whose
+ * process is gone is taken over (at once when it names a dead pid of this machine, after 2 s when
+ * it names none); another live holder (threads of this process, or any process of another
+ * machine, included) is waited for up to `waitMs`, then `onTimeout(pid)` is thrown.
  */
 export async function withFileLock<T>(
   lock: string,
@@ -18,17 +35,17 @@ export async function withFileLock<T>(
   for (;;) {
     try {
       const fh = await open(lock, 'wx');
-      await fh.writeFile(String(process.pid));
+      await fh.writeFile(OWNER);
       await fh.close();
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-      const pid = Number(await readFile(lock, 'utf8').catch(() => ''));
-      const alive = pid > 0 && (pid === process.pid || isAlive(pid));
+      const text = await readFile(lock, 'utf8').catch(() => '');
+      const pid = Number(text.trim().split(/\s+/)[0]);
       // A dead holder's lock is taken over at once; one without a pid yet (being written, or
       // left empty by a kill) only once it is 2 s old.
       if (
-        !alive &&
+        holderGone(text) &&
         (pid > 0 ||
           (await stat(lock).then(
             (s) => Date.now() - s.mtimeMs > 2000,

@@ -9,7 +9,7 @@ import { dirname, join, normalize } from 'node:path';
 /** The layers, lowest first; a file may import its own folder and any lower rank. */
 export const LAYERS: readonly (readonly string[])[] = [
   ['errors.ts', 'env.ts', 'version.ts', 'util'],
-  ['io'],
+  ['io', 'queue'],
   ['raster'],
   ['formats'],
   ['db'],

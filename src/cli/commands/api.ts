@@ -4,6 +4,7 @@ import { checkServable, serveLimits } from '../../app/serve.js';
 import { type ApiConfig, ApiConfigSchema } from '../../db/root-config.js';
 import { SnowdbError } from '../../errors.js';
 import type { Runner } from '../context.js';
+import { untilStopped } from '../stop.js';
 
 interface ServeFlags {
   host: string;
@@ -105,15 +106,7 @@ export function registerApi(program: Command, run: Runner): void {
           `snowdb API on ${address} (docs: ${address}/docs, ${address}/redoc; links name ${app.snowdb.publicUrl}); ` +
             `${limits.concurrency} expensive queries at once, ${limits.queue} waiting, ${limits.timeoutMs / 1000} s per request; Ctrl-C stops it`,
         );
-        await new Promise<void>((resolve) => {
-          const stop = () => {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            void app.close().then(() => resolve());
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
-        });
+        await untilStopped(() => app.close());
       }),
     );
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { type FetchChoices, fetchDataset } from '../../app/fetch.js';
+import { fetchDataset } from '../../app/fetch.js';
+import type { FetchChoices } from '../../app/fetch-options.js';
 import { updateDatabase, updateFailed } from '../../app/update.js';
 import { SnowdbError } from '../../errors.js';
 import type { FetchResult } from '../../fetch/run.js';
@@ -31,6 +32,7 @@ export function registerFetch(group: Command, run: Runner): void {
     .option('--concurrency <n>', 'downloads at once (1-32)', concurrency, 4)
     .option('--keep-downloads', 'keep the downloaded files in the cache after their dates are ingested')
     .option('--dry-run', 'list what would be fetched; download nothing')
+    .option('--queue <redis-url>', "run each date as a job on this Redis queue's workers (snowdb worker)")
     .addOption(formatOption())
     .action(
       (
@@ -40,6 +42,7 @@ export function registerFetch(group: Command, run: Runner): void {
           concurrency: number;
           keepDownloads?: boolean;
           dryRun?: boolean;
+          queue?: string;
           format: Format;
         },
         cmd: Command,
@@ -49,6 +52,7 @@ export function registerFetch(group: Command, run: Runner): void {
             concurrency: opts.concurrency,
             dryRun: opts.dryRun,
             keepDownloads: opts.keepDownloads,
+            queue: opts.queue,
             ...fetchProgress(ctx.out, name),
           };
           const r = await fetchDataset(await ctx.openDatabase(), ctx.settings, name, opts.dates, choices);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { queuedIngest } from '../../app/jobs.js';
 import { SnowdbError } from '../../errors.js';
 import { ingestSources } from '../../ingest/run.js';
 import type { Runner } from '../context.js';
@@ -16,33 +17,44 @@ export function registerIngest(group: Command, run: Runner): void {
     .argument('<name>', 'dataset name')
     .argument('<source...>', 'source files or folders')
     .option('--force', 'rebuild dates that are up to date')
+    .option(
+      '--queue <redis-url>',
+      "run the dates as jobs on this Redis queue's workers (snowdb worker); sources on a path every worker sees",
+    )
     .addOption(formatOption())
-    .action((name: string, sources: string[], opts: { force?: boolean; format: Format }, cmd: Command) =>
-      run(cmd, async (ctx) => {
-        const r = await ingestSources(await ctx.openDatabase(), name, sources, {
-          force: opts.force,
-          swapPauseMs: ctx.settings.swapPauseMs,
-          onProgress: progressBar(ctx.out, `${name} ingest`),
-        });
-        const failed = r.results.filter((x) => x.action === 'failed');
-        for (const f of failed) ctx.out.warn(ctx.out.style.red(`failed: ${f.message}`));
-        emit(ctx.out, opts.format, r, () =>
-          renderTable(
-            ['dataset', 'date', 'action', 'source'],
-            r.results.map((x) => [name, x.date, x.action, x.source]),
-          ),
-        );
-        if (opts.format !== 'json') {
-          const n = (a: string) => r.results.filter((x) => x.action === a).length;
-          ctx.out.info(
-            `ingested ${n('ingested')}, up-to-date ${n('up-to-date')}, kept later stage ${n('kept-later-stage')}, failed ${failed.length}`,
+    .action(
+      (
+        name: string,
+        sources: string[],
+        opts: { force?: boolean; queue?: string; format: Format },
+        cmd: Command,
+      ) =>
+        run(cmd, async (ctx) => {
+          const r = await ingestSources(await ctx.openDatabase(), name, sources, {
+            execute: opts.queue === undefined ? undefined : queuedIngest(opts.queue, ctx.settings),
+            force: opts.force,
+            swapPauseMs: ctx.settings.swapPauseMs,
+            onProgress: progressBar(ctx.out, `${name} ingest`),
+          });
+          const failed = r.results.filter((x) => x.action === 'failed');
+          for (const f of failed) ctx.out.warn(ctx.out.style.red(`failed: ${f.message}`));
+          emit(ctx.out, opts.format, r, () =>
+            renderTable(
+              ['dataset', 'date', 'action', 'source'],
+              r.results.map((x) => [name, x.date, x.action, x.source]),
+            ),
           );
-        }
-        if (failed.length > 0)
-          throw new SnowdbError(
-            'invalid-source',
-            `${failed.length} source(s) failed; see the messages above`,
-          );
-      }),
+          if (opts.format !== 'json') {
+            const n = (a: string) => r.results.filter((x) => x.action === a).length;
+            ctx.out.info(
+              `ingested ${n('ingested')}, up-to-date ${n('up-to-date')}, kept later stage ${n('kept-later-stage')}, failed ${failed.length}`,
+            );
+          }
+          if (failed.length > 0)
+            throw new SnowdbError(
+              'invalid-source',
+              `${failed.length} source(s) failed; see the messages above`,
+            );
+        }),
     );
 }

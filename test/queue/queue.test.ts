@@ -1,0 +1,185 @@
+/**
+ * Work on a real job queue: a Debian redis-server on loopback and `snowdb worker` processes
+ * sharing the database folder. A queued run must give the report and the database a local run
+ * gives; a worker killed mid-job, or Redis lost mid-run, must not leave a date half-done.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { snodasArchiveFile } from '../helpers/archive.js';
+import { cliOk, snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
+import { FileServer } from '../helpers/file-server.js';
+import { logicalTree, snapshotTree } from '../helpers/fs.js';
+import { RedisServer } from '../helpers/redis.js';
+
+const DATES = ['20240101', '20240102', '20240103', '20240104'];
+const RANGE = '2024-01-01/2024-01-04';
+const iso = (d: string) => `${d.slice(0, 4)}-${d.slice(4, 6)}-${d.slice(6)}`;
+type Report = { results: { date: string; action: string; bytes?: number }[] };
+
+describe('the job queue: snowdb worker processes on a real Redis', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let redis: RedisServer;
+  let server: FileServer;
+  let tars: string[];
+  let local: { ingest: string; fetch: string };
+  const workers = new Set<ReturnType<typeof spawnSnowdb>>();
+  const env = (root: string, extra: Record<string, string> = {}) => ({
+    SNOWDB_CONFIG: root,
+    SNOWDB_SNODAS_URL: `${server.base}/snodas`,
+    SNOWDB_FETCH_BACKOFF_MS: '10',
+    SNOWDB_QUEUE_LOCK_MS: '1500',
+    SNOWDB_QUEUE_GRACE_MS: '1500',
+    HOME: dir,
+    ...extra,
+  });
+
+  /** A fresh database with an empty snodas dataset. */
+  const freshDb = async (name: string) => {
+    const root = join(dir, name);
+    const ok = cliOk(() => env(root));
+    await ok('init', root);
+    await ok('dataset', 'create', 'snodas', '--template', 'snodas');
+    return root;
+  };
+
+  /** A `snowdb worker` process on the database; resolves once it listens, with its log so far. */
+  const startWorker = async (root: string, extra: Record<string, string> = {}) => {
+    const w = spawnSnowdb(['worker', '--queue', redis.url, '--concurrency', '2'], { env: env(root, extra) });
+    workers.add(w);
+    const log = { text: '' };
+    w.stderr.setEncoding('utf8').on('data', (d: string) => (log.text += d));
+    while (!/snowdb worker on/.test(log.text)) {
+      if (w.exitCode !== null) throw new Error(`worker exited: ${log.text}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return { w, log };
+  };
+  const stopWorkers = async () => {
+    await Promise.all(
+      [...workers].map(async (w) => {
+        if (w.exitCode === null && w.signalCode === null) {
+          w.kill('SIGTERM');
+          await new Promise((r) => w.once('close', r));
+        }
+      }),
+    );
+    workers.clear();
+  };
+  /** The database as a reader sees it, less its own creation time (snowdb.json's created_at). */
+  const same = async (root: string) => {
+    const t = await logicalTree(root);
+    const { created_at: _, ...config } = JSON.parse(await readFile(join(root, 'snowdb.json'), 'utf8'));
+    t.set('snowdb.json', JSON.stringify(config));
+    return t;
+  };
+  const byDate = (r: Report) => r.results.map((x) => `${x.date} ${x.action}`).sort();
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    redis = await RedisServer.start();
+    const published = new Map<string, string>();
+    for (const d of DATES) published.set(...(await snodasArchiveFile(dir, d)));
+    tars = [...published.values()];
+    server = await FileServer.start(published);
+    // The local runs every queued run is compared with.
+    local = { ingest: await freshDb('local-ingest'), fetch: await freshDb('local-fetch') };
+    await cliOk(() => env(local.ingest))('dataset', 'ingest', 'snodas', ...tars);
+    await cliOk(() => env(local.fetch))('dataset', 'fetch', 'snodas', '--dates', RANGE);
+  });
+  after(async () => {
+    await stopWorkers();
+    await redis.kill();
+    await server.close();
+    await cleanup();
+  });
+
+  it('fetch and ingest through two workers give the report and the database of a local run', async () => {
+    const root = await freshDb('queued');
+    await startWorker(root);
+    await startWorker(root);
+    const f = await snowdb(
+      ['dataset', 'fetch', 'snodas', '--dates', RANGE, '--queue', redis.url, '--format', 'json'],
+      {
+        env: env(root),
+      },
+    );
+    assert.equal(f.code, 0, f.stderr);
+    const report = JSON.parse(f.stdout) as Report;
+    assert.deepEqual(
+      byDate(report),
+      DATES.map((d) => `${iso(d)} ingested`),
+    );
+    assert.deepEqual(await same(root), await same(local.fetch));
+    // Ingest of the same files again through the queue: every date up to date, nothing changed.
+    const before = await snapshotTree(root);
+    const i = await snowdb(
+      ['dataset', 'ingest', 'snodas', ...tars, '--queue', redis.url, '--format', 'json'],
+      {
+        env: env(root),
+      },
+    );
+    assert.equal(i.code, 0, i.stderr);
+    assert.deepEqual(
+      byDate(JSON.parse(i.stdout) as Report),
+      DATES.map((d) => `${iso(d)} up-to-date`),
+    );
+    assert.deepEqual(await snapshotTree(root), before);
+    await stopWorkers();
+  });
+
+  it('a worker killed mid-job (kill -9): its date is retried by another, every date done once, the database as a local run', async () => {
+    const root = await freshDb('killed');
+    const a = await startWorker(root);
+    // The enqueuer's swap pause travels with each job: dates take ~3 s, long enough to kill inside.
+    const run = snowdb(['dataset', 'ingest', 'snodas', ...tars, '--queue', redis.url, '--format', 'json'], {
+      env: env(root, { SNOWDB_TEST_SWAP_PAUSE_MS: '1000' }),
+    });
+    while (!/start ingest-date/.test(a.log.text)) await new Promise((r) => setTimeout(r, 20));
+    a.w.kill('SIGKILL');
+    const b = await startWorker(root);
+    const r = await run;
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as Report;
+    assert.deepEqual(report.results.map((x) => x.date).sort(), DATES.map(iso), 'each date reported once');
+    for (const x of report.results) assert.match(x.action, /^(ingested|up-to-date)$/, JSON.stringify(x));
+    assert.match(b.log.text, /start ingest-date/, 'the second worker took over');
+    assert.deepEqual(await same(root), await same(local.ingest));
+    await stopWorkers();
+  });
+
+  it('Redis lost mid-run: a clear error within the grace period; a rerun converges', async () => {
+    const root = await freshDb('lost');
+    const w = await startWorker(root);
+    const args = ['dataset', 'ingest', 'snodas', ...tars, '--queue', redis.url];
+    const run = snowdb(args, { env: env(root, { SNOWDB_TEST_SWAP_PAUSE_MS: '700' }) });
+    while (!/done ingest-date/.test(w.log.text)) await new Promise((r) => setTimeout(r, 20));
+    await redis.kill();
+    const t = Date.now();
+    const r = await run;
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /lost Redis at redis:\/\/127\.0\.0\.1:\d+ with \d of 4 jobs done; run the same command again/,
+    );
+    assert.ok(Date.now() - t < 15_000, `gave up after ${Date.now() - t} ms`);
+    // Unreachable at the start: at once, and nothing changes.
+    const before = await snapshotTree(root);
+    const down = await snowdb(args, { env: env(root) });
+    assert.equal(down.code, 1);
+    assert.match(down.stderr, /cannot reach Redis at redis:\/\/127\.0\.0\.1:\d+/);
+    assert.deepEqual(await snapshotTree(root), before);
+    const worker = await snowdb(['worker', '--queue', redis.url], { env: env(root) });
+    assert.equal(worker.code, 1);
+    assert.match(worker.stderr, /cannot reach Redis/);
+    // Redis back (empty: its jobs are gone): the worker reconnects, and the same command finishes the work.
+    await redis.restart();
+    const again = await snowdb([...args, '--format', 'json'], { env: env(root) });
+    assert.equal(again.code, 0, again.stderr);
+    assert.deepEqual((JSON.parse(again.stdout) as Report).results.map((x) => x.date).sort(), DATES.map(iso));
+    assert.deepEqual(await same(root), await same(local.ingest));
+    await stopWorkers();
+  });
+});
