@@ -24,15 +24,20 @@ interface JobKind<D, R> {
   failed(data: D, reason: string): R;
 }
 
+/** What every job carries: its database's absolute path (the same on every machine). */
+export interface QueuedJob {
+  readonly root: string;
+}
+
 /** One date of `dataset ingest` (source paths as every worker sees them). */
-interface IngestDateJob {
+interface IngestDateJob extends QueuedJob {
   readonly name: string;
   readonly job: DateSource;
   readonly options: IngestDateOptions;
 }
 
 /** One date of `dataset fetch`: the worker downloads and ingests it. */
-interface FetchDateJob {
+interface FetchDateJob extends QueuedJob {
   readonly name: string;
   readonly base: string;
   /** ISO. */
@@ -41,7 +46,7 @@ interface FetchDateJob {
 }
 
 const ingestDateJob: JobKind<IngestDateJob, DateResult> = {
-  run: (db, _settings, m) => runJob({ root: db.root, ...m }),
+  run: (db, _settings, m) => runJob({ ...m, root: db.root }),
   failed: (m, reason) => ({
     date: isoDate(m.job.date),
     action: 'failed',
@@ -84,7 +89,7 @@ export function queuedIngest(url: string, settings: Settings): DateExecutor {
       url,
       queue: queueName(root),
       kind: 'ingest-date',
-      items: jobs.map((job): IngestDateJob => ({ name, job, options })),
+      items: jobs.map((job): IngestDateJob => ({ root, name, job, options })),
       failed: ingestDateJob.failed,
       graceMs: settings.queue.graceMs,
       onResult: (_, done, total) => onProgress?.(done, total),
@@ -111,7 +116,9 @@ export async function queuedFetch(
     url: c.queue,
     queue: queueName(db.root),
     kind: 'fetch-date',
-    items: dates.map((date): FetchDateJob => ({ name, base, date, keepDownloads: c.keepDownloads === true })),
+    items: dates.map(
+      (date): FetchDateJob => ({ root: db.root, name, base, date, keepDownloads: c.keepDownloads === true }),
+    ),
     failed: fetchDateJob.failed,
     graceMs: settings.queue.graceMs,
     onResult: (rs) => {

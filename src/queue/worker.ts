@@ -1,5 +1,7 @@
 /**
- * A queue worker: takes jobs from a database's queue and runs them through `run(kind, data)`.
+ * A queue worker: takes jobs from a database's queue and runs each in a worker thread of the
+ * `processor` module (its default export gets the job), so the thread that renews the job locks
+ * never waits behind a job's CPU work.
  * Its hold on a job is renewed while the job runs; a worker that dies (kill -9, lost machine)
  * lets the hold lapse after `lockMs`, and another worker retries the job (bounded attempts).
  */
@@ -20,11 +22,9 @@ export interface RunningWorker {
 }
 
 /** Start a worker; it runs until closed, reconnecting while Redis is away (logged, not fatal). */
-export async function startWorker(
-  o: WorkerOptions,
-  run: (kind: string, data: unknown) => Promise<unknown>,
-): Promise<RunningWorker> {
-  const w = new Worker(o.queue, (job) => run(job.name, job.data), {
+export async function startWorker(o: WorkerOptions, processor: URL): Promise<RunningWorker> {
+  const w = new Worker(o.queue, processor, {
+    useWorkerThreads: true,
     connection: redisOptions(o.url),
     concurrency: o.concurrency,
     lockDuration: o.lockMs,

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { runQueuedJob } from '../../app/jobs.js';
 import { SnowdbError } from '../../errors.js';
 import { checkRedis, queueName, shownUrl } from '../../queue/connection.js';
 import { startWorker } from '../../queue/worker.js';
@@ -30,7 +29,7 @@ export function registerWorker(program: Command, run: Runner): void {
             lockMs: ctx.settings.queue.lockMs,
             log: (line) => ctx.out.info(`${new Date().toISOString()} ${line}`),
           },
-          (kind, data) => runQueuedJob(db, ctx.settings, kind, data),
+          new URL('../queue-job.js', import.meta.url),
         );
         ctx.out.info(
           `snowdb worker on ${shownUrl(opts.queue)}, queue ${queue} (${db.root}), ${opts.concurrency} job(s) at once; Ctrl-C stops it after the running jobs`,
