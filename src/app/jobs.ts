@@ -10,7 +10,7 @@ import { type FetchReport, type FetchResult, fetchDates } from '../fetch/run.js'
 import type { DateResult, IngestDateOptions } from '../ingest/date.js';
 import type { DateSource } from '../ingest/types.js';
 import { type DateExecutor, runJob } from '../ingest/workers.js';
-import { queueName } from '../queue/connection.js';
+import { checkRedis, queueName } from '../queue/connection.js';
 import { runOnQueue } from '../queue/enqueue.js';
 import { refreshSeries } from '../series/build.js';
 import { isoDate } from '../util/dates.js';
@@ -82,8 +82,13 @@ export function runQueuedJob(
   return k.run(db, settings, data as never);
 }
 
-/** `dataset ingest --queue`: each date a job on the database's queue. */
-export function queuedIngest(url: string, settings: Settings): DateExecutor {
+/**
+ * `dataset ingest --queue`: each date a job on the database's queue. Redis is checked first, so
+ * a command that cannot reach it changes nothing (not even by sweeping).
+ * @throws SnowdbError `queue-unreachable`.
+ */
+export async function queuedIngest(url: string, settings: Settings): Promise<DateExecutor> {
+  await checkRedis(url);
   return (root, name, jobs, options, onProgress) =>
     runOnQueue({
       url,
@@ -110,6 +115,7 @@ export async function queuedFetch(
   c: FetchChoices & { readonly queue: string },
 ): Promise<FetchReport> {
   const d = await openDataset(db, name);
+  await checkRedis(c.queue); // before the sweep: a command that cannot reach it changes nothing
   await sweepDebris(debrisRoots(db, [d]), { tmp: false });
   c.onPlanned?.(dates.length);
   const lists = await runOnQueue({

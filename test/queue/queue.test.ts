@@ -150,7 +150,7 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
     await stopWorkers();
   });
 
-  it('Redis lost mid-run: a clear error within the grace period; a rerun converges', async () => {
+  it('Redis and a worker lost mid-run: a clear error within the grace period; a rerun converges', async () => {
     const root = await freshDb('lost');
     const w = await startWorker(root);
     const args = ['dataset', 'ingest', 'snodas', ...tars, '--queue', redis.url];
@@ -165,6 +165,9 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
       /lost Redis at redis:\/\/127\.0\.0\.1:\d+ with \d of 4 jobs done; run the same command again/,
     );
     assert.ok(Date.now() - t < 15_000, `gave up after ${Date.now() - t} ms`);
+    // The worker lost too (it would finish the date it holds meanwhile): kill it.
+    w.w.kill('SIGKILL');
+    await new Promise((r) => w.w.once('close', r));
     // Unreachable at the start: at once, and nothing changes.
     const before = await snapshotTree(root);
     const down = await snowdb(args, { env: env(root) });
@@ -174,8 +177,9 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
     const worker = await snowdb(['worker', '--queue', redis.url], { env: env(root) });
     assert.equal(worker.code, 1);
     assert.match(worker.stderr, /cannot reach Redis/);
-    // Redis back (empty: its jobs are gone): the worker reconnects, and the same command finishes the work.
+    // Redis back (empty: its jobs are gone) and a new worker: the same command finishes the work.
     await redis.restart();
+    await startWorker(root);
     const again = await snowdb([...args, '--format', 'json'], { env: env(root) });
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual((JSON.parse(again.stdout) as Report).results.map((x) => x.date).sort(), DATES.map(iso));

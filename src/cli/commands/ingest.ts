@@ -31,7 +31,7 @@ export function registerIngest(group: Command, run: Runner): void {
       ) =>
         run(cmd, async (ctx) => {
           const r = await ingestSources(await ctx.openDatabase(), name, sources, {
-            execute: opts.queue === undefined ? undefined : queuedIngest(opts.queue, ctx.settings),
+            execute: opts.queue === undefined ? undefined : await queuedIngest(opts.queue, ctx.settings),
             force: opts.force,
             swapPauseMs: ctx.settings.swapPauseMs,
             onProgress: progressBar(ctx.out, `${name} ingest`),
