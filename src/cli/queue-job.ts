@@ -12,6 +12,9 @@ const databases = new Map<string, Promise<Database>>(); // root → the open dat
 export default function process_(job: { name: string; data: QueuedJob }): Promise<unknown> {
   const { root } = job.data;
   let db = databases.get(root);
-  if (db === undefined) databases.set(root, (db = Database.open(root)));
+  if (db === undefined) {
+    db = Database.open(root);
+    databases.set(root, db);
+  }
   return db.then((d) => runQueuedJob(d, settings, job.name, job.data));
 }

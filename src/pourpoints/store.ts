@@ -4,7 +4,6 @@ import { datasetDir, datasetPaths, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
-import { type AreaGeometry, polygonsOf } from '../raster/geometry.js';
 import { simplifyGeometry } from '../raster/simplify.js';
 import { AsyncLru } from '../util/lru.js';
 import { type IndexEntry, readIndex } from './index-file.js';

@@ -104,7 +104,7 @@ export async function runOnQueue<D, R>(b: Batch<D, R>): Promise<R[]> {
     if (b.items.length === 0) return results;
     const run = randomUUID();
     const ids = b.items.map((_, i) => `${run}-${i}`);
-    ids.forEach((id, i) => pending.set(id, i));
+    for (const [i, id] of ids.entries()) pending.set(id, i);
     await queue.addBulk(
       b.items.map((data, i) => ({
         name: b.kind,
