@@ -23,7 +23,7 @@ const SIMPLIFY = '0.01'; // as the page first asks (COARSE_DEG in src/web/static
 const STATES = ['WA', 'OR', 'ID', 'MT', 'WY', 'NV', 'UT', 'CO', 'AZ', 'NM', 'CA'];
 
 /** A database of 600 basins: each bundled shape shifted to 60 spots on a 2° lattice. */
-export async function nationalDb(dir: string): Promise<string> {
+async function nationalDb(dir: string): Promise<string> {
   const root = join(dir, 'db');
   const records = join(dir, 'records');
   await mkdir(records);
@@ -58,7 +58,7 @@ export async function nationalDb(dir: string): Promise<string> {
   return root;
 }
 
-export async function serve(root: string): Promise<{ base: string; server: ChildProcess }> {
+async function serve(root: string): Promise<{ base: string; server: ChildProcess }> {
   const cli = join(REPO, 'dist/src/cli/main.js');
   const server = spawn(process.execPath, [cli, 'api', 'serve', '--port', '0', '--log-level', 'warn'], {
     env: { ...process.env, SNOWDB_CONFIG: root },

@@ -46,7 +46,7 @@ interface FetchDateJob extends QueuedJob {
 }
 
 const ingestDateJob: JobKind<IngestDateJob, DateResult> = {
-  run: (db, _settings, m) => runJob({ ...m, root: db.root }),
+  run: (db, _settings, m) => runJob(m, db),
   failed: (m, reason) => ({
     date: isoDate(m.job.date),
     action: 'failed',

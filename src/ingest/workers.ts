@@ -15,10 +15,13 @@ export interface JobMessage {
   readonly options: IngestDateOptions;
 }
 
-/** Run one job here; a domain error becomes a `failed` row (each date succeeds or fails alone). */
-export async function runJob(m: JobMessage): Promise<DateResult> {
+/**
+ * Run one job here, in `db` when the caller has it open (else opened from `m.root`); a domain
+ * error becomes a `failed` row (each date succeeds or fails alone).
+ */
+export async function runJob(m: JobMessage, db?: Database): Promise<DateResult> {
   try {
-    const d = await openDataset(await Database.open(m.root), m.name);
+    const d = await openDataset(db ?? (await Database.open(m.root)), m.name);
     return await ingestDate(d, m.job, m.options);
   } catch (e) {
     const message = SnowdbError.is(e) ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;

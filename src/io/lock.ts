@@ -5,14 +5,19 @@ import { dirname } from 'node:path';
 /** What a lock file holds: `<pid> <host>` (older releases wrote the pid alone). */
 const OWNER = `${process.pid} ${hostname()}`;
 
+/** The pid (NaN or 0 when there is none) and host (older locks: none) a lock file's text names. */
+function lockHolder(text: string): { pid: number; host: string | undefined } {
+  const [pid, host] = text.trim().split(/\s+/, 2);
+  return { pid: Number(pid), host };
+}
+
 /**
  * Whether the holder named in a lock file's text is gone: a pid of this machine that no longer
  * runs. A holder on another machine (a shared database folder) cannot be checked from here, so
  * it counts as live. Empty or unreadable text counts as gone (callers age it first).
  */
 export function holderGone(text: string): boolean {
-  const [pidText, host] = text.trim().split(/\s+/, 2);
-  const pid = Number(pidText);
+  const { pid, host } = lockHolder(text);
   if (!(pid > 0)) return true;
   if (host !== undefined && host !== hostname()) return false;
   return pid !== process.pid && !isAlive(pid);
@@ -41,7 +46,7 @@ export async function withFileLock<T>(
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
       const text = await readFile(lock, 'utf8').catch(() => '');
-      const pid = Number(text.trim().split(/\s+/)[0]);
+      const { pid } = lockHolder(text);
       // A dead holder's lock is taken over at once; one without a pid yet (being written, or
       // left empty by a kill) only once it is 2 s old.
       if (

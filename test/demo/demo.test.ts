@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFile } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -33,12 +33,19 @@ const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const run = promisify(execFile);
 const VIRGIN = '09406000:UT:USGS';
 
-/** Start `npm run demo`'s script with `args`; stderr is collected into `log.text`. */
-function startDemo(args: string[]): {
+/**
+ * Start `npm run demo`'s script with `args` and its own temp dir `tmp` (its doctor then judges
+ * only its own temp files, not those of test files running beside it); stderr is collected into
+ * `log.text`.
+ */
+function startDemo(
+  args: string[],
+  tmp: string,
+): {
   child: ChildProcessByStdio<null, Readable, Readable>;
   log: { text: string };
 } {
-  const env = { ...process.env };
+  const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: tmp };
   delete env.SNOWDB_CONFIG;
   const child = spawn(process.execPath, [DEMO, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   const log = { text: '' };
@@ -72,12 +79,14 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
 
   before(async () => {
     ({ dir, cleanup } = await tempDir('snowdb-demo-'));
-    const build = startDemo(['--dir', dir, '--no-serve']);
+    const tmp = join(dir, 'tmp');
+    await mkdir(tmp);
+    const build = startDemo(['--dir', dir, '--no-serve'], tmp);
     const [code] = await once(build.child, 'close');
     first = build.log.text;
     assert.equal(code, 0, first);
     // The second run converges, then serves on a free port.
-    const serve = startDemo(['--dir', dir, '--port', '0']);
+    const serve = startDemo(['--dir', dir, '--port', '0'], tmp);
     server = serve.child;
     const url = /web page\s+(http:\/\/\S+)\/app/;
     while (!url.test(serve.log.text)) {

@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { Redis } from 'ioredis';
+import { checkRedis } from '../../src/queue/connection.js';
 
 /** A port the kernel says is free now. */
 async function freePort(): Promise<number> {
@@ -41,22 +41,11 @@ export class RedisServer {
     );
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const c = new Redis({
-        port: this.port,
-        lazyConnect: true,
-        retryStrategy: () => null,
-        maxRetriesPerRequest: 0,
-      });
-      c.on('error', () => {});
       try {
-        await c.connect();
-        await c.ping();
-        return;
+        return await checkRedis(this.url, 1000); // the product's own connect-and-PING
       } catch (e) {
         if (Date.now() > deadline) throw new Error(`redis-server on ${this.port}: ${(e as Error).message}`);
         await new Promise((r) => setTimeout(r, 50));
-      } finally {
-        c.disconnect();
       }
     }
   }

@@ -104,7 +104,7 @@ export class BasinMap {
   /** From FINE_ZOOM on, swap the coarse outlines of basins in view for fine ones. */
   async #refine() {
     if (this.map.getZoom() < FINE_ZOOM || this.layers.size === this.fine.size) return;
-    const b = this.map.getBounds().pad(0);
+    const b = this.map.getBounds();
     const r = OUTLET_REACH_DEG;
     const bbox = [b.getWest() - r, b.getSouth() - r, b.getEast() + r, b.getNorth() + r]
       .map((x) => x.toFixed(4))
