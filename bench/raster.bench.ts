@@ -8,12 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gridOf } from '../src/datasets/config.js';
 import { TEMPLATES } from '../src/datasets/templates.js';
+import { FileSource } from '../src/io/source.js';
 import { Cog } from '../src/raster/cog.reader.js';
 import { writeCog } from '../src/raster/cog.writer.js';
 import { polygonCoverage } from '../src/raster/coverage.js';
 import type { AreaGeometry } from '../src/raster/geometry.js';
 import type { Grid } from '../src/raster/grid.js';
-import { FileSource } from '../src/raster/source.js';
 import { TileCache } from '../src/raster/tile.cache.js';
 import { median, time } from './stats.js';
 

@@ -36,4 +36,12 @@ export const ENV = {
   queueLockMs: 'SNOWDB_QUEUE_LOCK_MS',
   /** Job queue: ms an enqueuing command waits for an unreachable Redis before it gives up. */
   queueGraceMs: 'SNOWDB_QUEUE_GRACE_MS',
+  /** Replicas: seconds between asks for a newer published tree (default 60; 0 never asks). */
+  replicaRefreshS: 'SNOWDB_REPLICA_REFRESH_S',
+  /** An S3-compatible server (MinIO, Ceph…) for s3:// locations; the S3-only name wins. */
+  s3Endpoint: 'AWS_ENDPOINT_URL',
+  s3EndpointS3: 'AWS_ENDPOINT_URL_S3',
+  /** The S3 region (default us-east-1); credentials are the AWS SDK's own chain. */
+  awsRegion: 'AWS_REGION',
+  awsDefaultRegion: 'AWS_DEFAULT_REGION',
 } as const;

@@ -51,6 +51,9 @@ export const ErrorCatalog = {
   'query-timeout': { status: 503, title: 'Query timed out', exit: 1 },
   'uri-too-long': { status: 414, title: 'URI too long', exit: 1 },
   'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
+  'read-only-database': { status: 405, title: 'Database is a read-only replica', exit: 1 },
+  'storage-unreachable': { status: 503, title: 'Database storage unreachable', exit: 1 },
+  'publish-interrupted': { status: 409, title: 'Database changed while publishing', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;
 
 /** A stable machine key of the catalog, e.g. `dataset-not-found`. */

@@ -3,9 +3,10 @@
  * rises with elevation (real SRTM heights under the Zion DEM, a smooth synthetic relief elsewhere),
  * accumulates from mid-November to a peak that comes later higher up, then melts.
  */
+
+import { FileSource } from '../../src/io/source.js';
 import { Cog } from '../../src/raster/cog.reader.js';
 import { fullWindow, type Grid } from '../../src/raster/grid.js';
-import { FileSource } from '../../src/raster/source.js';
 
 /** Demo dates (YYYYMMDD): weekly from 2025-02-01 to 2025-04-26 (13 dates). */
 export const DEMO_DATES: readonly string[] = Array.from({ length: 13 }, (_, i) =>

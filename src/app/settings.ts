@@ -1,4 +1,5 @@
 import { ENV } from '../env.js';
+import type { S3Settings } from '../io/bucket.s3.js';
 import type { GitHubSettings } from '../io/github.js';
 import type { QueueSettings } from '../queue/connection.js';
 import { NLCD_URL, THREEDEP_URL, type ZoneSourceUrls } from '../zones/sources.js';
@@ -22,6 +23,10 @@ export interface Settings {
   /** Test hook: ms to pause between the steps of a date swap (crash tests kill inside it). */
   readonly swapPauseMs: number | undefined;
   readonly queue: QueueSettings;
+  /** Where S3 is, for `publish s3://…` and replicas reading one. */
+  readonly s3: S3Settings;
+  /** A replica asks for a newer published tree this often, ms (0: never). */
+  readonly replicaRefreshMs: number;
 }
 
 const trim = (u: string) => u.replace(/\/+$/, '');
@@ -65,5 +70,10 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       lockMs: count(env[ENV.queueLockMs], 30_000) || 30_000,
       graceMs: count(env[ENV.queueGraceMs], 10_000),
     },
+    s3: {
+      endpoint: set(env[ENV.s3EndpointS3]) ?? set(env[ENV.s3Endpoint]),
+      region: set(env[ENV.awsRegion]) ?? set(env[ENV.awsDefaultRegion]),
+    },
+    replicaRefreshMs: 1000 * count(env[ENV.replicaRefreshS], 60),
   };
 }

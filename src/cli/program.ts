@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,
   worker: async () => (await import('./commands/worker.js')).registerWorker,
+  publish: async () => (await import('./commands/publish.js')).registerPublish,
 };
 
 /** The command an argument list names (the first word that is not a global option), if any. */

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { namesIn, pathExists } from '../io/fs.js';
+import { storeOf } from '../io/store.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
@@ -15,7 +16,6 @@ import {
   type Window,
   windowTag,
 } from '../raster/grid.js';
-import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import type { Dataset } from './registry.js';
 
@@ -36,7 +36,7 @@ export function aoiHash(d: Dataset, geometryHash: string): string {
 export async function readHeader(
   path: string,
 ): Promise<{ grid: Grid; items: Record<string, string> } | null> {
-  const src = new FileSource(path);
+  const src = storeOf(path).source(path);
   try {
     const cog = await Cog.open(src);
     return { grid: cog.grid, items: cog.metadata.items };

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseJsonAs } from '../db/json-file.js';
 import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
+import { readExistingFile } from '../io/fs.js';
 import { crsFromId } from '../raster/crs.js';
 import { DTYPES, type DType } from '../raster/dtype.js';
 import type { AreaGeometry } from '../raster/geometry.js';
@@ -129,9 +129,12 @@ export const statNames: (config: DatasetConfig) => readonly StatName[] = weakMem
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
 export async function readDatasetConfig(file: string): Promise<DatasetConfig> {
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    throw new SnowdbError('invalid-config', `cannot read dataset config ${file}: ${e.code ?? e.message}`);
-  });
+  const text = await readExistingFile(file).then(
+    (b) => b.toString('utf8'),
+    (e: NodeJS.ErrnoException) => {
+      throw new SnowdbError('invalid-config', `cannot read dataset config ${file}: ${e.code ?? e.message}`);
+    },
+  );
   return parseJsonAs(text, file, DatasetConfigSchema, 'a snowdb dataset config');
 }
 

@@ -4,8 +4,11 @@ import { ENV } from '../env.js';
 import { SnowdbError } from '../errors.js';
 import { Layout } from './layout.js';
 
+/** A database location that is a published copy (a read-only replica): `http(s)://…` or `s3://…`. */
+export const isRemoteLocation = (location: string): boolean => /^(https?|s3):\/\//i.test(location);
+
 export interface ConfiguredPath {
-  /** Absolute path as configured: a database directory or its root config file. */
+  /** Absolute path as configured (a database directory or its root config file), or a replica URL. */
   readonly path: string;
   /** Where it came from, for messages. */
   readonly origin: '--config' | typeof ENV.config;
@@ -17,8 +20,9 @@ export interface ConfiguredPath {
  * @throws SnowdbError `config-not-set` when neither is given.
  */
 export function configuredPath(option: string | undefined, fromEnv: string | undefined): ConfiguredPath {
-  if (option !== undefined && option !== '') return { path: resolve(option), origin: '--config' };
-  if (fromEnv !== undefined && fromEnv !== '') return { path: resolve(fromEnv), origin: ENV.config };
+  const at = (p: string) => (isRemoteLocation(p) ? p : resolve(p));
+  if (option !== undefined && option !== '') return { path: at(option), origin: '--config' };
+  if (fromEnv !== undefined && fromEnv !== '') return { path: at(fromEnv), origin: ENV.config };
   throw new SnowdbError(
     'config-not-set',
     `no database configured: pass --config <dir|${Layout.rootConfig}> or set ${ENV.config}`,

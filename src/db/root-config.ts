@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeJsonAtomic } from '../io/atomic.js';
+import { readExistingFile } from '../io/fs.js';
 import { parseJsonAs } from './json-file.js';
 import { Layout } from './layout.js';
 
@@ -58,7 +58,12 @@ export function newRootConfig(now: Date): RootConfig {
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
 export async function readRootConfig(file: string): Promise<RootConfig> {
-  return parseJsonAs(await readFile(file, 'utf8'), file, RootConfigSchema, 'a snowdb root config');
+  return parseJsonAs(
+    (await readExistingFile(file)).toString('utf8'),
+    file,
+    RootConfigSchema,
+    'a snowdb root config',
+  );
 }
 
 export async function writeRootConfig(file: string, config: RootConfig): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { copyFile, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -54,4 +54,22 @@ export async function writeFileAtomic(
 /** Atomic write of pretty JSON (indent 2, trailing newline). */
 export async function writeJsonAtomic(target: string, value: unknown): Promise<void> {
   await writeFileAtomic(target, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Copy a file atomically: copy to a temp file beside the target, fsync, rename over the target. */
+export async function copyFileAtomic(from: string, target: string): Promise<void> {
+  const tmp = tempPathFor(target);
+  try {
+    await copyFile(from, tmp);
+    const fh = await open(tmp, 'r+');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, target);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
 }

@@ -1,18 +1,8 @@
-import { statSync } from 'node:fs';
+import { storeOf } from './store.js';
 
-/** A stat signature that changes whenever a file is replaced or rewritten (inode, size, mtime ns). */
+/** A signature that changes whenever a file is replaced or rewritten (local: inode, size, mtime ns). */
 export function fileSignature(path: string): string {
-  return statSignature(path).signature;
-}
-
-/**
- * A synchronous stat: a request makes a dozen of these on local metadata, where one costs a few
- * µs and a thread-pool round trip ten times more (measured: the stats route spent its time idle).
- */
-function statSignature(path: string): { signature: string; mtimeMs: number } {
-  const s = statSync(path, { bigint: true, throwIfNoEntry: false });
-  if (s === undefined) return { signature: 'absent', mtimeMs: 0 };
-  return { signature: `${s.ino}:${s.size}:${s.mtimeNs}`, mtimeMs: Number(s.mtimeMs) };
+  return storeOf(path).stat(path).signature;
 }
 
 /**
@@ -36,7 +26,7 @@ export class FileMemo<T> {
   ) {}
 
   async get(): Promise<T> {
-    const sig = statSignature(this.path);
+    const sig = storeOf(this.path).stat(this.path);
     if (sig.signature !== this.signature || this.value === undefined) {
       this.value = await this.load();
       this.signature = Date.now() - sig.mtimeMs > RACY_MS ? sig.signature : null;

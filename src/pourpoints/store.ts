@@ -1,8 +1,8 @@
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import type { Database } from '../db/database.js';
 import { datasetDir, datasetPaths, tripletOfFileName } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
-import { namesIn, readFileIfExists } from '../io/fs.js';
+import { namesIn, readExistingFile, readFileIfExists } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
 import { simplifyGeometry } from '../raster/simplify.js';
 import { AsyncLru } from '../util/lru.js';
@@ -60,7 +60,7 @@ export function indexedEntry(index: ReadonlyMap<string, IndexEntry>, triplet: st
  */
 export async function readStoredBasin(db: Database, triplet: string): Promise<BasinRecord> {
   const file = db.paths.record(triplet);
-  const rec = parseRecord(await readFile(file), file);
+  const rec = parseRecord(await readExistingFile(file), file);
   if (rec.kind !== 'basin') {
     throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
   }

@@ -1,9 +1,9 @@
 import { SnowdbError } from '../errors.js';
+import type { Source } from '../io/source.js';
 import type { Crs } from './crs.js';
 import { allocate, DTYPES, type DType, dtypeFromTiff, type TypedArray, viewAs } from './dtype.js';
 import { type GdalMetadata, parseGdalMetadata } from './gdal.metadata.js';
 import { type Grid, tilesOfWindow, type Window } from './grid.js';
-import type { Source } from './source.js';
 import { decodeTile } from './tiff/codecs.js';
 import { crsFromGeoKeys, parseGeoKeys } from './tiff/geokeys.js';
 import { type Ifd, readIfds, type TagValue } from './tiff/ifd.reader.js';

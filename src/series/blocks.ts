@@ -10,9 +10,9 @@ import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
+import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
 import { type Grid, parseWindowTag } from '../raster/grid.js';
-import { FileSource } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import { BLOCK } from './page.js';
 

@@ -1,13 +1,15 @@
 /**
  * Reading the series store: a per-dataset view (block set, stale dates, page listing) reloaded
  * only when one of its files changes, page headers read once, decoded blocks in one process-wide
- * LRU. Page bytes are read with positional reads on a synchronously opened descriptor: they are
- * small page-cache reads, cheaper than thread-pool round trips, and a query makes thousands.
+ * LRU. Local page bytes are read with positional reads on a synchronously opened descriptor: they
+ * are small page-cache reads, cheaper than thread-pool round trips, and a query makes thousands.
+ * A replica's pages are read with one range request per run of adjacent blocks.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
+import { storeOf } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
 import { staleSeriesDates } from './build.js';
@@ -73,27 +75,24 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
 }
 
 /** A page's header, or null when the page is absent, damaged or of another block set. */
-export function pageHeader(d: Dataset, view: SeriesView, variable: string, page: string): PageHeader | null {
+export async function pageHeader(
+  d: Dataset,
+  view: SeriesView,
+  variable: string,
+  page: string,
+): Promise<PageHeader | null> {
   const key = `${variable}/${page}`;
   if (view.headers.has(key)) return view.headers.get(key)!;
   let header: PageHeader | null = null;
   if (view.pages.get(variable)?.has(page)) {
     const path = d.paths.seriesPage(variable, page);
+    const store = storeOf(path);
     try {
-      const fd = openSync(path, 'r');
-      try {
-        let buf = Buffer.allocUnsafe(HEADER_PROBE);
-        const n = readSync(fd, buf, 0, buf.length, 0);
-        const len = headerLength(buf.subarray(0, n), path);
-        if (len > n) {
-          buf = Buffer.allocUnsafe(len);
-          readSync(fd, buf, 0, len, 0);
-        }
-        header = parsePageHeader(buf.subarray(0, len), path);
-        if (header.blockSet !== view.set.id || header.offsets.length !== view.set.ids.length) header = null;
-      } finally {
-        closeSync(fd);
-      }
+      let buf = await store.readAt(path, 0, HEADER_PROBE);
+      const len = headerLength(buf, path);
+      if (len > buf.length) buf = await store.readAt(path, 0, len);
+      header = parsePageHeader(buf.subarray(0, len), path);
+      if (header.blockSet !== view.set.id || header.offsets.length !== view.set.ids.length) header = null;
     } catch {
       header = null; // absent or damaged: the dates read from the COGs; doctor reports it
     }
@@ -130,25 +129,52 @@ export function blockRanges(
   };
 }
 
-/** Read and decode blocks `which` (indices into `r`; all when omitted); adjacent streams in one read. */
+/** Runs [i, j) of wanted streams that follow each other in the file (one read each). */
+function adjacentRuns(r: BlockRanges, want: readonly number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let i = 0; i < want.length; ) {
+    let j = i + 1;
+    while (j < want.length && r.starts[want[j]!] === r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]!) j++;
+    runs.push([i, j]);
+    i = j;
+  }
+  return runs;
+}
+
+/** Decode run [i, j) of wanted streams from `bytes`, which start at the run's first stream. */
+function decodeRun(
+  r: BlockRanges,
+  want: readonly number[],
+  i: number,
+  j: number,
+  bytes: Uint8Array,
+): TypedArray[] {
+  const first = r.starts[want[i]!]!;
+  const out: TypedArray[] = [];
+  for (let m = i; m < j; m++) {
+    const at = r.starts[want[m]!]! - first;
+    out.push(decodeBlock(bytes.subarray(at, at + r.lengths[want[m]!]!), r.dtype, r.dates));
+  }
+  return out;
+}
+
+/** Bytes of run [i, j) of wanted streams. */
+const runLength = (r: BlockRanges, want: readonly number[], i: number, j: number): number =>
+  r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]! - r.starts[want[i]!]!;
+
+/**
+ * Read and decode blocks `which` (indices into `r`; all when omitted) of a local page, adjacent
+ * streams in one read. Synchronous: worker threads run it.
+ */
 export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArray[] {
   const want = which ?? r.starts.map((_s, i) => i);
   const out: TypedArray[] = [];
   const fd = openSync(r.path, 'r');
   try {
-    for (let i = 0; i < want.length; ) {
-      let j = i + 1; // a run [i, j) of streams that follow each other in the file
-      while (j < want.length && r.starts[want[j]!] === r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]!)
-        j++;
-      const first = r.starts[want[i]!]!;
-      const last = want[j - 1]!;
-      const bytes = Buffer.allocUnsafe(r.starts[last]! + r.lengths[last]! - first);
-      readSync(fd, bytes, 0, bytes.length, first);
-      for (let m = i; m < j; m++) {
-        const at = r.starts[want[m]!]! - first;
-        out.push(decodeBlock(bytes.subarray(at, at + r.lengths[want[m]!]!), r.dtype, r.dates));
-      }
-      i = j;
+    for (const [i, j] of adjacentRuns(r, want)) {
+      const bytes = Buffer.allocUnsafe(runLength(r, want, i, j));
+      readSync(fd, bytes, 0, bytes.length, r.starts[want[i]!]!);
+      out.push(...decodeRun(r, want, i, j, bytes));
     }
   } finally {
     closeSync(fd);
@@ -156,8 +182,23 @@ export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArra
   return out;
 }
 
+/** As `readBlocks`, from the store the page lies on (one range request per run on a remote one). */
+async function readBlocksFromStore(r: BlockRanges, want: readonly number[]): Promise<TypedArray[]> {
+  const store = storeOf(r.path);
+  if (store.local) return readBlocks(r, want);
+  const runs = adjacentRuns(r, want);
+  const parts = await Promise.all(
+    runs.map(([i, j]) => store.readAt(r.path, r.starts[want[i]!]!, runLength(r, want, i, j))),
+  );
+  return runs.flatMap(([i, j], k) => decodeRun(r, want, i, j, parts[k]!));
+}
+
 /** Decoded blocks of one page through the process-wide block cache (small, repeated queries). */
-export function cachedBlocks(view: SeriesView, r: BlockRanges, ordinals: readonly number[]): TypedArray[] {
+export async function cachedBlocks(
+  view: SeriesView,
+  r: BlockRanges,
+  ordinals: readonly number[],
+): Promise<TypedArray[]> {
   const key = `${view.generation}|${r.path}`;
   const page = cached.get(key) ?? { blocks: new Map<number, TypedArray>(), bytes: 0 };
   cached.delete(key); // most recently used goes last
@@ -165,7 +206,7 @@ export function cachedBlocks(view: SeriesView, r: BlockRanges, ordinals: readonl
   const out = ordinals.map((k) => page.blocks.get(k));
   const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
   if (missing.length > 0)
-    readBlocks(r, missing).forEach((v, m) => {
+    (await readBlocksFromStore(r, missing)).forEach((v, m) => {
       const i = missing[m]!;
       page.blocks.set(ordinals[i]!, v);
       page.bytes += v.byteLength;

@@ -5,9 +5,9 @@
 import { stat } from 'node:fs/promises';
 import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
+import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
-import { FileSource } from '../raster/source.js';
 import { TileCache } from '../raster/tile.cache.js';
 import type { BlockSet } from './blocks.js';
 import { BLOCK, BLOCK_PIXELS } from './page.js';

@@ -6,10 +6,10 @@
  */
 import { SnowdbError } from '../errors.js';
 import { fileSignature } from '../io/memo.js';
+import { storeOf } from '../io/store.js';
 import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../raster/grid.js';
-import { FileSource } from '../raster/source.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
 import { AsyncLru } from '../util/lru.js';
@@ -58,7 +58,7 @@ export async function readOnto(
   want: Window | null,
   fill: number,
 ): Promise<{ data: TypedArray; window: Window } | null> {
-  const src = new FileSource(path);
+  const src = storeOf(path).source(path);
   try {
     const cog = await Cog.open(src).catch((e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return null;

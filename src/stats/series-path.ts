@@ -5,13 +5,18 @@
  * page among worker threads (stats/scan.ts), which keeps the event loop free while they run.
  */
 import { availableParallelism } from 'node:os';
+import { storeOf } from '../io/store.js';
 import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS, dayNumber, pageOf } from '../series/page.js';
 import { blockRanges, cachedBlocks, pageHeader, type SeriesView } from '../series/read.js';
+import { mapPool } from '../util/pool.js';
 import { WorkerPool } from '../util/workers.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 import { reducePage, runScan, type ScanJob, type ScanPage, type ScanResult } from './scan.js';
+
+/** Range requests in flight per query on a replica (local reads do not wait). */
+const REMOTE_REQUESTS = 16;
 
 /** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
 const layouts = new WeakMap<PreparedBasin, { set: number; ordinals: number[] | null }>();
@@ -72,8 +77,11 @@ export async function reduceFromSeries(
   });
   // Plan: per page the store holds, where its blocks lie and which plan dates it gives (row).
   const pages: ScanPage[] = [];
-  for (const [page, indices] of byPage) {
-    const header = pageHeader(d, view, variable, page);
+  const keys = [...byPage.keys()];
+  const headers = await mapPool(keys, REMOTE_REQUESTS, (page) => pageHeader(d, view, variable, page));
+  for (const [k, page] of keys.entries()) {
+    const indices = byPage.get(page)!;
+    const header = headers[k]!;
     if (header === null || header.dtype !== spec.dtype) continue;
     const tOff: number[] = [];
     const row: number[] = [];
@@ -87,17 +95,21 @@ export async function reduceFromSeries(
   }
   const P = plan.product;
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
-  if (bytes <= threadsAbove) {
-    for (const page of pages) {
+  const onDisk = storeOf(d.dir).local;
+  if (bytes <= threadsAbove || !onDisk) {
+    // A replica's pages are requested REMOTE_REQUESTS at a time; local reads are synchronous.
+    for (let at = 0; at < pages.length; at += REMOTE_REQUESTS) {
       signal?.throwIfAborted();
-      let blocks: ReturnType<typeof cachedBlocks>;
-      try {
-        blocks = cachedBlocks(view, page.ranges, ordinals);
-      } catch {
-        continue; // a damaged page: these dates come from the COGs
-      }
-      reducePage(blocks, page, basin, spec.nodata, sums, P);
-      for (const i of page.row) done.add(i);
+      const chunk = pages.slice(at, at + REMOTE_REQUESTS);
+      const read = await Promise.all(
+        chunk.map((page) => cachedBlocks(view, page.ranges, ordinals).catch(() => null)),
+      );
+      chunk.forEach((page, k) => {
+        const blocks = read[k];
+        if (!blocks) return; // a damaged page: these dates come from the COGs
+        reducePage(blocks, page, basin, spec.nodata, sums, P);
+        for (const i of page.row) done.add(i);
+      });
     }
     return done;
   }

@@ -7,10 +7,10 @@ import { extractZipMember, listZip } from '../formats/zip.js';
 import { downloadResumable } from '../io/download.js';
 import { pathExists } from '../io/fs.js';
 import { sha256Files } from '../io/hash.js';
+import { HttpSource } from '../io/source.http.js';
+import { FileSource, type Source } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
 import { mosaicPixels, type PixelSource } from '../raster/pixels.js';
-import { HttpSource } from '../raster/source.http.js';
-import { FileSource, type Source } from '../raster/source.js';
 import { mapPool } from '../util/pool.js';
 import type { Provider } from './layers.js';
 

@@ -80,7 +80,7 @@ export function registerApi(program: Command, run: Runner): void {
             `--log-level ${opts.logLevel}: expected one of ${LOG_LEVELS.join(', ')}`,
           );
         const flags = flagConfig(opts);
-        const db = await ctx.openDatabase();
+        const db = await ctx.openDatabase('read');
         const { active, pourpoints } = await checkServable(db);
         const limits = serveLimits(db.config.api, flags);
         const configured = flags.public_url ?? db.config.api?.public_url;

@@ -89,7 +89,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
     .addOption(formatOption())
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const rows = await listDatasets(await ctx.openDatabase());
+        const rows = await listDatasets(await ctx.openDatabase('read'));
         emit(ctx.out, opts.format, rows, () =>
           rows.length === 0
             ? "no datasets yet (create one with 'snowdb dataset create <name> --template <t>')"
@@ -139,7 +139,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
     .addOption(formatOption())
     .action((name: string, opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const i = await datasetInfo(await ctx.openDatabase(), name);
+        const i = await datasetInfo(await ctx.openDatabase('read'), name);
         emit(ctx.out, opts.format, i, () => infoText(i));
       }),
     );

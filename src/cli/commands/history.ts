@@ -20,7 +20,7 @@ export function registerNormals(program: Command, run: Runner): void {
       run(cmd, async (ctx) => {
         const years =
           opts.normalsYears === undefined ? undefined : parseYearSpan(opts.normalsYears, 'normals-years');
-        const body = await computeNormals(await ctx.openDatabase(), {
+        const body = await computeNormals(await ctx.openDatabase('read'), {
           dataset,
           pourpoint,
           ...cellQuery(opts),
@@ -54,7 +54,7 @@ export function registerWaterYears(program: Command, run: Runner): void {
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
-        const body = await computeWaterYears(await ctx.openDatabase(), {
+        const body = await computeWaterYears(await ctx.openDatabase('read'), {
           dataset,
           pourpoint,
           ...cellQuery({ ...opts, variable: undefined }),

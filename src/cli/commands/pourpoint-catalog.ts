@@ -21,7 +21,7 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
     .addOption(formatOption(['table', 'json', 'csv']))
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const entries = await listPourpoints(await ctx.openDatabase());
+        const entries = await listPourpoints(await ctx.openDatabase('read'));
         const json = entries.map((e) => ({
           triplet: e.triplet,
           name: e.name,
@@ -47,7 +47,7 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
     .addOption(formatOption())
     .action((triplet: string, opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const d = await showPourpoint(await ctx.openDatabase(), triplet);
+        const d = await showPourpoint(await ctx.openDatabase('read'), triplet);
         emit(ctx.out, opts.format, d, () => showText(d));
       }),
     );

@@ -132,7 +132,7 @@ export function registerStats(program: Command, run: Runner): void {
           throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
         const q = { dataset, pourpoint, dates, ...cellQuery(opts), validFraction: opts.validFraction };
         const body = await computeStatsAnswer(
-          await ctx.openDatabase(),
+          await ctx.openDatabase('read'),
           { ...q, maxZoneCells: cap },
           normalsOption(opts),
         );
@@ -167,7 +167,7 @@ export function registerStatsAll(program: Command, run: Runner): void {
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
-        const body: AllBasinsStats = await computeAllBasins(await ctx.openDatabase(), {
+        const body: AllBasinsStats = await computeAllBasins(await ctx.openDatabase('read'), {
           dataset,
           dates: parseDateRange(opts.date, 'date'),
           ...cellQuery(opts),

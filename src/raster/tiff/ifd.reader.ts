@@ -1,5 +1,5 @@
 import { SnowdbError } from '../../errors.js';
-import type { Source } from '../source.js';
+import type { Source } from '../../io/source.js';
 import { FieldSize, FieldType } from './tags.js';
 
 /** A parsed tag value: a string for ASCII, numbers otherwise. */

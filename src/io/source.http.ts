@@ -1,5 +1,5 @@
 import { SnowdbError } from '../errors.js';
-import { bodyBytes, httpGet } from '../io/http.js';
+import { bodyBytes, httpGet } from './http.js';
 import type { Source } from './source.js';
 
 /**

@@ -1,0 +1,160 @@
+import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { SnowdbError } from '../errors.js';
+import { copyFileAtomic, writeFileAtomic } from './atomic.js';
+import { causeOf } from './http.js';
+
+/** How long a copy may be kept: a content-addressed object forever, a pointer only until revalidated. */
+export type Caching = 'immutable' | 'revalidate';
+
+export const CACHE_CONTROL: Record<Caching, string> = {
+  immutable: 'public, max-age=31536000, immutable',
+  revalidate: 'no-cache',
+};
+
+/** An object as read: its bytes and the validator to ask again with. */
+export interface Got {
+  readonly bytes: Buffer;
+  readonly etag: string | null;
+}
+
+/**
+ * Flat key → bytes storage: a local folder, a static HTTP server (read-only) or an S3 bucket
+ * prefix. Keys are `/`-separated relative paths.
+ */
+export interface Bucket {
+  /** Where the objects live, for messages (`https://host/db`, `s3://bucket/prefix`, a folder). */
+  readonly url: string;
+  /**
+   * The whole object, or null when absent; given the etag of the copy held, 'unchanged' when the
+   * object still has it.
+   * @throws SnowdbError `storage-unreachable` on any other failure.
+   */
+  get(key: string, etag?: string | null): Promise<Got | null | 'unchanged'>;
+  /** Bytes [offset, offset + length) of an object that exists (one range request). */
+  range(key: string, offset: number, length: number): Promise<Uint8Array>;
+  /** Keys under a prefix (for pruning); HTTP cannot list, so it is never asked to. */
+  list(prefix: string): Promise<string[]>;
+  put(key: string, bytes: Uint8Array, caching: Caching): Promise<void>;
+  /** Upload a local file (streamed). */
+  putFile(key: string, file: string, caching: Caching): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+export function unreachable(url: string, why: string, cause?: unknown): SnowdbError {
+  return new SnowdbError('storage-unreachable', `${url}: ${why}`, {}, cause === undefined ? {} : { cause });
+}
+
+/** A local folder (what `snowdb publish <dir>` writes, for any static web server to serve). */
+export class DirBucket implements Bucket {
+  constructor(readonly url: string) {}
+
+  async get(key: string, etag?: string | null): Promise<Got | null | 'unchanged'> {
+    const file = join(this.url, key);
+    const s = await stat(file).catch(() => null);
+    if (s === null) return null;
+    const tag = `${s.ino}:${s.size}:${s.mtimeMs}`;
+    if (etag === tag) return 'unchanged';
+    return { bytes: await readFile(file), etag: tag };
+  }
+
+  async range(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const fh = await open(join(this.url, key), 'r');
+    try {
+      const buf = Buffer.allocUnsafe(length);
+      const { bytesRead } = await fh.read(buf, 0, length, offset);
+      return buf.subarray(0, bytesRead);
+    } finally {
+      await fh.close();
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const names = (await readdir(join(this.url, prefix), { recursive: true }).catch(() => [])) as string[];
+    const files: string[] = [];
+    for (const n of names) {
+      const s = await stat(join(this.url, prefix, n)).catch(() => null);
+      if (s?.isFile()) files.push(`${prefix}/${n}`);
+    }
+    return files;
+  }
+
+  async put(key: string, bytes: Uint8Array, _caching: Caching): Promise<void> {
+    const file = join(this.url, key);
+    await mkdir(dirname(file), { recursive: true });
+    await writeFileAtomic(file, bytes);
+  }
+
+  async putFile(key: string, from: string, _caching: Caching): Promise<void> {
+    const file = join(this.url, key);
+    await mkdir(dirname(file), { recursive: true });
+    await copyFileAtomic(from, file);
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(join(this.url, key), { force: true });
+  }
+}
+
+/** A database published on any static web server that answers byte ranges (read-only). */
+export class HttpBucket implements Bucket {
+  /** `base` without its trailing slash. */
+  constructor(readonly url: string) {}
+
+  private async request(key: string, headers: Record<string, string>): Promise<Response> {
+    const url = `${this.url}/${key}`;
+    try {
+      return await fetch(url, { headers, signal: AbortSignal.timeout(60_000), redirect: 'follow' });
+    } catch (e) {
+      throw unreachable(url, `could not fetch: ${causeOf(e)}`, e);
+    }
+  }
+
+  async get(key: string, etag?: string | null): Promise<Got | null | 'unchanged'> {
+    const res = await this.request(key, etag ? { 'if-none-match': etag } : {});
+    if (res.status === 304) return 'unchanged';
+    if (res.status === 404) {
+      await res.body?.cancel();
+      return null;
+    }
+    if (!res.ok) {
+      await res.body?.cancel();
+      throw unreachable(`${this.url}/${key}`, `HTTP ${res.status}`);
+    }
+    return { bytes: Buffer.from(await res.arrayBuffer()), etag: res.headers.get('etag') };
+  }
+
+  async range(key: string, offset: number, length: number): Promise<Uint8Array> {
+    const res = await this.request(key, { range: `bytes=${offset}-${offset + length - 1}` });
+    if (res.status !== 206) {
+      await res.body?.cancel();
+      throw unreachable(
+        `${this.url}/${key}`,
+        res.status === 200
+          ? 'the server ignores byte ranges (it must answer 206 to a Range request)'
+          : `HTTP ${res.status} to a range request`,
+      );
+    }
+    return new Uint8Array(await res.arrayBuffer());
+  }
+
+  list(): Promise<string[]> {
+    return Promise.reject(readOnly(this.url));
+  }
+  put(): Promise<void> {
+    return Promise.reject(readOnly(this.url));
+  }
+  putFile(): Promise<void> {
+    return Promise.reject(readOnly(this.url));
+  }
+  delete(): Promise<void> {
+    return Promise.reject(readOnly(this.url));
+  }
+}
+
+function readOnly(url: string): SnowdbError {
+  return new SnowdbError(
+    'read-only-database',
+    `${url} is served over HTTP, which is read-only: publish to the folder or s3:// bucket it serves`,
+  );
+}

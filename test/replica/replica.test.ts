@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/api/app.js';
+import { openReplica, type Replica } from '../../src/app/replica.js';
+import { Database } from '../../src/db/database.js';
+import { blobKey } from '../../src/io/published-tree.js';
+import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
+import { FileServer } from '../helpers/file-server.js';
+import { snapshotTree } from '../helpers/fs.js';
+import { buildZionDb, ZION, zionTar } from '../helpers/zion-db.js';
+
+/** Every file under `dir` as URL path → file, for the static server. */
+async function served(dir: string): Promise<Map<string, string>> {
+  const names = (await readdir(dir, { recursive: true })) as string[];
+  const files = new Map<string, string>();
+  for (const n of names)
+    if ((await stat(join(dir, n))).isFile()) files.set(`/db/${n.split(sep).join('/')}`, join(dir, n));
+  return files;
+}
+
+/** The database's files, its deletable caches left out. */
+const contents = async (root: string) =>
+  [...(await snapshotTree(root))].filter(([k]) => !k.startsWith('.cache'));
+
+const sha256 = async (file: string) =>
+  createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
+
+describe('read-only replicas: publish to a folder served over HTTP, and to S3', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  let pub: string;
+  let server: FileServer;
+  let replica: Replica;
+  const cli = cliOk(() => env);
+  const url = () => `${server.base}/db/snowdb.json`;
+  const onReplica = (...args: string[]) => snowdb([...args, '--config', url()], { env: {} });
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = await buildZionDb(dir);
+    await cli('dataset', 'activate', 'snodas');
+    pub = join(dir, 'pub');
+    server = await FileServer.start(new Map());
+  });
+  after(async () => {
+    replica?.close();
+    await server.close();
+    await cleanup();
+  });
+
+  it('publish writes content-addressed blobs and a tree; a replica answers what the database answers', async () => {
+    const before = await contents(env.SNOWDB_CONFIG!);
+    const r = JSON.parse((await cli('publish', pub, '--format', 'json')).stdout) as Record<string, number>;
+    assert.deepEqual(
+      await contents(env.SNOWDB_CONFIG!),
+      before,
+      'publishing changes nothing in the database',
+    );
+    const tree = JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
+      files: Record<string, { size: number; sha256: string }>;
+    };
+    // One entry per read file: the date links read as their version folders, no dot names.
+    const swe = join(env.SNOWDB_CONFIG!, 'data/snodas/cogs/20240115/swe.tif');
+    assert.deepEqual(tree.files['data/snodas/cogs/20240115/swe.tif'], {
+      size: (await stat(swe)).size,
+      sha256: await sha256(swe),
+    });
+    assert.ok(Object.keys(tree.files).every((k) => !k.split('/').some((p) => p.startsWith('.'))));
+    assert.equal(r.files, Object.keys(tree.files).length);
+    assert.equal(r.uploaded, new Set(Object.values(tree.files).map((f) => f.sha256)).size);
+    assert.deepEqual(
+      await readFile(join(pub, 'snowdb.json')),
+      await readFile(join(env.SNOWDB_CONFIG!, 'snowdb.json')),
+    );
+    assert.deepEqual(await readFile(join(pub, blobKey(await sha256(swe)))), await readFile(swe));
+
+    // Publishing again uploads nothing.
+    const again = JSON.parse((await cli('publish', pub, '--format', 'json')).stdout) as Record<
+      string,
+      number
+    >;
+    assert.equal(again.uploaded, 0);
+    assert.equal(again.removed, 0);
+
+    for (const [k, v] of await served(pub)) server.files.set(k, v);
+    for (const args of [
+      // Not swe nor average_temp: the next test counts the requests they make.
+      ['stats', 'snodas', ZION, '--zone', 'terrain.elevation', '--variable', 'depth', '--format', 'json'],
+      ['stats', 'snodas', ZION, '--variable', 'precip_solid', '--format', 'json'],
+      ['stats', 'snodas', ZION, '--zone', 'landcover.forest_cover', '--variable', 'depth', '--format', 'csv'],
+      ['dataset', 'list', '--format', 'json'],
+      ['pourpoint', 'list', '--format', 'json'],
+    ]) {
+      const local = await cli(...args);
+      const remote = await onReplica(...args);
+      assert.equal(remote.code, 0, remote.stderr);
+      assert.equal(remote.stdout, local.stdout, args.join(' '));
+    }
+  });
+
+  it('reads only byte ranges of rasters and pages, and nothing again for a repeated query', async () => {
+    replica = await openReplica(url(), { refreshMs: 0 });
+    const local = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+    const remote = await buildApp(replica.db);
+    const get = async (app: typeof local, path: string) => {
+      const res = await app.inject({ method: 'GET', url: path });
+      return { status: res.statusCode, body: res.body };
+    };
+    for (const path of ['/datasets', '/datasets/snodas', '/pourpoints', `/pourpoints/${ZION}`]) {
+      const [a, b] = [await get(local, path), await get(remote, path)];
+      assert.equal(b.status, 200, b.body);
+      assert.equal(b.body, a.body, path);
+    }
+    const blobs = new Map(
+      Object.entries(
+        (
+          JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
+            files: Record<string, { sha256: string; size: number }>;
+          }
+        ).files,
+      ).map(([rel, f]) => [`/db/${blobKey(f.sha256)}`, { rel, size: f.size }]),
+    );
+    for (const [query, fromSeries] of [
+      [
+        '/datasets/snodas/stats/09406000:UT:USGS/date-range?datetime=2024-01-15/2024-01-16&variable=swe&zone=terrain.elevation',
+        true,
+      ],
+      [
+        '/datasets/snodas/stats/09406000:UT:USGS/date-range?datetime=2024-01-15/2024-01-16&variable=average_temp',
+        false,
+      ],
+    ] as const) {
+      const seen = server.seen.length;
+      const [a, b] = [await get(local, query), await get(remote, query)];
+      assert.equal(b.status, 200, b.body);
+      assert.deepEqual(JSON.parse(b.body), JSON.parse(a.body), query);
+      const fetched = server.seen
+        .slice(seen)
+        .filter((s) => blobs.get(s.path)?.rel.endsWith('.tif') || blobs.get(s.path)?.rel.endsWith('.page'));
+      assert.ok(fetched.length > 0, `${query} read rasters or pages`);
+      for (const s of fetched) assert.equal(s.status, 206, `${blobs.get(s.path)!.rel}: a range request`);
+      const rels = new Set(fetched.map((s) => blobs.get(s.path)!.rel));
+      if (fromSeries) {
+        // The swe page alone (the elevation layer too, on first use): its header (the 64 KiB probe
+        // clipped to this small page), then the basin's blocks, adjacent in the one basin's block
+        // set, in one range after the header.
+        const page = fetched.filter((s) => blobs.get(s.path)!.rel === 'data/snodas/series/swe/202401-1.page');
+        assert.deepEqual(
+          [...rels].filter((r) => !r.includes('/zones/')),
+          ['data/snodas/series/swe/202401-1.page'],
+        );
+        const size = blobs.get(page[0]!.path)!.size;
+        assert.equal(page.length, 2);
+        assert.equal(page[0]!.range, `bytes=0-${size - 1}`);
+        const [from, to] = page[1]!.range!.slice(6).split('-').map(Number) as [number, number];
+        assert.ok(from > 0 && to === size - 1, page[1]!.range);
+      } else {
+        // Two dates' average_temp COGs, each read in parts (header, then the tiles under the basin).
+        const cogs = [...rels].filter((r) => r.endsWith('/average_temp.tif'));
+        assert.equal(cogs.length, 2, [...rels].join());
+        for (const s of fetched.filter((f) => blobs.get(f.path)!.rel.endsWith('/average_temp.tif'))) {
+          const [from, to] = s.range!.slice(6).split('-').map(Number) as [number, number];
+          assert.ok(to - from + 1 < blobs.get(s.path)!.size / 2, `${s.range}: a part of the COG`);
+        }
+      }
+      const repeat = server.seen.length;
+      assert.deepEqual(JSON.parse((await get(remote, query)).body), JSON.parse(b.body));
+      assert.equal(server.seen.length, repeat, `${query} again: no request`);
+    }
+    await local.close();
+    await remote.close();
+  });
+
+  it('sees a newly published date after the refresh interval; the replica refuses writes', async () => {
+    const live = await openReplica(`${server.base}/db/`, { refreshMs: 300 });
+    const list = () =>
+      snowdb(['dataset', 'list', '--format', 'json', '--config', `${server.base}/db/`], { env: {} });
+    assert.match((await list()).stdout, /"last_date": ?"2024-01-16"/);
+    await cli('dataset', 'ingest', 'snodas', await zionTar(dir, '20240117', (r, c) => (r + c) % 300));
+    const r = JSON.parse((await cli('publish', pub, '--format', 'json')).stdout) as Record<string, number>;
+    assert.ok(r.uploaded! > 0 && r.uploaded! < r.files!, JSON.stringify(r));
+    for (const [k, v] of await served(pub)) server.files.set(k, v);
+    let seen = false;
+    for (let t = 0; t < 40 && !seen; t++) {
+      seen = /"last_date": ?"2024-01-17"/.test((await list()).stdout);
+      if (!seen) await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.ok(seen, 'the new date shows within 4 s');
+    // The replica opened in the first test (at …/snowdb.json) keeps its tree for a minute (the default).
+    const args = ['stats', 'snodas', ZION, '--dates', '2024-01-17', '--format', 'json'];
+    const fresh = await snowdb([...args, '--config', `${server.base}/db/`], { env: {} });
+    assert.equal(fresh.stdout, (await cli(...args)).stdout);
+    assert.match((await onReplica(...args)).stdout, /"results":\{\}/);
+    live.close();
+
+    const ingest = await onReplica('dataset', 'remove-date', 'snodas', '2024-01-17');
+    assert.equal(ingest.code, 1);
+    assert.match(
+      ingest.stderr,
+      /is a published copy, which is read-only: run 'snowdb dataset remove-date' on the database it was published from/,
+    );
+    const http = await snowdb(['publish', server.base], { env });
+    assert.equal(http.code, 1);
+    assert.match(http.stderr, /cannot publish over HTTP/);
+  });
+});
