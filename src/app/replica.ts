@@ -54,7 +54,7 @@ async function connect(location: string, opts: ReplicaOptions): Promise<Replica>
   mountStore(root, store);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const db = await Database.open(root);
+    const db = await Database.open(root, location);
     if (opts.refreshMs > 0) {
       timer = setInterval(() => {
         store.refresh().catch((e: unknown) => opts.onRefreshError?.(e));

@@ -16,7 +16,13 @@ export class Database {
   /** Per-file memos of this database, by absolute path. */
   private readonly memos = new Map<string, FileMemo<unknown>>();
 
-  private constructor(paths: DbPaths, configMemo: FileMemo<RootConfig>, config: RootConfig) {
+  private constructor(
+    paths: DbPaths,
+    configMemo: FileMemo<RootConfig>,
+    config: RootConfig,
+    /** Where the database is, for people: its folder, or the URL a replica reads. */
+    readonly location: string,
+  ) {
     this.paths = paths;
     this.configMemo = configMemo;
     this.config = config;
@@ -26,11 +32,11 @@ export class Database {
     return this.paths.root;
   }
 
-  /** Open the database at `root` (an existing directory holding `snowdb.json`). */
-  static async open(root: string): Promise<Database> {
+  /** Open the database at `root` (an existing directory holding `snowdb.json`, or a mounted replica). */
+  static async open(root: string, location: string = root): Promise<Database> {
     const paths = dbPaths(root);
     const memo = new FileMemo(paths.rootConfig, () => readRootConfig(paths.rootConfig));
-    return new Database(paths, memo, await memo.get());
+    return new Database(paths, memo, await memo.get(), location);
   }
 
   /** Re-read the root config if the file changed since it was read (one stat). */

@@ -198,6 +198,9 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     assert.equal(fresh.stdout, (await cli(...args)).stdout);
     assert.match((await onReplica(...args)).stdout, /"results":\{\}/);
     live.close();
+    const check = await onReplica('api', 'serve', '--check');
+    assert.equal(check.code, 0, check.stderr);
+    assert.equal(check.stdout, `OK: ${url()}: 1 active dataset(s) (snodas), 1 pourpoint(s); the app builds\n`);
 
     const ingest = await onReplica('dataset', 'remove-date', 'snodas', '2024-01-17');
     assert.equal(ingest.code, 1);
@@ -208,5 +211,73 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     const http = await snowdb(['publish', server.base], { env });
     assert.equal(http.code, 1);
     assert.match(http.stderr, /cannot publish over HTTP/);
+  });
+
+  it('publishes to S3 (a local S3-compatible server) with caching headers; a replica on s3:// answers the same', async () => {
+    const { default: S3rver } = await import('s3rver');
+    const { S3Client, CreateBucketCommand, HeadObjectCommand } = await import('@aws-sdk/client-s3');
+    const s3dir = join(dir, 's3');
+    const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir });
+    const { port } = (await s3.run()) as { port: number };
+    try {
+      // The AWS SDK reads credentials from the process environment, as it does for a user.
+      process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
+      process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
+      const endpoint = `http://127.0.0.1:${port}`;
+      const client = new S3Client({
+        endpoint,
+        region: 'us-east-1',
+        forcePathStyle: true,
+        credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' },
+      });
+      await client.send(new CreateBucketCommand({ Bucket: 'snow-pub' }));
+      const s3env = { ...env, AWS_ENDPOINT_URL: endpoint };
+      const target = 's3://snow-pub/prod/v1';
+      const missing = await snowdb(['dataset', 'list', '--config', target], {
+        env: { AWS_ENDPOINT_URL: endpoint },
+      });
+      assert.equal(missing.code, 1);
+      assert.match(
+        missing.stderr,
+        /s3:\/\/snow-pub\/prod\/v1: no published snowdb database \(no published\.json\)/,
+      );
+
+      const first = await snowdb(['publish', target, '--format', 'json'], { env: s3env });
+      assert.equal(first.code, 0, first.stderr);
+      // The database as the folder copy holds it (published last in the previous test).
+      const tree = JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
+        files: Record<string, { sha256: string }>;
+      };
+      const r = JSON.parse(first.stdout) as Record<string, number>;
+      assert.equal(r.files, Object.keys(tree.files).length);
+      assert.equal(r.uploaded, new Set(Object.values(tree.files).map((f) => f.sha256)).size);
+      const again = JSON.parse(
+        (await snowdb(['publish', target, '--format', 'json'], { env: s3env })).stdout,
+      );
+      assert.deepEqual([again.uploaded, again.removed], [0, 0]);
+      const swe = tree.files['data/snodas/cogs/20240115/swe.tif']!.sha256;
+      const head = await client.send(
+        new HeadObjectCommand({ Bucket: 'snow-pub', Key: `prod/v1/${blobKey(swe)}` }),
+      );
+      assert.equal(head.CacheControl, 'public, max-age=31536000, immutable');
+      const pointer = await client.send(
+        new HeadObjectCommand({ Bucket: 'snow-pub', Key: 'prod/v1/published.json' }),
+      );
+      assert.equal(pointer.CacheControl, 'no-cache');
+
+      for (const args of [
+        ['stats', 'snodas', ZION, '--zone', 'terrain.aspect', '--variable', 'swe', '--format', 'json'],
+        ['stats-all', 'snodas', '--date', '2024-01-15/2024-01-17', '--format', 'json'],
+      ]) {
+        const local = await snowdb(args, { env });
+        const remote = await snowdb([...args, '--config', target], { env: { AWS_ENDPOINT_URL: endpoint } });
+        assert.equal(local.code, 0, local.stderr);
+        assert.equal(remote.code, 0, remote.stderr);
+        assert.equal(remote.stdout, local.stdout, args.join(' '));
+      }
+      client.destroy();
+    } finally {
+      await s3.close();
+    }
   });
 });

@@ -95,7 +95,7 @@ export function registerApi(program: Command, run: Runner): void {
         if (opts.check) {
           await app.close();
           ctx.out.data(
-            `OK: ${db.root}: ${active.length} active dataset(s) (${active.join(', ') || 'none'}), ${pourpoints} pourpoint(s); the app builds`,
+            `OK: ${db.location}: ${active.length} active dataset(s) (${active.join(', ') || 'none'}), ${pourpoints} pourpoint(s); the app builds`,
           );
           return;
         }
