@@ -200,7 +200,10 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     live.close();
     const check = await onReplica('api', 'serve', '--check');
     assert.equal(check.code, 0, check.stderr);
-    assert.equal(check.stdout, `OK: ${url()}: 1 active dataset(s) (snodas), 1 pourpoint(s); the app builds\n`);
+    assert.equal(
+      check.stdout,
+      `OK: ${url()}: 1 active dataset(s) (snodas), 1 pourpoint(s); the app builds\n`,
+    );
 
     const ingest = await onReplica('dataset', 'remove-date', 'snodas', '2024-01-17');
     assert.equal(ingest.code, 1);
