@@ -5,6 +5,7 @@ import { benchDatabase } from './fixture/database.js';
 import { coldRow, memoryRow } from './footprint.bench.js';
 import { ingestBench } from './ingest.bench.js';
 import { rasterBench } from './raster.bench.js';
+import { scaleBench } from './scale.bench.js';
 import { speedBench } from './speed.bench.js';
 import { statsBench } from './stats.bench.js';
 import { storeIngestRow } from './store-ingest.bench.js';
@@ -22,6 +23,7 @@ const speed = [
   ...(only === undefined || only === 'speed' ? await speedBench() : []),
   ...(only === undefined || only === 'store-ingest' ? [await storeIngestRow(await benchDatabase())] : []),
   ...(only === undefined || only === 'web' ? await webBench(reps) : []),
+  ...(only === undefined || only === 'scale' ? await scaleBench(Math.min(reps, 3)) : []),
   ...(only === undefined || only === 'footprint'
     ? [
         memoryRow(await benchDatabase(), Math.min(reps, 3)),

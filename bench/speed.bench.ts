@@ -168,7 +168,7 @@ async function allBasins(b: BenchDatabase, db: Database, base: Baseline, date: s
  * wrk at 32 connections for `seconds`, each request for the next of `dates` (`{date}` in `url`):
  * requests/s and p50 latency (ms).
  */
-function wrk(url: string, dates: readonly string[], seconds: number): { rps: number; p50: number } {
+export function wrk(url: string, dates: readonly string[], seconds: number): { rps: number; p50: number } {
   const u = new URL(url.replace('{date}', dates[0]!));
   const paths = dates.map((d) => {
     const x = new URL(url.replace('{date}', d));
@@ -190,7 +190,7 @@ function wrk(url: string, dates: readonly string[], seconds: number): { rps: num
   throw new Error(`wrk ${url}: ${out}`);
 }
 
-async function listening(proc: ChildProcess, pattern: RegExp): Promise<string> {
+export async function listening(proc: ChildProcess, pattern: RegExp): Promise<string> {
   let text = '';
   for (const stream of [proc.stdout!, proc.stderr!]) stream.setEncoding('utf8');
   return new Promise((resolve, reject) => {

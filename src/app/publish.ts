@@ -40,22 +40,31 @@ export function targetBucket(target: string, s3: S3Settings): Bucket {
   return new DirBucket(resolve(target));
 }
 
-/** sha256 of each file, reusing the digests of files unchanged since the last publish (by signature). */
+/**
+ * sha256 of each file. A file's signature (inode, size, mtime) stands for its content: hard links
+ * are hashed once, and digests of files unchanged since the last publish are reused.
+ */
 async function digests(db: Database, files: readonly string[]): Promise<Map<string, string>> {
   const cacheFile = join(db.paths.cache('publish'), 'digests.json');
-  const old = new Map<string, string>(
+  const known = new Map<string, string>(
     Object.entries(JSON.parse(await readFile(cacheFile, 'utf8').catch(() => '{}')) as Record<string, string>),
   );
+  const bySignature = new Map<string, Promise<string>>();
   const out = new Map<string, string>();
   await mapPool(files, 4, async (f) => {
-    const key = `${f}\0${fileSignature(f)}`;
-    out.set(f, old.get(key) ?? (await sha256Files([f])));
+    const sig = fileSignature(f);
+    let digest = bySignature.get(sig);
+    if (digest === undefined) {
+      const hit = known.get(sig);
+      digest = hit === undefined ? sha256Files([f]) : Promise.resolve(hit);
+      bySignature.set(sig, digest);
+    }
+    out.set(f, await digest);
   });
   await mkdir(db.paths.cache('publish'), { recursive: true });
-  await writeJsonAtomic(
-    cacheFile,
-    Object.fromEntries(files.map((f) => [`${f}\0${fileSignature(f)}`, out.get(f)!])),
-  );
+  const kept: Record<string, string> = {};
+  for (const f of files) kept[fileSignature(f)] = out.get(f)!;
+  await writeJsonAtomic(cacheFile, kept);
   return out;
 }
 
@@ -109,8 +118,13 @@ export async function publishDatabase(
       'publish-interrupted',
       `${changed.abs} changed while it was published; nothing was switched: run 'snowdb publish' again once the database is quiet`,
     );
-  await bucket.put(TREE_KEY, Buffer.from(`${JSON.stringify(tree)}\n`), 'revalidate');
-  await bucket.put(Layout.rootConfig, await readFile(db.paths.rootConfig), 'revalidate');
+  // Nothing changed: the tree stays as it is (replicas keep their copy, published_at stays).
+  const same = before !== null && JSON.stringify(before.files) === JSON.stringify(tree.files);
+  if (same) tree.published_at = before.published_at;
+  else {
+    await bucket.put(TREE_KEY, Buffer.from(`${JSON.stringify(tree)}\n`), 'revalidate');
+    await bucket.put(Layout.rootConfig, await readFile(db.paths.rootConfig), 'revalidate');
+  }
   const keep = new Set([...held, ...sizes.keys()]);
   const stale = (await bucket.list(BLOB_PREFIX)).filter((k) => !keep.has(k.slice(k.lastIndexOf('/') + 1)));
   await mapPool(stale, UPLOADS, (k) => bucket.delete(k));
