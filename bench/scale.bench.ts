@@ -12,8 +12,8 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { memberNames, tarOf, writeMembers } from '../test/helpers/snodas.js';
 import { RedisServer } from '../test/helpers/redis.js';
+import { memberNames, tarOf, writeMembers } from '../test/helpers/snodas.js';
 import { REPO } from './cli.js';
 import { benchDatabase } from './fixture/database.js';
 import { listening, wrk } from './speed.bench.js';
@@ -50,7 +50,9 @@ async function nginx(dir: string, name: string, http: string, port: number): Pro
     if (up) return proc;
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`nginx ${name} did not start: ${await readFile(join(dir, `${name}.err`), 'utf8').catch(() => '')}`);
+  throw new Error(
+    `nginx ${name} did not start: ${await readFile(join(dir, `${name}.err`), 'utf8').catch(() => '')}`,
+  );
 }
 
 async function serve(config: string): Promise<{ proc: ChildProcess; base: string }> {
@@ -68,7 +70,10 @@ async function stop(procs: readonly ChildProcess[]): Promise<void> {
 async function replicaRows(reps: number): Promise<Row[]> {
   const b = await benchDatabase();
   const pub = join(REPO, 'bench/.data/published');
-  execFileSync(process.execPath, [CLI, 'publish', pub], { env: { ...process.env, SNOWDB_CONFIG: b.root }, stdio: 'ignore' });
+  execFileSync(process.execPath, [CLI, 'publish', pub], {
+    env: { ...process.env, SNOWDB_CONFIG: b.root },
+    stdio: 'ignore',
+  });
   const dir = await mkdtemp(join(tmpdir(), 'snowdb-bench-scale-'));
   const procs: ChildProcess[] = [];
   try {
@@ -103,7 +108,9 @@ async function replicaRows(reps: number): Promise<Row[]> {
     const one = await balancer('lb1', [r1.base]);
     const two = await balancer('lb2', [r1.base, r2.base]);
     const triplets = (
-      (await (await fetch(`${local.base}/pourpoints?geometry=point&limit=1000`)).json()) as { features: { id: string }[] }
+      (await (await fetch(`${local.base}/pourpoints?geometry=point&limit=1000`)).json()) as {
+        features: { id: string }[];
+      }
     ).features.map((f) => f.id);
     // {date} stands for the triplet here: each request asks for the next basin's water year.
     const path = '/datasets/snodas/stats/{date}/date-range?datetime=2023-10-01/2024-09-30&variable=swe';
@@ -114,7 +121,8 @@ async function replicaRows(reps: number): Promise<Row[]> {
           return JSON.stringify({ zones, results }); // links name each server: not compared
         }),
       );
-      if (bodies.some((x) => x !== bodies[0])) throw new Error(`replicas answer ${t} differently from the folder`);
+      if (bodies.some((x) => x !== bodies[0]))
+        throw new Error(`replicas answer ${t} differently from the folder`);
     }
     const runs = { local: [] as number[], one: [] as number[], two: [] as number[] };
     for (let i = 0; i < reps; i++) {
@@ -159,7 +167,10 @@ async function backfillRows(reps: number, dates: number): Promise<Row[]> {
     }
     const base = join(dir, 'base');
     const cli = (root: string, args: string[]) =>
-      execFileSync(process.execPath, [CLI, ...args], { env: { ...process.env, SNOWDB_CONFIG: root }, stdio: 'pipe' });
+      execFileSync(process.execPath, [CLI, ...args], {
+        env: { ...process.env, SNOWDB_CONFIG: root },
+        stdio: 'pipe',
+      });
     cli(base, ['init', base]);
     cli(base, ['dataset', 'create', 'snodas', '--template', 'snodas']);
     const once_ = async (workers: number, run: number): Promise<{ ms: number; listing: string }> => {
@@ -191,7 +202,8 @@ async function backfillRows(reps: number, dates: number): Promise<Row[]> {
     for (let i = 0; i < reps; i++)
       for (const c of counts) {
         const r = await once_(c, i);
-        if (listing !== null && r.listing !== listing) throw new Error(`${c} workers ingested ${r.listing}, not ${listing}`);
+        if (listing !== null && r.listing !== listing)
+          throw new Error(`${c} workers ingested ${r.listing}, not ${listing}`);
         listing = r.listing;
         ms.get(c)!.push(r.ms);
       }
