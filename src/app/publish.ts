@@ -41,18 +41,18 @@ export function targetBucket(target: string, s3: S3Settings): Bucket {
 }
 
 /**
- * sha256 of each file. A file's signature (inode, size, mtime) stands for its content: hard links
- * are hashed once, and digests of files unchanged since the last publish are reused.
+ * sha256 of each file of `signatures` (path → signature). A signature (inode, size, mtime) stands
+ * for the content: hard links are hashed once, and digests of files unchanged since the last
+ * publish are reused.
  */
-async function digests(db: Database, files: readonly string[]): Promise<Map<string, string>> {
+async function digests(db: Database, signatures: ReadonlyMap<string, string>): Promise<Map<string, string>> {
   const cacheFile = join(db.paths.cache('publish'), 'digests.json');
   const known = new Map<string, string>(
     Object.entries(JSON.parse(await readFile(cacheFile, 'utf8').catch(() => '{}')) as Record<string, string>),
   );
   const bySignature = new Map<string, Promise<string>>();
   const out = new Map<string, string>();
-  await mapPool(files, 4, async (f) => {
-    const sig = fileSignature(f);
+  await mapPool([...signatures], 4, async ([f, sig]) => {
     let digest = bySignature.get(sig);
     if (digest === undefined) {
       const hit = known.get(sig);
@@ -63,7 +63,7 @@ async function digests(db: Database, files: readonly string[]): Promise<Map<stri
   });
   await mkdir(db.paths.cache('publish'), { recursive: true });
   const kept: Record<string, string> = {};
-  for (const f of files) kept[fileSignature(f)] = out.get(f)!;
+  for (const [f, sig] of signatures) kept[sig] = out.get(f)!;
   await writeJsonAtomic(cacheFile, kept);
   return out;
 }
@@ -72,8 +72,12 @@ async function digests(db: Database, files: readonly string[]): Promise<Map<stri
 async function currentTree(bucket: Bucket): Promise<PublishedTree | null> {
   const got = await bucket.get(TREE_KEY);
   if (got === null || got === 'unchanged') return null;
-  const parsed = TreeSchema.safeParse(JSON.parse(got.bytes.toString('utf8') || 'null'));
-  return parsed.success ? parsed.data : null;
+  try {
+    const parsed = TreeSchema.safeParse(JSON.parse(got.bytes.toString('utf8')));
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null; // not JSON
+  }
 }
 
 /**
@@ -92,10 +96,7 @@ export async function publishDatabase(
   const bucket = targetBucket(target, opts.s3 ?? {});
   const files = await publishedFiles(db);
   const signatures = new Map(files.map((f) => [f.abs, fileSignature(f.abs)]));
-  const sha = await digests(
-    db,
-    files.map((f) => f.abs),
-  );
+  const sha = await digests(db, signatures);
   const tree: PublishedTree = {
     resource: 'snowdb.published/v1',
     published_at: (opts.now ?? new Date()).toISOString(),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, open, rename, rm } from 'node:fs/promises';
+import { copyFile, type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /**
@@ -22,33 +22,52 @@ export function tempPathFor(target: string): string {
 }
 
 /**
- * Write a whole file atomically: write a temp file beside it, fsync, rename over the target.
- * A reader sees the old bytes or the new ones, never a mix; on failure the temp file is removed.
- * @returns bytes written.
+ * Replace `target` atomically: `fill` writes a temp file beside it (and leaves it fsynced), then it
+ * is renamed over the target; on failure the temp file is removed.
  */
-export async function writeFileAtomic(
-  target: string,
-  data: string | Uint8Array | readonly Uint8Array[],
-): Promise<number> {
-  const chunks = typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
+async function replaceVia<T>(target: string, fill: (tmp: string) => Promise<T>): Promise<T> {
   const tmp = tempPathFor(target);
-  let size = 0;
   try {
-    const fh = await open(tmp, 'wx');
-    try {
-      // writev takes at most IOV_MAX (1024) buffers per call.
-      for (let i = 0; i < chunks.length; i += 512)
-        size += (await fh.writev(chunks.slice(i, i + 512))).bytesWritten;
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
+    const out = await fill(tmp);
     await rename(tmp, target);
+    return out;
   } catch (e) {
     await rm(tmp, { force: true });
     throw e;
   }
-  return size;
+}
+
+/** Run `fn` on a file opened with `flags`, fsync it, close it. */
+async function withSynced<T>(path: string, flags: string, fn: (fh: FileHandle) => Promise<T>): Promise<T> {
+  const fh = await open(path, flags);
+  try {
+    const out = await fn(fh);
+    await fh.sync();
+    return out;
+  } finally {
+    await fh.close();
+  }
+}
+
+/**
+ * Write a whole file atomically: write a temp file beside it, fsync, rename over the target.
+ * A reader sees the old bytes or the new ones, never a mix; on failure the temp file is removed.
+ * @returns bytes written.
+ */
+export function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array | readonly Uint8Array[],
+): Promise<number> {
+  const chunks = typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
+  return replaceVia(target, (tmp) =>
+    withSynced(tmp, 'wx', async (fh) => {
+      let size = 0;
+      // writev takes at most IOV_MAX (1024) buffers per call.
+      for (let i = 0; i < chunks.length; i += 512)
+        size += (await fh.writev(chunks.slice(i, i + 512))).bytesWritten;
+      return size;
+    }),
+  );
 }
 
 /** Atomic write of pretty JSON (indent 2, trailing newline). */
@@ -57,19 +76,9 @@ export async function writeJsonAtomic(target: string, value: unknown): Promise<v
 }
 
 /** Copy a file atomically: copy to a temp file beside the target, fsync, rename over the target. */
-export async function copyFileAtomic(from: string, target: string): Promise<void> {
-  const tmp = tempPathFor(target);
-  try {
+export function copyFileAtomic(from: string, target: string): Promise<void> {
+  return replaceVia(target, async (tmp) => {
     await copyFile(from, tmp);
-    const fh = await open(tmp, 'r+');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-    await rename(tmp, target);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
+    await withSynced(tmp, 'r+', async () => {});
+  });
 }

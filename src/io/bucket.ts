@@ -1,5 +1,5 @@
 import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { SnowdbError } from '../errors.js';
 import { copyFileAtomic, writeFileAtomic } from './atomic.js';
 import { causeOf } from './http.js';
@@ -70,13 +70,11 @@ export class DirBucket implements Bucket {
   }
 
   async list(prefix: string): Promise<string[]> {
-    const names = (await readdir(join(this.url, prefix), { recursive: true }).catch(() => [])) as string[];
-    const files: string[] = [];
-    for (const n of names) {
-      const s = await stat(join(this.url, prefix, n)).catch(() => null);
-      if (s?.isFile()) files.push(`${prefix}/${n}`);
-    }
-    return files;
+    const dir = join(this.url, prefix);
+    const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+    return entries
+      .filter((e) => e.isFile())
+      .map((e) => `${prefix}/${relative(dir, join(e.parentPath, e.name)).split(sep).join('/')}`);
   }
 
   async put(key: string, bytes: Uint8Array, _caching: Caching): Promise<void> {
