@@ -3,17 +3,21 @@
  * with what a worker does and the result of a job whose every attempt failed; and the queued
  * forms of ingest and fetch, which give the same report as a local run.
  */
-import { openDataset } from '../datasets/registry.js';
+import { resolve } from 'node:path';
+import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
+import { ErrorCatalog, type ErrorKey, SnowdbError } from '../errors.js';
 import { type FetchReport, type FetchResult, fetchDates } from '../fetch/run.js';
 import type { DateResult, IngestDateOptions } from '../ingest/date.js';
 import type { DateSource } from '../ingest/types.js';
 import { type DateExecutor, runJob } from '../ingest/workers.js';
 import { checkRedis, queueName } from '../queue/connection.js';
 import { runOnQueue } from '../queue/enqueue.js';
-import { refreshSeries } from '../series/build.js';
+import { type PageTask, type PageWriter, refreshSeries, writeRebuildPage } from '../series/build.js';
 import { isoDate } from '../util/dates.js';
+import { type GenerateOptions, generateZones, type ZoneOutcome } from '../zones/generate.js';
+import { PROVIDERS, type Provider } from '../zones/layers.js';
 import { type FetchChoices, fetchOptions } from './fetch-options.js';
 import type { Settings } from './settings.js';
 
@@ -65,9 +69,76 @@ const fetchDateJob: JobKind<FetchDateJob, readonly FetchResult[]> = {
   ],
 };
 
+/**
+ * A domain error that will not go away on a retry (a bad source, an unknown name, a damaged file),
+ * carried back as the job's result; transient ones (502/503: locked, unreachable, rate-limited)
+ * are thrown, so BullMQ retries them.
+ */
+interface Carried {
+  readonly error: { readonly key: ErrorKey; readonly message: string };
+}
+
+async function carrying<R>(work: Promise<R>): Promise<R | Carried> {
+  try {
+    return await work;
+  } catch (e) {
+    if (SnowdbError.is(e) && e.kind.status < 502) return { error: { key: e.key, message: e.message } };
+    throw e;
+  }
+}
+
+/** A job's result, or its carried error thrown again as the local run would have thrown it. */
+function uncarried<R>(r: R | Carried): R {
+  const e = (r as Partial<Carried>).error;
+  if (e !== undefined && e.key in ErrorCatalog) throw new SnowdbError(e.key, e.message);
+  return r as R;
+}
+
+/** Every attempt of a job threw, or its workers died: the run fails as a local run that threw. */
+const lost = (what: string, reason: string): Carried => ({
+  error: { key: 'queue-job-failed', message: `${what} failed on every attempt on the queue: ${reason}` },
+});
+
+/** One provider of `dataset generate-zones`: one shared read of its source for every named dataset. */
+interface ZonesJob extends QueuedJob {
+  readonly names: readonly string[];
+  readonly provider: Provider;
+  /** Absolute path of a local source, as every worker sees it; absent = the network default. */
+  readonly source?: string;
+  readonly urls: GenerateOptions['urls'];
+  readonly force: boolean;
+}
+
+const zonesJob: JobKind<ZonesJob, ZoneOutcome[] | Carried> = {
+  run: (db, _settings, m) =>
+    carrying(
+      generateZones(db, m.names, {
+        sources: m.source === undefined ? {} : { [m.provider]: m.source },
+        urls: m.urls,
+        providers: [m.provider],
+        force: m.force,
+        sweep: false,
+      }),
+    ),
+  failed: (m, reason) => lost(`generate-zones ${m.provider}`, reason),
+};
+
+/** One page of `dataset rebuild-series`. */
+interface SeriesPageJob extends QueuedJob {
+  readonly name: string;
+  readonly task: PageTask;
+}
+
+const seriesPageJob: JobKind<SeriesPageJob, number | Carried> = {
+  run: async (db, _settings, m) => carrying(writeRebuildPage(await openDataset(db, m.name), m.task)),
+  failed: (m, reason) => lost(`series page ${m.task.variable} ${m.task.page}`, reason),
+};
+
 const JOB_KINDS: Readonly<Record<string, JobKind<never, unknown>>> = {
   'ingest-date': ingestDateJob,
   'fetch-date': fetchDateJob,
+  'zones-provider': zonesJob,
+  'series-page': seriesPageJob,
 };
 
 /** Run a job a worker took. */
@@ -135,4 +206,63 @@ export async function queuedFetch(
   if (results.some((r) => r.action === 'ingested' || r.action === 'upgraded')) await refreshSeries(d);
   await sweepDebris(debrisRoots(db, [d]), { tmp: false });
   return { dataset: name, archive: base, results };
+}
+
+/**
+ * `dataset generate-zones --queue`: one job per provider (each one shared read of its source for
+ * every named dataset, as a local run), outcomes in the local run's order; what interrupted runs
+ * left is swept here, before and after.
+ * @throws SnowdbError what the local run would throw (carried back from the worker), or
+ *   `queue-unreachable` / `queue-job-failed`.
+ */
+export async function queuedZones(
+  db: Database,
+  settings: Settings,
+  names: readonly string[],
+  opts: GenerateOptions,
+  queue: string,
+): Promise<ZoneOutcome[]> {
+  const datasets: Dataset[] = [];
+  for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
+  await checkRedis(queue); // before the sweep: a command that cannot reach it changes nothing
+  await sweepDebris(debrisRoots(db, datasets), { tmp: false });
+  const providers = opts.providers ?? PROVIDERS;
+  const results = await runOnQueue({
+    url: queue,
+    queue: queueName(db.root),
+    kind: 'zones-provider',
+    items: providers.map((provider): ZonesJob => {
+      const source = opts.sources?.[provider];
+      return {
+        root: db.root,
+        names: datasets.map((d) => d.name),
+        provider,
+        ...(source === undefined ? {} : { source: resolve(source) }),
+        urls: opts.urls,
+        force: opts.force === true,
+      };
+    }),
+    failed: zonesJob.failed,
+    graceMs: settings.queue.graceMs,
+    onResult: (_, done, total) => opts.onProgress?.('zone jobs', done, total),
+  });
+  await sweepDebris(debrisRoots(db, datasets), { tmp: false });
+  return results.flatMap(uncarried);
+}
+
+/** `dataset rebuild-series --queue`: each page a job; the rebuild holds the store's lock meanwhile. */
+export async function queuedSeriesPages(db: Database, url: string, settings: Settings): Promise<PageWriter> {
+  await checkRedis(url);
+  return async (d, tasks, progress) =>
+    (
+      await runOnQueue({
+        url,
+        queue: queueName(db.root),
+        kind: 'series-page',
+        items: tasks.map((task): SeriesPageJob => ({ root: db.root, name: d.name, task })),
+        failed: seriesPageJob.failed,
+        graceMs: settings.queue.graceMs,
+        onResult: (_, done, total) => progress(done, total),
+      })
+    ).map(uncarried);
 }

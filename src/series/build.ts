@@ -105,20 +105,71 @@ async function writePage(
   return writeFileAtomic(d.paths.seriesPage(variable, page), [encodePage(set.id, dtype, days, streams)]);
 }
 
+/** One page of a full rebuild: what a worker writes (on the block set the rebuild wrote). */
+export interface PageTask {
+  readonly variable: string;
+  /** Page key (datesByPage). */
+  readonly page: string;
+  /** ISO, ascending. */
+  readonly dates: readonly string[];
+  /** The block set's id the page must be written on. */
+  readonly blockSet: number;
+}
+
+/** Writes rebuild pages and returns their sizes (bytes), in the tasks' order. */
+export type PageWriter = (
+  d: Dataset,
+  tasks: readonly PageTask[],
+  progress: (done: number, total: number) => void,
+) => Promise<number[]>;
+
+/** Write the pages here, in order, sharing one decoded-block cache. */
+const writePagesHere: PageWriter = async (d, tasks, progress) => {
+  const set = await readBlockSet(d);
+  const cache = new BlockValuesCache();
+  const out: number[] = [];
+  for (const t of tasks) {
+    out.push(await writeTaskPage(d, t, set, cache));
+    progress(out.length, tasks.length);
+  }
+  return out;
+};
+
+async function writeTaskPage(
+  d: Dataset,
+  t: PageTask,
+  set: BlockSet | null,
+  cache: BlockValuesCache,
+): Promise<number> {
+  if (set === null || set.id !== t.blockSet)
+    throw new Error(
+      `the series store of '${d.name}' is on another block set than its rebuild's page ${t.page}`,
+    );
+  return writePage(d, t.variable, t.page, set, t.dates, cache, null, new Set());
+}
+
+/** Write one rebuild page (a queue worker's job); the rebuild holds the store's lock meanwhile. */
+export async function writeRebuildPage(d: Dataset, t: PageTask): Promise<number> {
+  return writeTaskPage(d, t, await readBlockSet(d), new BlockValuesCache());
+}
+
 /**
  * Build the whole store from the COGs: the block set from every AOI raster, every page of every
- * series variable; pages of other dates or variables are removed, stale marks cleared.
+ * series variable (written by `pages`: here, or by queue workers); pages of other dates or
+ * variables are removed, stale marks cleared.
  */
 export function rebuildSeries(
   d: Dataset,
   progress: (done: number, total: number) => void = () => {},
+  pages: PageWriter = writePagesHere,
 ): Promise<SeriesBuildReport> {
-  return withSeriesLock(d, () => rebuildLocked(d, progress));
+  return withSeriesLock(d, () => rebuildLocked(d, progress, pages));
 }
 
 async function rebuildLocked(
   d: Dataset,
   progress: (done: number, total: number) => void,
+  writePages: PageWriter = writePagesHere,
 ): Promise<SeriesBuildReport> {
   const set = blockSetOf(d.grid, await basinBlocks(d));
   await mkdir(d.paths.seriesDir, { recursive: true });
@@ -126,24 +177,21 @@ async function rebuildLocked(
   const dates = await ingestedDates(d);
   const pages = datesByPage(dates);
   const variables = seriesVariables(d);
-  const cache = new BlockValuesCache();
-  let bytes = 0;
-  let done = 0;
-  const total = variables.length * pages.size;
+  const tasks: PageTask[] = [];
   for (const v of variables) {
     await mkdir(d.paths.seriesVariable(v), { recursive: true });
-    for (const [page, ds] of pages) {
-      bytes += await writePage(d, v, page, set, ds, cache, null, new Set());
-      progress(++done, total);
-    }
+    for (const [page, ds] of pages) tasks.push({ variable: v, page, dates: ds, blockSet: set.id });
+  }
+  const sizes = await writePages(d, tasks, progress);
+  for (const v of variables)
     for (const n of await namesIn(d.paths.seriesVariable(v)))
       if (!pages.has(n.replace(/\.page$/, ''))) await rm(join(d.paths.seriesVariable(v), n), { force: true });
-  }
   for (const n of await namesIn(d.paths.seriesDir))
     if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
       await rm(join(d.paths.seriesDir, n), { recursive: true, force: true });
   await rm(d.paths.seriesStaleDir, { recursive: true, force: true });
-  return { variables, blocks: set.ids.length, pages: total, dates: dates.length, bytes };
+  const bytes = sizes.reduce((a, b) => a + b, 0);
+  return { variables, blocks: set.ids.length, pages: tasks.length, dates: dates.length, bytes };
 }
 
 /**

@@ -31,6 +31,8 @@ export interface GenerateOptions {
   readonly providers?: readonly Provider[];
   /** Regenerate even when the layers are current. */
   readonly force?: boolean;
+  /** Sweep what interrupted runs left first (default); a queued job leaves it to its enqueuer. */
+  readonly sweep?: boolean;
   readonly onProgress?: (label: string, done: number, total: number) => void;
 }
 
@@ -178,7 +180,7 @@ export async function generateZones(
   const datasets: Dataset[] = [];
   for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
   // What an interrupted run left (staging folders, temp files, stale locks).
-  await sweepDebris(debrisRoots(db, datasets), { tmp: false });
+  if (opts.sweep !== false) await sweepDebris(debrisRoots(db, datasets), { tmp: false });
   const outcomes: ZoneOutcome[] = [];
   for (const provider of opts.providers ?? PROVIDERS) {
     const all = await targetsOf(datasets, provider);

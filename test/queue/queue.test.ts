@@ -4,7 +4,7 @@
  * gives; a worker killed mid-job, or Redis lost mid-run, must not leave a date half-done.
  */
 import assert from 'node:assert/strict';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snodasArchiveFile } from '../helpers/archive.js';
@@ -12,6 +12,7 @@ import { cliOk, snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
 import { logicalTree, snapshotTree } from '../helpers/fs.js';
 import { RedisServer } from '../helpers/redis.js';
+import { buildZionDb, zionZoneSources } from '../helpers/zion-db.js';
 
 const DATES = ['20240101', '20240102', '20240103', '20240104'];
 const RANGE = '2024-01-01/2024-01-04';
@@ -127,6 +128,50 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
       DATES.map((d) => `${iso(d)} up-to-date`),
     );
     assert.deepEqual(await snapshotTree(root), before);
+    await stopWorkers();
+  });
+
+  it('generate-zones and rebuild-series through two workers: the layers and store of a local run; a bad source fails as locally', async () => {
+    const local = join(dir, 'zion-local');
+    const queued = join(dir, 'zion-queued');
+    const localEnv = await buildZionDb(local);
+    const queuedEnv = await buildZionDb(queued);
+    const q = queuedEnv.SNOWDB_CONFIG!;
+    const zones = ['dataset', 'generate-zones', 'snodas', ...zionZoneSources(), '--force', '--format', 'json'];
+    const rebuild = ['dataset', 'rebuild-series', 'snodas', '--format', 'json'];
+    const l1 = await snowdb(zones, { env: localEnv });
+    const l2 = await snowdb(rebuild, { env: localEnv });
+    assert.equal(l1.code + l2.code, 0, l1.stderr + l2.stderr);
+    const ws = [await startWorker(q), await startWorker(q)];
+    const jobs = (kind: string) => ws.map((w) => w.log.text.split(`start ${kind} `).length - 1).reduce((a, b) => a + b);
+    const z = await snowdb([...zones, '--queue', redis.url], { env: env(q) });
+    assert.equal(z.code, 0, z.stderr);
+    // The same outcomes (one shared read per provider, as locally), in the same order.
+    assert.deepEqual(JSON.parse(z.stdout), JSON.parse(l1.stdout));
+    assert.deepEqual(
+      (JSON.parse(z.stdout) as { provider: string; action: string }[]).map((o) => `${o.provider} ${o.action}`),
+      ['terrain generated', 'landcover generated'],
+    );
+    const r = await snowdb([...rebuild, '--queue', redis.url], { env: env(q) });
+    assert.equal(r.code, 0, r.stderr);
+    const report = JSON.parse(r.stdout) as { pages: number; dates: number; variables: string[] };
+    assert.deepEqual(report, JSON.parse(l2.stdout));
+    // depth and swe, one page each (both dates in 2024): 2 page jobs.
+    assert.deepEqual([report.variables, report.pages, report.dates], [['depth', 'swe'], 2, 2]);
+    assert.deepEqual([jobs('zones-provider'), jobs('series-page')], [2, 2], 'the workers did the work');
+    assert.deepEqual(await snapshotTree(q), await snapshotTree(localEnv.SNOWDB_CONFIG!));
+    // A source that is not a TIFF: the local run's message and exit code, not retried, nothing changed.
+    const bad = join(dir, 'not-a.tif');
+    await writeFile(bad, 'garbage');
+    const before = await snapshotTree(q);
+    const badArgs = ['dataset', 'generate-zones', 'snodas', '--source', 'terrain', bad, '--provider', 'terrain'];
+    const lb = await snowdb(badArgs, { env: localEnv });
+    const qb = await snowdb([...badArgs, '--queue', redis.url], { env: env(q) });
+    assert.equal(lb.code, 1);
+    assert.equal(qb.code, 1);
+    assert.match(qb.stderr, /not-a\.tif: not a TIFF/);
+    assert.equal(qb.stderr, lb.stderr);
+    assert.deepEqual(await snapshotTree(q), before);
     await stopWorkers();
   });
 

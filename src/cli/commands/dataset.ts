@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
+import { queuedSeriesPages } from '../../app/jobs.js';
 import { listDatasets } from '../../datasets/inventory.js';
 import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
 import { openDataset } from '../../datasets/registry.js';
@@ -114,14 +115,15 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
       'rebuild the derived time-contiguous store (series/) of a dataset from its COGs: every basin block, every date',
     )
     .argument('<name>', 'dataset name')
+    .option('--queue <redis-url>', "write the pages as jobs on this Redis queue's workers (snowdb worker)")
     .addOption(formatOption())
-    .action((name: string, opts: { format: Format }, cmd: Command) =>
+    .action((name: string, opts: { queue?: string; format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const db = await ctx.openDatabase();
-        const r = await rebuildSeries(
-          await openDataset(db, name),
-          progressBar(ctx.out, `${name}: series pages`),
-        );
+        const d = await openDataset(db, name);
+        const pages =
+          opts.queue === undefined ? undefined : await queuedSeriesPages(db, opts.queue, ctx.settings);
+        const r = await rebuildSeries(d, progressBar(ctx.out, `${name}: series pages`), pages);
         emit(
           ctx.out,
           opts.format,

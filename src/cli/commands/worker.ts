@@ -10,7 +10,7 @@ export function registerWorker(program: Command, run: Runner): void {
   program
     .command('worker')
     .description(
-      'run queued jobs (dataset fetch|ingest --queue) for the configured database until Ctrl-C or SIGTERM; workers on several machines share the database folder',
+      'run queued jobs (dataset fetch|ingest|generate-zones|rebuild-series --queue) for the configured database until Ctrl-C or SIGTERM; workers on several machines share the database folder',
     )
     .requiredOption('--queue <redis-url>', 'the Redis the jobs are queued on: redis://host:6379')
     .option('--concurrency <n>', 'jobs at once (1-64)', (v) => Number(v), 1)

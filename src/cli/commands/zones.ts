@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
+import { queuedZones } from '../../app/jobs.js';
 import { SnowdbError } from '../../errors.js';
-import { checkProvider, generateZones } from '../../zones/generate.js';
+import { checkProvider, type GenerateOptions, generateZones } from '../../zones/generate.js';
 import { PROVIDERS, type Provider } from '../../zones/layers.js';
 import type { Runner } from '../context.js';
 import { emit, type Format, formatOption } from '../options.js';
@@ -38,17 +39,21 @@ export function registerZoneCommands(group: Command, run: Runner): void {
     )
     .addOption(new Option('--provider <provider...>', 'only these providers').choices(PROVIDERS))
     .option('--force', 'regenerate layers that are current')
+    .option(
+      '--queue <redis-url>',
+      "run each provider as a job on this Redis queue's workers (snowdb worker); sources on a path every worker sees",
+    )
     .addOption(formatOption())
     .action(
       (
         names: string[],
-        opts: { source?: string[]; provider?: Provider[]; force?: boolean; format: Format },
+        opts: { source?: string[]; provider?: Provider[]; force?: boolean; queue?: string; format: Format },
         cmd: Command,
       ) =>
         run(cmd, async (ctx) => {
           const db = await ctx.openDatabase();
           const bars = new Map<string, (d: number, t: number) => void>();
-          const outcomes = await generateZones(db, names, {
+          const choices: GenerateOptions = {
             sources: sourcePairs(opts.source ?? []),
             urls: ctx.settings.zoneSources,
             providers: opts.provider,
@@ -57,7 +62,11 @@ export function registerZoneCommands(group: Command, run: Runner): void {
               if (!bars.has(label)) bars.set(label, progressBar(ctx.out, label));
               bars.get(label)!(done, total);
             },
-          });
+          };
+          const outcomes =
+            opts.queue === undefined
+              ? await generateZones(db, names, choices)
+              : await queuedZones(db, ctx.settings, names, choices, opts.queue);
           emit(ctx.out, opts.format, outcomes, () =>
             renderTable(
               ['dataset', 'provider', 'action', 'window', 'layers'],
