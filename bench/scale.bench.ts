@@ -105,6 +105,7 @@ async function replicaRows(reps: number): Promise<Row[]> {
       );
       return `http://127.0.0.1:${port}`;
     };
+    const folder = await balancer('lb0', [local.base]);
     const one = await balancer('lb1', [r1.base]);
     const two = await balancer('lb2', [r1.base, r2.base]);
     const triplets = (
@@ -116,7 +117,7 @@ async function replicaRows(reps: number): Promise<Row[]> {
     const path = '/datasets/snodas/stats/{date}/date-range?datetime=2023-10-01/2024-09-30&variable=swe';
     for (const t of triplets.slice(0, 5)) {
       const bodies = await Promise.all(
-        [local.base, one, two].map(async (base) => {
+        [folder, one, two].map(async (base) => {
           const { zones, results } = (await (await fetch(base + path.replace('{date}', t))).json()) as Row;
           return JSON.stringify({ zones, results }); // links name each server: not compared
         }),
@@ -126,14 +127,14 @@ async function replicaRows(reps: number): Promise<Row[]> {
     }
     const runs = { local: [] as number[], one: [] as number[], two: [] as number[] };
     for (let i = 0; i < reps; i++) {
-      runs.local.push(wrk(local.base + path, triplets, 5).rps);
+      runs.local.push(wrk(folder + path, triplets, 5).rps);
       runs.one.push(wrk(one + path, triplets, 5).rps);
       runs.two.push(wrk(two + path, triplets, 5).rps);
     }
     const what = `${triplets.length} basins in turn, a water year of swe each, 32 connections (wrk, ${reps} × 5 s each)`;
     return [
       {
-        scenario: `reads: 1 replica over HTTP (nginx static, loopback) behind nginx vs api serve on the folder; ${what}`,
+        scenario: `reads: 1 replica over HTTP (nginx static, loopback) vs api serve on the folder, each behind nginx; ${what}`,
         snowdb: `${spread(runs.one, 0, 'req/s')}`,
         baseline: `${spread(runs.local, 0, 'req/s')}`,
         ratio: `${(median(runs.one) / median(runs.local)).toFixed(2)}×`,

@@ -17,10 +17,12 @@ import type { Signature, Store } from './store.js';
 /** Whole files kept in memory by content (configs, indexes, basin records), ≤ 64 MiB. */
 const WHOLE_FILES = new AsyncLru<Buffer>(64 << 20, (b) => b.length);
 /**
- * Ranges read, by blob, offset and length, ≤ 128 MiB: blobs never change, and a COG's header and
- * tiles are asked for at the same offsets by every query over it.
+ * Blob bytes in aligned chunks of CHUNK bytes, by blob and chunk index, ≤ 256 MiB: blobs never
+ * change, a series page's header and its blocks share chunks, and basins read blocks near each
+ * other's, so a read rounded out to whole chunks serves the reads after it.
  */
-const RANGES = new AsyncLru<Uint8Array>(128 << 20, (b) => b.length);
+const CHUNK = 64 << 10;
+const CHUNKS = new AsyncLru<Uint8Array>(256 << 20, (b) => b.length);
 
 /** An error like the filesystem's for a path the published tree does not hold. */
 const absent = (path: string): NodeJS.ErrnoException =>
@@ -135,10 +137,48 @@ export class RemoteStore implements Store {
     return this.readBlob(f, offset, length);
   }
 
-  private readBlob(f: FileEntry, offset: number, length: number): Promise<Uint8Array> {
-    const n = Math.min(length, f.size - offset);
-    if (n <= 0) return Promise.resolve(new Uint8Array(0));
-    return RANGES.get(`${f.sha256}:${offset}:${n}`, () => this.bucket.range(blobKey(f.sha256), offset, n));
+  /**
+   * Bytes [offset, offset + length) of a blob (cut at its end), from the chunk cache; the chunks
+   * it lacks are fetched with one range request per run of adjacent ones.
+   */
+  private async readBlob(f: FileEntry, offset: number, length: number): Promise<Uint8Array> {
+    const end = Math.min(offset + length, f.size);
+    if (end <= offset) return new Uint8Array(0);
+    const key = blobKey(f.sha256);
+    const first = Math.floor(offset / CHUNK);
+    const last = Math.floor((end - 1) / CHUNK);
+    const id = (i: number) => `${f.sha256}:${i}`;
+    const chunkEnd = (i: number) => Math.min(f.size, (i + 1) * CHUNK);
+    for (let i = first; i <= last; ) {
+      if (CHUNKS.has(id(i))) {
+        i++;
+        continue;
+      }
+      const start = i;
+      while (i < last && !CHUNKS.has(id(i + 1))) i++;
+      const run = this.bucket.range(key, start * CHUNK, chunkEnd(i) - start * CHUNK);
+      for (let k = start; k <= i; k++) {
+        const piece = () => run.then((b) => b.subarray((k - start) * CHUNK, chunkEnd(k) - start * CHUNK));
+        void CHUNKS.get(id(k), piece).catch(() => {}); // the read below reports it
+      }
+      i++;
+    }
+    const pieces = await Promise.all(
+      Array.from({ length: last - first + 1 }, (_, n) => {
+        const i = first + n;
+        return CHUNKS.get(id(i), () => this.bucket.range(key, i * CHUNK, chunkEnd(i) - i * CHUNK));
+      }),
+    );
+    const from = offset - first * CHUNK;
+    if (pieces.length === 1) return pieces[0]!.subarray(from, from + end - offset);
+    const out = new Uint8Array(end - offset);
+    let at = 0;
+    for (const [n, p] of pieces.entries()) {
+      const part = p.subarray(n === 0 ? from : 0, Math.min(p.length, end - (first + n) * CHUNK));
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
   }
 
   /** A source bound to the file's content as published now (a later tree does not change it). */

@@ -182,15 +182,32 @@ export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArra
   return out;
 }
 
-/** As `readBlocks`, from the store the page lies on (one range request per run on a remote one). */
-async function readBlocksFromStore(r: BlockRanges, want: readonly number[]): Promise<TypedArray[]> {
+/** The bytes of each run of adjacent wanted streams, from the page's store (a range request each on a remote one). */
+function fetchRuns(r: BlockRanges, want: readonly number[], runs: [number, number][]): Promise<Uint8Array[]> {
   const store = storeOf(r.path);
-  if (store.local) return readBlocks(r, want);
-  const runs = adjacentRuns(r, want);
-  const parts = await Promise.all(
+  return Promise.all(
     runs.map(([i, j]) => store.readAt(r.path, r.starts[want[i]!]!, runLength(r, want, i, j))),
   );
+}
+
+/** As `readBlocks`, from the store the page lies on. */
+async function readBlocksFromStore(r: BlockRanges, want: readonly number[]): Promise<TypedArray[]> {
+  if (storeOf(r.path).local) return readBlocks(r, want);
+  const runs = adjacentRuns(r, want);
+  const parts = await fetchRuns(r, want, runs);
   return runs.flatMap(([i, j], k) => decodeRun(r, want, i, j, parts[k]!));
+}
+
+/** Every block's bytes of `r`, still compressed, one array per run of adjacent streams: fetched here, decoded by a worker. */
+export function fetchBlockRuns(r: BlockRanges): Promise<Uint8Array[]> {
+  const want = r.starts.map((_s, i) => i);
+  return fetchRuns(r, want, adjacentRuns(r, want));
+}
+
+/** Decode every block of `r` from the runs `fetchBlockRuns` gave. */
+export function decodeBlockRuns(r: BlockRanges, runs: readonly Uint8Array[]): TypedArray[] {
+  const want = r.starts.map((_s, i) => i);
+  return adjacentRuns(r, want).flatMap(([i, j], k) => decodeRun(r, want, i, j, runs[k]!));
 }
 
 /** Decoded blocks of one page through the process-wide block cache (small, repeated queries). */

@@ -5,7 +5,7 @@
  * leaves every sum's additions, and bits, as they are.
  */
 import type { TypedArray } from '../raster/dtype.js';
-import { type BlockRanges, readBlocks } from '../series/read.js';
+import { type BlockRanges, decodeBlockRuns, readBlocks } from '../series/read.js';
 import { accumulateRuns, type BasinRuns } from './basin.js';
 
 /** One page of a scan: where its blocks lie, and the dates to take from it. */
@@ -15,6 +15,8 @@ export interface ScanPage {
   readonly tOff: readonly number[];
   /** Per date taken: its row in the job's sums. */
   readonly row: readonly number[];
+  /** The blocks' compressed bytes, when fetched already (a replica's page): decoded, not read. */
+  readonly fetched?: readonly Uint8Array[];
 }
 
 export interface ScanJob {
@@ -67,7 +69,7 @@ export function runScan(job: ScanJob): ScanResult {
   job.pages.forEach((page, i) => {
     let blocks: TypedArray[];
     try {
-      blocks = readBlocks(page.ranges);
+      blocks = page.fetched ? decodeBlockRuns(page.ranges, page.fetched) : readBlocks(page.ranges);
     } catch {
       return; // a damaged page: its dates come from the COGs
     }

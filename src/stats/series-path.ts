@@ -2,13 +2,14 @@
  * The fast path of a stats query: the dates a variable's series store holds, read page by page
  * (8 dates per page, only the blocks under the basin), summed in the basin's pixel order as the
  * COG path sums. Small reads go through the block cache on this thread; long scans are split by
- * page among worker threads (stats/scan.ts), which keeps the event loop free while they run.
+ * page among worker threads (stats/scan.ts), which keeps the event loop free while they run (on a
+ * replica this thread fetches their bytes first, and the workers decode them).
  */
 import { availableParallelism } from 'node:os';
 import { storeOf } from '../io/store.js';
 import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS, dayNumber, pageOf } from '../series/page.js';
-import { blockRanges, cachedBlocks, pageHeader, type SeriesView } from '../series/read.js';
+import { blockRanges, cachedBlocks, fetchBlockRuns, pageHeader, type SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import { WorkerPool } from '../util/workers.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
@@ -76,7 +77,7 @@ export async function reduceFromSeries(
     else byPage.set(p, [i]);
   });
   // Plan: per page the store holds, where its blocks lie and which plan dates it gives (row).
-  const pages: ScanPage[] = [];
+  let pages: ScanPage[] = [];
   const keys = [...byPage.keys()];
   const headers = await mapPool(keys, REMOTE_REQUESTS, (page) => pageHeader(d, view, variable, page));
   for (const [k, page] of keys.entries()) {
@@ -95,8 +96,7 @@ export async function reduceFromSeries(
   }
   const P = plan.product;
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
-  const onDisk = storeOf(d.dir).local;
-  if (bytes <= threadsAbove || !onDisk) {
+  if (bytes <= threadsAbove) {
     // A replica's pages are requested REMOTE_REQUESTS at a time; local reads are synchronous.
     for (let at = 0; at < pages.length; at += REMOTE_REQUESTS) {
       signal?.throwIfAborted();
@@ -112,6 +112,13 @@ export async function reduceFromSeries(
       });
     }
     return done;
+  }
+  if (!storeOf(d.dir).local) {
+    // A replica: this thread fetches the blocks' bytes (REMOTE_REQUESTS at a time), the workers
+    // decode and reduce them. A page that cannot be read leaves its dates to the COG path.
+    const fetched = await mapPool(pages, REMOTE_REQUESTS, (p) => fetchBlockRuns(p.ranges).catch(() => null));
+    signal?.throwIfAborted();
+    pages = pages.flatMap((p, k) => (fetched[k] ? [{ ...p, fetched: fetched[k] }] : []));
   }
   // Execute: contiguous runs of pages, one job per worker, each job's rows its own.
   const runs: BasinRuns = {

@@ -12,6 +12,11 @@ export class AsyncLru<V> {
     private readonly sizeOf: (v: V) => number,
   ) {}
 
+  /** Whether `key` is held (made or being made), without touching its recency. */
+  has(key: string): boolean {
+    return this.entries.has(key);
+  }
+
   async get(key: string, make: () => Promise<V>): Promise<V> {
     const hit = this.entries.get(key);
     if (hit !== undefined) {
