@@ -222,11 +222,15 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
     const worker = await snowdb(['worker', '--queue', redis.url], { env: env(root) });
     assert.equal(worker.code, 1);
     assert.match(worker.stderr, /cannot reach Redis/);
-    // Redis back (empty: its jobs are gone) and a new worker: the same command finishes the work.
+    // Redis back (empty: its jobs are gone) and a new worker: the same command finishes the work,
+    // on a worker that lived through one more Redis restart (it reconnects by itself).
     await redis.restart();
-    await startWorker(root);
+    const survivor = await startWorker(root);
+    await redis.kill();
+    await redis.restart();
     const again = await snowdb([...args, '--format', 'json'], { env: env(root) });
     assert.equal(again.code, 0, again.stderr);
+    assert.match(survivor.log.text, /start ingest-date/, 'the worker that lived through the restart took jobs');
     assert.deepEqual((JSON.parse(again.stdout) as Report).results.map((x) => x.date).sort(), DATES.map(iso));
     assert.deepEqual(await same(root), await same(local.ingest));
     await stopWorkers();
