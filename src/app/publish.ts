@@ -1,5 +1,6 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { setTimeout } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
 import { Layout } from '../db/layout.js';
 import { publishedFiles } from '../db/published-files.js';
@@ -91,7 +92,11 @@ async function currentTree(bucket: Bucket): Promise<PublishedTree | null> {
 export async function publishDatabase(
   db: Database,
   target: string,
-  opts: { s3?: S3Settings; now?: Date } = {},
+  opts: {
+    s3?: S3Settings;
+    now?: Date /** Test hook: ms to wait before the switch. */;
+    pauseMs?: number;
+  } = {},
 ): Promise<PublishReport> {
   const bucket = targetBucket(target, opts.s3 ?? {});
   const files = await publishedFiles(db);
@@ -113,6 +118,7 @@ export async function publishDatabase(
   const fresh = new Map<string, string>(); // sha → a file holding it
   for (const f of files) if (!held.has(sha.get(f.abs)!)) fresh.set(sha.get(f.abs)!, f.abs);
   await mapPool([...fresh], UPLOADS, ([digest, file]) => bucket.putFile(blobKey(digest), file, 'immutable'));
+  if (opts.pauseMs) await setTimeout(opts.pauseMs);
   const changed = files.find((f) => fileSignature(f.abs) !== signatures.get(f.abs));
   if (changed !== undefined)
     throw new SnowdbError(

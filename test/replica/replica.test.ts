@@ -12,7 +12,7 @@ import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
 import { reduceFromSeries } from '../../src/stats/series-path.js';
-import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
+import { cliOk, snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
 import { snapshotTree } from '../helpers/fs.js';
 import { buildZionDb, ZION, zionTar } from '../helpers/zion-db.js';
@@ -206,8 +206,37 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       snowdb(['dataset', 'list', '--format', 'json', '--config', `${server.base}/db/`], { env: {} });
     assert.match((await list()).stdout, /"last_date": ?"2024-01-16"/);
     await cli('dataset', 'ingest', 'snodas', await zionTar(dir, '20240117', (r, c) => (r + c) % 300));
+    // A publish killed after its uploads, before its switch: the old tree stays, whole and served.
+    const blobNames = async () =>
+      ((await readdir(join(pub, 'blobs'), { recursive: true })) as string[]).filter((n) =>
+        /[0-9a-f]{64}$/.test(n),
+      );
+    const treeBefore = await readFile(join(pub, 'published.json'));
+    const blobsBefore = (await blobNames()).length;
+    const killed = spawnSnowdb(['publish', pub], { env: { ...env, SNOWDB_TEST_SWAP_PAUSE_MS: '8000' } });
+    let counts = [blobsBefore];
+    while (counts.length < 6 || counts.at(-1)! === blobsBefore || new Set(counts.slice(-6)).size > 1) {
+      assert.equal(killed.exitCode, null, 'the publish still runs (paused before its switch)');
+      await new Promise((res) => setTimeout(res, 100));
+      counts = [...counts, (await blobNames()).length];
+    }
+    killed.kill('SIGKILL');
+    await new Promise((res) => killed.once('close', res));
+    assert.ok(counts.at(-1)! > blobsBefore, 'the new date uploaded');
+    assert.deepEqual(await readFile(join(pub, 'published.json')), treeBefore);
+    for (const [k, v] of await served(pub)) server.files.set(k, v);
+    assert.match((await list()).stdout, /"last_date": ?"2024-01-16"/);
     const r = JSON.parse((await cli('publish', pub, '--format', 'json')).stdout) as Record<string, number>;
     assert.ok(r.uploaded! > 0 && r.uploaded! < r.files!, JSON.stringify(r));
+    // Every blob left is named by the new tree or the one before it (readers may still hold it).
+    const named = new Set(
+      [treeBefore, await readFile(join(pub, 'published.json'))].flatMap((t) =>
+        Object.values(
+          (JSON.parse(t.toString('utf8')) as { files: Record<string, { sha256: string }> }).files,
+        ).map((e) => e.sha256),
+      ),
+    );
+    for (const n of await blobNames()) assert.ok(named.has(n.slice(-64)), n);
     for (const [k, v] of await served(pub)) server.files.set(k, v);
     let seen = false;
     for (let t = 0; t < 40 && !seen; t++) {

@@ -16,7 +16,10 @@ export function registerPublish(program: Command, run: Runner): void {
     .addOption(formatOption())
     .action((target: string, opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const r = await publishDatabase(await ctx.openDatabase(), target, { s3: ctx.settings.s3 });
+        const r = await publishDatabase(await ctx.openDatabase(), target, {
+          s3: ctx.settings.s3,
+          pauseMs: ctx.settings.swapPauseMs,
+        });
         emit(
           ctx.out,
           opts.format,
