@@ -13,6 +13,7 @@ import { launchChromium } from '../helpers/browser.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
+import { importOffGrid, OFFGRID } from '../helpers/zion-db.js';
 import {
   chartData,
   classColour,
@@ -551,6 +552,16 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       await page.textContent('#zones-note'),
       'No zone layer of this dataset reaches this basin: there is nothing to show by zone.',
     );
+    // A basin off every dataset's grid (Virgin R. moved 60° west, imported while the server runs).
+    await importOffGrid(dir, env());
+    await page.goto(`${base}/app/?dataset=snodas&basin=${OFFGRID}`);
+    await page.waitForSelector('#panel-status.error');
+    assert.equal(
+      await page.textContent('#panel-status'),
+      'The snodas dataset does not cover this basin: choose another dataset.',
+    );
+    assert.match((await page.textContent('#basin-facts')) ?? '', /snodas covers none of it$/);
+    assert.equal(await page.locator('#numbers tr').count(), 0, 'no numbers for a basin not covered');
     await page.goto(`${base}/app/?dataset=swann&date=2025-02-30`);
     await page.waitForSelector('#overview > .status.error');
     assert.match(

@@ -137,19 +137,30 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
     const localEnv = await buildZionDb(local);
     const queuedEnv = await buildZionDb(queued);
     const q = queuedEnv.SNOWDB_CONFIG!;
-    const zones = ['dataset', 'generate-zones', 'snodas', ...zionZoneSources(), '--force', '--format', 'json'];
+    const zones = [
+      'dataset',
+      'generate-zones',
+      'snodas',
+      ...zionZoneSources(),
+      '--force',
+      '--format',
+      'json',
+    ];
     const rebuild = ['dataset', 'rebuild-series', 'snodas', '--format', 'json'];
     const l1 = await snowdb(zones, { env: localEnv });
     const l2 = await snowdb(rebuild, { env: localEnv });
     assert.equal(l1.code + l2.code, 0, l1.stderr + l2.stderr);
     const ws = [await startWorker(q), await startWorker(q)];
-    const jobs = (kind: string) => ws.map((w) => w.log.text.split(`start ${kind} `).length - 1).reduce((a, b) => a + b);
+    const jobs = (kind: string) =>
+      ws.map((w) => w.log.text.split(`start ${kind} `).length - 1).reduce((a, b) => a + b);
     const z = await snowdb([...zones, '--queue', redis.url], { env: env(q) });
     assert.equal(z.code, 0, z.stderr);
     // The same outcomes (one shared read per provider, as locally), in the same order.
     assert.deepEqual(JSON.parse(z.stdout), JSON.parse(l1.stdout));
     assert.deepEqual(
-      (JSON.parse(z.stdout) as { provider: string; action: string }[]).map((o) => `${o.provider} ${o.action}`),
+      (JSON.parse(z.stdout) as { provider: string; action: string }[]).map(
+        (o) => `${o.provider} ${o.action}`,
+      ),
       ['terrain generated', 'landcover generated'],
     );
     const r = await snowdb([...rebuild, '--queue', redis.url], { env: env(q) });
@@ -164,7 +175,16 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
     const bad = join(dir, 'not-a.tif');
     await writeFile(bad, 'garbage');
     const before = await snapshotTree(q);
-    const badArgs = ['dataset', 'generate-zones', 'snodas', '--source', 'terrain', bad, '--provider', 'terrain'];
+    const badArgs = [
+      'dataset',
+      'generate-zones',
+      'snodas',
+      '--source',
+      'terrain',
+      bad,
+      '--provider',
+      'terrain',
+    ];
     const lb = await snowdb(badArgs, { env: localEnv });
     const qb = await snowdb([...badArgs, '--queue', redis.url], { env: env(q) });
     assert.equal(lb.code, 1);
@@ -230,7 +250,11 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
     await redis.restart();
     const again = await snowdb([...args, '--format', 'json'], { env: env(root) });
     assert.equal(again.code, 0, again.stderr);
-    assert.match(survivor.log.text, /start ingest-date/, 'the worker that lived through the restart took jobs');
+    assert.match(
+      survivor.log.text,
+      /start ingest-date/,
+      'the worker that lived through the restart took jobs',
+    );
     assert.deepEqual((JSON.parse(again.stdout) as Report).results.map((x) => x.date).sort(), DATES.map(iso));
     assert.deepEqual(await same(root), await same(local.ingest));
     await stopWorkers();
