@@ -169,8 +169,9 @@ async function isCurrent(t: Target): Promise<boolean> {
 /**
  * Generate the zone layers of the named datasets (active or not), one provider at a time, each
  * in one shared read of the provider's source over the datasets' basins. Layers already built
- * from the same source over the same window are kept unless `force`. All layers of a run are
- * staged first and moved into place at the end, so a failed run leaves the old layers.
+ * from the same source over the same window are kept unless `force`. All layers of a run, every
+ * provider's, are staged first and moved into place at the end, so a failed run leaves every old
+ * layer.
  */
 export async function generateZones(
   db: Database,
@@ -182,38 +183,56 @@ export async function generateZones(
   // What an interrupted run left (staging folders, temp files, stale locks).
   if (opts.sweep !== false) await sweepDebris(debrisRoots(db, datasets), { tmp: false });
   const outcomes: ZoneOutcome[] = [];
-  for (const provider of opts.providers ?? PROVIDERS) {
-    const all = await targetsOf(datasets, provider);
-    const withBasins = all.filter((t) => t.window !== null);
-    for (const t of all.filter((x) => x.window === null)) {
-      outcomes.push({
-        dataset: t.d.name,
+  const staged: Staged = { moves: [], dirs: [] };
+  try {
+    for (const provider of opts.providers ?? PROVIDERS) {
+      const all = await targetsOf(datasets, provider);
+      const withBasins = all.filter((t) => t.window !== null);
+      for (const t of all.filter((x) => x.window === null)) {
+        outcomes.push({
+          dataset: t.d.name,
+          provider,
+          action: 'no-basins',
+          layers: [],
+          window: null,
+          source: null,
+          sourcePixels: 0,
+        });
+      }
+      if (withBasins.length === 0) continue;
+      const bounds = unionLonLat(withBasins.map((t) => windowLonLat(t.d.grid, t.window!)));
+      const progress = (done: number, total: number) =>
+        opts.onProgress?.(`${provider} download`, done, total);
+      const source: OpenedSource = await openProviderSource(
+        db,
         provider,
-        action: 'no-basins',
-        layers: [],
-        window: null,
-        source: null,
-        sourcePixels: 0,
-      });
+        opts.sources?.[provider],
+        bounds,
+        opts.urls,
+        progress,
+      );
+      try {
+        outcomes.push(...(await generateProvider(provider, source, withBasins, opts, staged)));
+      } finally {
+        await source.close();
+      }
     }
-    if (withBasins.length === 0) continue;
-    const bounds = unionLonLat(withBasins.map((t) => windowLonLat(t.d.grid, t.window!)));
-    const progress = (done: number, total: number) => opts.onProgress?.(`${provider} download`, done, total);
-    const source: OpenedSource = await openProviderSource(
-      db,
-      provider,
-      opts.sources?.[provider],
-      bounds,
-      opts.urls,
-      progress,
-    );
-    try {
-      outcomes.push(...(await generateProvider(provider, source, withBasins, opts)));
-    } finally {
-      await source.close();
+    // Every provider's layers are staged: only now does any of them replace an old one.
+    for (const [from, to] of staged.moves) {
+      await mkdir(dirname(to), { recursive: true });
+      await rename(from, to);
     }
+  } finally {
+    await Promise.all(staged.dirs.map((dir) => rm(dir, { recursive: true, force: true })));
   }
   return outcomes;
+}
+
+/** Layers written into staging folders, and where each goes once the whole run succeeded. */
+interface Staged {
+  /** [staged, final] path pairs. */
+  readonly moves: [string, string][];
+  readonly dirs: string[];
 }
 
 async function generateProvider(
@@ -221,6 +240,7 @@ async function generateProvider(
   source: OpenedSource,
   candidates: readonly { d: Dataset; layers: Target['layers']; window: Window | null }[],
   opts: GenerateOptions,
+  staged: Staged,
 ): Promise<ZoneOutcome[]> {
   const outcomes: ZoneOutcome[] = [];
   const files = (t: { dataset: Dataset; layers: Target['layers'] }) =>
@@ -266,20 +286,10 @@ async function generateProvider(
   const sourcePixels = await reduceAll(provider, source.pixels, pending, reducers, (done, total) =>
     opts.onProgress?.(provider, done, total),
   );
-  const staged: [string, string][][] = [];
-  const stagingDirs: string[] = [];
-  try {
-    for (let i = 0; i < pending.length; i++)
-      staged.push(await stageLayers(pending[i]!, provider, reducers[i]!, source.description, stagingDirs));
-    for (const moves of staged) {
-      for (const [from, to] of moves) {
-        await mkdir(dirname(to), { recursive: true });
-        await rename(from, to);
-      }
-    }
-  } finally {
-    await Promise.all(stagingDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-  }
+  for (let i = 0; i < pending.length; i++)
+    staged.moves.push(
+      ...(await stageLayers(pending[i]!, provider, reducers[i]!, source.description, staged.dirs)),
+    );
   for (const t of pending) {
     outcomes.push({
       dataset: t.dataset.name,

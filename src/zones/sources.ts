@@ -53,9 +53,17 @@ async function openCog(src: Source): Promise<Cog> {
  * A local raster file (any single-band GeoTIFF in a CRS snowdb knows).
  * @throws SnowdbError `source-not-found` when the file is missing.
  */
-export async function openLocalSource(path: string): Promise<OpenedSource> {
+export async function openLocalSource(path: string, provider?: Provider): Promise<OpenedSource> {
   if (!(await pathExists(path))) throw new SnowdbError('source-not-found', `${path}: no such file`);
   const cog = await openCog(new FileSource(path));
+  if (provider === 'landcover' && cog.dtype !== 'uint8') {
+    await cog.close();
+    // NLCD (and every land-cover product snowdb reads) stores class codes as 8-bit integers.
+    throw new SnowdbError(
+      'invalid-source',
+      `${path}: not a land-cover raster: land cover holds 8-bit class codes (NLCD), this one holds ${cog.dtype} values (an elevation model is --source terrain)`,
+    );
+  }
   return {
     pixels: mosaicPixels([cog], path),
     hash: `sha256:${await sha256Files([path])}`,
@@ -133,7 +141,7 @@ export async function openNlcd(
     await extractZipMember(zip, member, tif);
     await rm(zip, { force: true });
   }
-  return openLocalSource(tif);
+  return openLocalSource(tif, 'landcover');
 }
 
 /**
@@ -147,6 +155,6 @@ export function openProviderSource(
   urls: ZoneSourceUrls,
   onProgress?: (done: number, total: number) => void,
 ): Promise<OpenedSource> {
-  if (path !== undefined) return openLocalSource(path);
+  if (path !== undefined) return openLocalSource(path, provider);
   return provider === 'terrain' ? openThreeDep(bounds, urls.threeDep) : openNlcd(db, urls.nlcd, onProgress);
 }

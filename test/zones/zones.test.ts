@@ -225,6 +225,37 @@ describe('zone layers: generate-zones from local and network sources', () => {
     const nods = await cli('dataset', 'generate-zones', 'nosuch');
     assert.equal(nods.code, 1);
     assert.match(nods.stderr, /nosuch/);
+    // A DEM given as land cover is refused by what it holds, not turned into a forest layer.
+    const dem = await cli(
+      'dataset',
+      'generate-zones',
+      'snodas',
+      '--source',
+      'landcover',
+      utm,
+      '--provider',
+      'landcover',
+    );
+    assert.equal(dem.code, 1);
+    assert.match(
+      dem.stderr,
+      /not a land-cover raster: land cover holds 8-bit class codes \(NLCD\), this one holds \w+ values/,
+    );
+    // Terrain from another DEM generated, then land cover failing: no new terrain layer lands.
+    const half = await cli(
+      'dataset',
+      'generate-zones',
+      'snodas',
+      '--source',
+      'terrain',
+      fixturePath('zion/srtm.tif'),
+      '--source',
+      'landcover',
+      broken,
+      '--force',
+    );
+    assert.equal(half.code, 1);
+    assert.match(half.stderr, /broken\.tif/);
     assert.deepEqual(await snapshotTree(join(dir, 'db')), snap);
   });
 
