@@ -308,6 +308,13 @@ describe('pourpoints: import, sync, prune, index, list, show', () => {
     assert.equal(await readFile(file, 'utf8'), incremental);
     const status = await snowdb(['status'], { env: env() });
     assert.match(status.stdout, /pourpoints: 5 basin-bearing/);
+    // Lost again, then an import of one stored record: the other four stay indexed.
+    await rm(file);
+    const one = (await readdir(join(root, 'pourpoints'))).find((n) => n.endsWith('.geojson'))!;
+    const imp = await snowdb(['pourpoint', 'import', join(src, one)], { env: env() });
+    assert.equal(imp.code, 0, imp.stderr);
+    assert.match(imp.stdout, /1 unchanged/);
+    assert.equal(await readFile(file, 'utf8'), incremental);
   });
 
   it('a record whose ring touches itself (invalid for OGR) imports; its area and hash agree with OGR', async () => {
