@@ -167,7 +167,21 @@ export const DatasetInfo = {
     },
     variables: {
       type: 'array',
-      items: { type: 'object', properties: { key: str, stat_name: str, unit: str, reducer: str } },
+      description: "one per variable: its first statistic's stat_name, unit and reducer, and every statistic",
+      items: {
+        type: 'object',
+        properties: {
+          key: str,
+          stat_name: str,
+          unit: str,
+          reducer: str,
+          description: str,
+          statistics: {
+            type: 'array',
+            items: { type: 'object', properties: { stat_name: str, unit: str, reducer: str } },
+          },
+        },
+      },
     },
     zones: { type: 'array', items: { type: 'object', additionalProperties: true } },
     dates: {

@@ -46,11 +46,7 @@ export async function importPourpoints(
   const coverage = coverageAgainst(datasets);
   // Records stored but the index lost (deleted, or a copy made without it): rebuilt from every
   // record first, so the import adds to the basins instead of leaving only its own indexed.
-  if (
-    !opts.dryRun &&
-    !(await pathExists(db.paths.pourpointIndex)) &&
-    (await storedTriplets(db)).size > 0
-  )
+  if (!opts.dryRun && !(await pathExists(db.paths.pourpointIndex)) && (await storedTriplets(db)).size > 0)
     await reindexPourpoints(db, coverage.of);
   const report = await syncPourpoints(db, listing, { ...opts, coverage });
   const aoiBuilt = report.dryRun ? 0 : await finishPending(db, datasets, opts.onRasterProgress);

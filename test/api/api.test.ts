@@ -103,9 +103,15 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
         'terrain.northness:bucketed:buckets',
       ],
     );
-    const vars = d.variables as { key: string; stat_name: string; reducer: string }[];
-    assert.ok(vars.some((v) => v.key === 'swe' && v.stat_name === 'mean_swe_mm' && v.reducer === 'mean'));
-    assert.ok(vars.some((v) => v.key === 'swe' && v.stat_name === 'total_swe_m3' && v.reducer === 'total'));
+    // One entry per variable (the reference tool's members from its first statistic), every statistic inside.
+    const vars = d.variables as { key: string; stat_name: string; reducer: string; statistics: unknown[] }[];
+    assert.equal(new Set(vars.map((v) => v.key)).size, vars.length, 'one entry per variable');
+    const swe = vars.find((v) => v.key === 'swe')!;
+    assert.deepEqual([swe.stat_name, swe.reducer], ['mean_swe_mm', 'mean']);
+    assert.deepEqual(swe.statistics, [
+      { stat_name: 'mean_swe_mm', unit: 'mm', reducer: 'mean' },
+      { stat_name: 'total_swe_m3', unit: 'm3', reducer: 'total' },
+    ]);
     assert.deepEqual(d.dates, {
       count: 2,
       first: '2024-01-15',

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { datasetInfo } from '../../app/datasets.js';
+import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
 import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { waterYearCounts } from '../../stats/water-year.js';
@@ -75,13 +75,7 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
           is_geographic: d.grid.crs.geographic,
           bounds: info.grid.bounds,
         },
-        variables: info.variables.map((v) => ({
-          key: v.variable,
-          stat_name: v.stat,
-          unit: v.unit,
-          reducer: v.reducer,
-          description: v.description,
-        })),
+        variables: variablesOf(info.variables),
         zones: info.zones,
         dates: {
           count: info.dates,
@@ -98,4 +92,29 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
       });
     },
   );
+}
+
+/**
+ * One entry per variable, in the config's order: its first statistic's `stat_name`, `unit` and
+ * `reducer` (the reference tool's members), and every statistic of it in `statistics`.
+ */
+function variablesOf(stats: DatasetInfo['variables']) {
+  const out = new Map<
+    string,
+    {
+      key: string;
+      stat_name: string;
+      unit: string;
+      reducer: string;
+      description: string;
+      statistics: { stat_name: string; unit: string; reducer: string }[];
+    }
+  >();
+  for (const v of stats) {
+    const s = { stat_name: v.stat, unit: v.unit, reducer: v.reducer };
+    const e = out.get(v.variable);
+    if (e) e.statistics.push(s);
+    else out.set(v.variable, { key: v.variable, ...s, description: v.description, statistics: [s] });
+  }
+  return [...out.values()];
 }

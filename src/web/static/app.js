@@ -36,9 +36,10 @@ function defaultDataset() {
 /** Fill the controls from the dataset, keeping the state's choices where the dataset has them. */
 function fillControls() {
   const d = dataset();
-  const keys = [...new Set(d.variables.map((v) => v.key))];
+  const keys = d.variables.map((v) => v.key);
   if (!keys.includes(state.variable)) state.variable = keys.includes('swe') ? 'swe' : keys[0];
-  const has = (reducer) => d.variables.some((v) => v.key === state.variable && v.reducer === reducer);
+  const has = (reducer) =>
+    d.variables.some((v) => v.key === state.variable && v.statistics.some((s) => s.reducer === reducer));
   if (!has(state.measure)) state.measure = has('mean') ? 'mean' : 'total';
   options(
     $('variable'),

@@ -19,12 +19,11 @@ function daysFrom(a, b) {
 
 /** The stat column of the chosen variable and measure, its unit and conversion. */
 export function columnOf(ctx) {
-  const v =
-    ctx.dataset.variables.find((x) => x.key === ctx.variable && x.reducer === ctx.measure) ??
-    ctx.dataset.variables.find((x) => x.key === ctx.variable);
-  const u = unitOf(v.unit, ctx.units);
-  const what = v.reducer === 'total' ? `${v.description} volume` : v.description;
-  return { stat: v.stat_name, u, label: what };
+  const v = ctx.dataset.variables.find((x) => x.key === ctx.variable);
+  const s = v.statistics.find((x) => x.reducer === ctx.measure) ?? v.statistics[0];
+  const u = unitOf(s.unit, ctx.units);
+  const what = s.reducer === 'total' ? `${v.description} volume` : v.description;
+  return { stat: s.stat_name, u, label: what };
 }
 
 const pathOf = (ctx) => `datasets/${seg(ctx.dataset.name)}/stats/${seg(ctx.basin.id)}`;
