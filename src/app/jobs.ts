@@ -1,7 +1,7 @@
 /**
  * Work that runs on a job queue's workers (`--queue <redis-url>`): a registry of job kinds, each
  * with what a worker does and the result of a job whose every attempt failed; and the queued
- * forms of ingest and fetch, which give the same report as a local run.
+ * forms of ingest, fetch, generate-zones and rebuild-series, which give a local run's report.
  */
 import { resolve } from 'node:path';
 import { type Dataset, openDataset } from '../datasets/registry.js';
