@@ -4,7 +4,7 @@
  * forms of ingest, fetch, generate-zones and rebuild-series, which give a local run's report.
  */
 import { resolve } from 'node:path';
-import { type Dataset, openDataset } from '../datasets/registry.js';
+import { openDataset, openNamedDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { ErrorCatalog, type ErrorKey, SnowdbError } from '../errors.js';
@@ -222,8 +222,7 @@ export async function queuedZones(
   opts: GenerateOptions,
   queue: string,
 ): Promise<ZoneOutcome[]> {
-  const datasets: Dataset[] = [];
-  for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
+  const datasets = await openNamedDatasets(db, names);
   await checkRedis(queue); // before the sweep: a command that cannot reach it changes nothing
   await sweepDebris(debrisRoots(db, datasets), { tmp: false });
   const providers = opts.providers ?? PROVIDERS;

@@ -87,6 +87,16 @@ export async function openDataset(db: Database, name: string): Promise<Dataset> 
 
 const opened = new WeakMap<DatasetConfig, Map<string, Dataset>>();
 
+/**
+ * The named datasets, each once, in the order first named.
+ * @throws SnowdbError `dataset-not-found` for the first name not registered.
+ */
+export async function openNamedDatasets(db: Database, names: readonly string[]): Promise<Dataset[]> {
+  const out: Dataset[] = [];
+  for (const n of new Set(names)) out.push(await openDataset(db, n));
+  return out;
+}
+
 /** Every registered dataset, sorted by name. */
 export async function openDatasets(db: Database): Promise<Dataset[]> {
   const names = Object.keys(db.config.datasets).sort(byString);

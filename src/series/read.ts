@@ -158,6 +158,17 @@ function decodeRun(
   return out;
 }
 
+/** Decode every run's streams, `parts[k]` holding run k's bytes. */
+const decodeRuns = (
+  r: BlockRanges,
+  want: readonly number[],
+  runs: readonly [number, number][],
+  parts: readonly Uint8Array[],
+): TypedArray[] => runs.flatMap(([i, j], k) => decodeRun(r, want, i, j, parts[k]!));
+
+/** Every stream of `r`, as wanted indices. */
+const everyStream = (r: BlockRanges): number[] => r.starts.map((_s, i) => i);
+
 /** Bytes of run [i, j) of wanted streams. */
 const runLength = (r: BlockRanges, want: readonly number[], i: number, j: number): number =>
   r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]! - r.starts[want[i]!]!;
@@ -167,7 +178,7 @@ const runLength = (r: BlockRanges, want: readonly number[], i: number, j: number
  * streams in one read. Synchronous: worker threads run it.
  */
 export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArray[] {
-  const want = which ?? r.starts.map((_s, i) => i);
+  const want = which ?? everyStream(r);
   const out: TypedArray[] = [];
   const fd = openSync(r.path, 'r');
   try {
@@ -194,20 +205,19 @@ function fetchRuns(r: BlockRanges, want: readonly number[], runs: [number, numbe
 async function readBlocksFromStore(r: BlockRanges, want: readonly number[]): Promise<TypedArray[]> {
   if (storeOf(r.path).local) return readBlocks(r, want);
   const runs = adjacentRuns(r, want);
-  const parts = await fetchRuns(r, want, runs);
-  return runs.flatMap(([i, j], k) => decodeRun(r, want, i, j, parts[k]!));
+  return decodeRuns(r, want, runs, await fetchRuns(r, want, runs));
 }
 
 /** Every block's bytes of `r`, still compressed, one array per run of adjacent streams: fetched here, decoded by a worker. */
 export function fetchBlockRuns(r: BlockRanges): Promise<Uint8Array[]> {
-  const want = r.starts.map((_s, i) => i);
+  const want = everyStream(r);
   return fetchRuns(r, want, adjacentRuns(r, want));
 }
 
 /** Decode every block of `r` from the runs `fetchBlockRuns` gave. */
 export function decodeBlockRuns(r: BlockRanges, runs: readonly Uint8Array[]): TypedArray[] {
-  const want = r.starts.map((_s, i) => i);
-  return adjacentRuns(r, want).flatMap(([i, j], k) => decodeRun(r, want, i, j, runs[k]!));
+  const want = everyStream(r);
+  return decodeRuns(r, want, adjacentRuns(r, want), runs);
 }
 
 /** Decoded blocks of one page through the process-wide block cache (small, repeated queries). */

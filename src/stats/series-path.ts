@@ -98,19 +98,16 @@ export async function reduceFromSeries(
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
   if (bytes <= threadsAbove) {
     // A replica's pages are requested REMOTE_REQUESTS at a time; local reads are synchronous.
-    for (let at = 0; at < pages.length; at += REMOTE_REQUESTS) {
+    const read = await mapPool(pages, REMOTE_REQUESTS, (page) => {
       signal?.throwIfAborted();
-      const chunk = pages.slice(at, at + REMOTE_REQUESTS);
-      const read = await Promise.all(
-        chunk.map((page) => cachedBlocks(view, page.ranges, ordinals).catch(() => null)),
-      );
-      chunk.forEach((page, k) => {
-        const blocks = read[k];
-        if (!blocks) return; // a damaged page: these dates come from the COGs
-        reducePage(blocks, page, basin, spec.nodata, sums, P);
-        for (const i of page.row) done.add(i);
-      });
-    }
+      return cachedBlocks(view, page.ranges, ordinals).catch(() => null);
+    });
+    pages.forEach((page, k) => {
+      const blocks = read[k];
+      if (!blocks) return; // a damaged page: these dates come from the COGs
+      reducePage(blocks, page, basin, spec.nodata, sums, P);
+      for (const i of page.row) done.add(i);
+    });
     return done;
   }
   if (!storeOf(d.dir).local) {

@@ -1,7 +1,7 @@
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { aoiWindows, readTag } from '../datasets/artifacts.js';
-import { type Dataset, openDataset } from '../datasets/registry.js';
+import { type Dataset, openNamedDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
@@ -178,8 +178,7 @@ export async function generateZones(
   names: readonly string[],
   opts: GenerateOptions,
 ): Promise<ZoneOutcome[]> {
-  const datasets: Dataset[] = [];
-  for (const n of [...new Set(names)]) datasets.push(await openDataset(db, n));
+  const datasets = await openNamedDatasets(db, names);
   // What an interrupted run left (staging folders, temp files, stale locks).
   if (opts.sweep !== false) await sweepDebris(debrisRoots(db, datasets), { tmp: false });
   const outcomes: ZoneOutcome[] = [];

@@ -99,22 +99,9 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
  * `reducer` (the reference tool's members), and every statistic of it in `statistics`.
  */
 function variablesOf(stats: DatasetInfo['variables']) {
-  const out = new Map<
-    string,
-    {
-      key: string;
-      stat_name: string;
-      unit: string;
-      reducer: string;
-      description: string;
-      statistics: { stat_name: string; unit: string; reducer: string }[];
-    }
-  >();
-  for (const v of stats) {
-    const s = { stat_name: v.stat, unit: v.unit, reducer: v.reducer };
-    const e = out.get(v.variable);
-    if (e) e.statistics.push(s);
-    else out.set(v.variable, { key: v.variable, ...s, description: v.description, statistics: [s] });
-  }
-  return [...out.values()];
+  return [...new Set(stats.map((v) => v.variable))].map((key) => {
+    const of = stats.filter((v) => v.variable === key);
+    const statistics = of.map((v) => ({ stat_name: v.stat, unit: v.unit, reducer: v.reducer }));
+    return { key, ...statistics[0]!, description: of[0]!.description, statistics };
+  });
 }
