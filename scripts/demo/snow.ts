@@ -65,7 +65,13 @@ export function depthMm(swe: number, day: number): number {
   return Math.round(swe / density);
 }
 
-/** Elevation (m) from the bundled SRTM DEM where it has data, else a smooth synthetic relief. */
+/** A lon/lat box (degrees): west, south, east, north. */
+export type Box = readonly [w: number, s: number, e: number, n: number];
+
+/**
+ * Elevation (m) from the bundled SRTM DEM where it has data, else a smooth synthetic relief; 0
+ * (no snow) outside the region's boxes, so generated files spend their work where basins are.
+ */
 export class Terrain {
   private constructor(
     private readonly dem: Uint16Array,
@@ -74,19 +80,26 @@ export class Terrain {
     private readonly cell: number,
     private readonly cols: number,
     private readonly rows: number,
+    private readonly region: readonly Box[],
   ) {}
 
-  /** Load a geographic UInt16 DEM (nodata 65535), e.g. test/fixtures/zion/srtm.tif. */
-  static async load(path: string): Promise<Terrain> {
+  /** Load a geographic UInt16 DEM (nodata 65535), e.g. test/fixtures/zion/srtm.tif; `region` bounds the snow. */
+  static async load(path: string, region: readonly Box[]): Promise<Terrain> {
     const src = new FileSource(path);
     try {
       const cog = await Cog.open(src);
       const g = cog.grid;
       const dem = (await cog.readWindow(fullWindow(g))) as Uint16Array;
-      return new Terrain(dem, g.originX, g.originY, g.cellWidth, g.width, g.height);
+      return new Terrain(dem, g.originX, g.originY, g.cellWidth, g.width, g.height, region);
     } finally {
       await src.close();
     }
+  }
+
+  /** Whether a lon/lat (degrees) lies in the region. */
+  private inRegion(lon: number, lat: number): boolean {
+    for (const [w, s, e, n] of this.region) if (lon >= w && lon <= e && lat >= s && lat <= n) return true;
+    return false;
   }
 
   /** DEM elevation (m) at a lon/lat (degrees), or NaN off the DEM or on its nodata. */
@@ -98,34 +111,41 @@ export class Terrain {
     return v === 65535 ? Number.NaN : v;
   }
 
-  /** Elevation (m) at a lon/lat (degrees). */
+  /** Elevation (m) at a lon/lat (degrees); 0 outside the region. */
   at(lon: number, lat: number): number {
+    if (!this.inRegion(lon, lat)) return 0;
     const d = this.dem_(lon, lat);
     return Number.isNaN(d) ? syntheticElevation(lon, lat) : d;
   }
 
   /**
-   * Elevations (m) at the cell centres of a north-up geographic grid with square cells, row-major; cells east of `maxLon` are left 0 (no snow there).
-   * The synthetic relief is separable, so this costs two multiplications per cell.
+   * Elevations (m) at the cell centres of a north-up geographic grid with square cells, row-major;
+   * cells outside the region are 0. The synthetic relief is separable: two multiplications a cell.
    */
-  onGrid(g: Grid, maxLon: number): Float32Array {
+  onGrid(g: Grid): Float32Array {
     const { originX: west, originY: north, cellWidth: cell, width: cols, height: rows } = g;
     const out = new Float32Array(cols * rows);
-    const lastCol = Math.min(cols, Math.ceil((maxLon - west) / cell));
-    const lon = Float64Array.from({ length: lastCol }, (_, c) => west + (c + 0.5) * cell);
-    const sx1 = lon.map((x) => Math.sin(x * 1.7));
-    const sx2 = lon.map((x) => Math.sin(x * 6.1));
-    const east = lon.map((x) => Math.max(0, x + 105) * 120);
-    for (let r = 0; r < rows; r++) {
-      const lat = north - (r + 0.5) * cell;
-      const cy1 = 900 * Math.cos(lat * 2.3);
-      const sy2 = 300 * Math.sin(lat * 5.3);
-      const inDem = lat <= this.y0 && lat >= this.y0 - this.rows * this.cell;
-      for (let c = 0; c < lastCol; c++) {
-        const d = inDem ? this.dem_(lon[c]!, lat) : Number.NaN;
-        out[r * cols + c] = Number.isNaN(d)
-          ? Math.max(0, 2100 + sx1[c]! * cy1 + sx2[c]! * sy2 - east[c]!)
-          : d;
+    const lon = (c: number) => west + (c + 0.5) * cell;
+    for (const [w, s, e, n] of this.region) {
+      const c0 = Math.max(0, Math.ceil((w - west) / cell - 0.5));
+      const c1 = Math.min(cols, Math.floor((e - west) / cell - 0.5) + 1);
+      const r0 = Math.max(0, Math.ceil((north - n) / cell - 0.5));
+      const r1 = Math.min(rows, Math.floor((north - s) / cell - 0.5) + 1);
+      const sx1 = Float64Array.from({ length: c1 - c0 }, (_, i) => Math.sin(lon(c0 + i) * 1.7));
+      const sx2 = Float64Array.from({ length: c1 - c0 }, (_, i) => Math.sin(lon(c0 + i) * 6.1));
+      const east = Float64Array.from({ length: c1 - c0 }, (_, i) => Math.max(0, lon(c0 + i) + 105) * 120);
+      for (let r = r0; r < r1; r++) {
+        const lat = north - (r + 0.5) * cell;
+        const cy1 = 900 * Math.cos(lat * 2.3);
+        const sy2 = 300 * Math.sin(lat * 5.3);
+        const inDem = lat <= this.y0 && lat >= this.y0 - this.rows * this.cell;
+        for (let c = c0; c < c1; c++) {
+          const d = inDem ? this.dem_(lon(c), lat) : Number.NaN;
+          const k = c - c0;
+          out[r * cols + c] = Number.isNaN(d)
+            ? Math.max(0, 2100 + sx1[k]! * cy1 + sx2[k]! * sy2 - east[k]!)
+            : d;
+        }
       }
     }
     return out;

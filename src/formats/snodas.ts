@@ -146,7 +146,8 @@ const MAX_HEADER_BYTES = 64 * 1024;
  */
 function gunzip(m: TarMember, label: string, most: number): Buffer {
   try {
-    return gunzipSync(m.data, { maxOutputLength: most + 1 });
+    // One output chunk of the most expected: no concatenation copy of a 46 MB grid.
+    return gunzipSync(m.data, { maxOutputLength: most + 1, chunkSize: Math.max(64, most + 1) });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
       throw new SnowdbError(

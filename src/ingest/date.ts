@@ -18,6 +18,16 @@ export interface DateResult {
   readonly message?: string;
 }
 
+/** Samples per native compare in `checkRange`. */
+const CHUNK = 1024;
+
+/** CHUNK samples of `value` in `data`'s type, as bytes. */
+function blankOf(data: TypedArray, value: number): Buffer {
+  const one = new (data.constructor as new (n: number) => TypedArray)(CHUNK);
+  one.fill(value);
+  return Buffer.from(one.buffer, 0, one.byteLength);
+}
+
 /**
  * Refuse a variable holding a value outside its valid ranges (the dataset's and the file's own,
  * both inclusive, in stored units): a corrupt or misread source must not become data.
@@ -39,10 +49,19 @@ export function checkRange(
   if (lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY) return;
   let bad = 0;
   let first = -1;
-  for (let i = 0; i < data.length; i++) {
-    const v = data[i]!;
-    if (v !== nodata && (v < lo || v > hi)) {
-      if (bad++ === 0) first = i;
+  const n = data.length;
+  // Runs of nodata (outside the producer's domain) or of 0 when it is valid (no snow) are passed
+  // over by native compares of CHUNK samples; the rest is checked one sample at a time.
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const blanks = [nodata, ...(lo <= 0 && hi >= 0 && nodata !== 0 ? [0] : [])].map((v) => blankOf(data, v));
+  const bps = data.BYTES_PER_ELEMENT;
+  for (let i0 = 0; i0 < n; i0 += CHUNK) {
+    const i1 = Math.min(n, i0 + CHUNK);
+    if (i1 - i0 === CHUNK && blanks.some((b) => b.compare(bytes, i0 * bps, i1 * bps) === 0)) continue;
+    for (let i = i0; i < i1; i++) {
+      const v = data[i]!;
+      // Range first: it is false for almost every sample, and nodata is rarely outside it.
+      if ((v < lo || v > hi) && v !== nodata && bad++ === 0) first = i;
     }
   }
   if (bad > 0)

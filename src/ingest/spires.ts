@@ -128,13 +128,18 @@ export const spiresIngester: Ingester = {
           }
           const { values, fill } = f.read(key);
           const { col, row, flip } = offsets[i]!;
+          // The usual file: the variable's own type, its fill the nodata: native row copies.
+          const plain =
+            values.constructor === out.constructor && (fill === undefined || fill === spec.nodata);
           for (let r = 0; r < TILE; r++) {
             const src0 = (flip ? TILE - 1 - r : r) * TILE;
             const dst0 = (row + r) * W + col;
-            for (let c = 0; c < TILE; c++) {
-              const v = values[src0 + c]!;
-              out[dst0 + c] = v === fill ? spec.nodata : v;
-            }
+            if (plain) out.set((values as typeof out).subarray(src0, src0 + TILE), dst0);
+            else
+              for (let c = 0; c < TILE; c++) {
+                const v = values[src0 + c]!;
+                out[dst0 + c] = v === fill ? spec.nodata : v;
+              }
           }
         });
         await emit(

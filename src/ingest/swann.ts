@@ -20,6 +20,15 @@ function northUp(
   nodata: number,
 ): Int16Array {
   const out = new Int16Array(rows * cols);
+  if (values instanceof Int16Array) {
+    // Native row copies, then one monomorphic pass for the fill (the common int16 file).
+    for (let r = 0; r < rows; r++) {
+      const src = (flip ? rows - 1 - r : r) * cols;
+      out.set(values.subarray(src, src + cols), r * cols);
+    }
+    if (fill !== nodata) for (let i = 0; i < out.length; i++) if (out[i] === fill) out[i] = nodata;
+    return out;
+  }
   for (let r = 0; r < rows; r++) {
     const src = (flip ? rows - 1 - r : r) * cols;
     for (let c = 0; c < cols; c++) {

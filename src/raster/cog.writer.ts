@@ -68,6 +68,32 @@ function halve(img: Image, dtype: DType): Image {
   return { width, height, data };
 }
 
+/**
+ * Finds tiles of one value (NaN included): the first row is compared in JS, which rejects most
+ * others at once, then the whole tile by one native memcmp against a tile filled with that value.
+ */
+class UniformTiles {
+  private readonly filled = new Map<string, Buffer>(); // first sample's bytes (hex) → a tile of it
+  constructor(
+    private readonly bps: number,
+    private readonly tileSize: number,
+  ) {}
+
+  /** The key of `bytes`' one value, or undefined when its samples differ. */
+  keyOf(bytes: Uint8Array): string | undefined {
+    const { bps, tileSize } = this;
+    for (let i = bps; i < tileSize * bps; i++) if (bytes[i] !== bytes[i - bps]) return undefined;
+    const tile = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+    const key = tile.toString('hex', 0, bps);
+    let full = this.filled.get(key);
+    if (full === undefined) {
+      full = Buffer.alloc(bytes.length, tile.subarray(0, bps));
+      this.filled.set(key, full);
+    }
+    return tile.equals(full) ? key : undefined;
+  }
+}
+
 /** Compress every tile of an image, row-major; edge tiles padded with `fill`. */
 function encodeTiles(
   img: Image,
@@ -81,6 +107,8 @@ function encodeTiles(
   const tileBytes = new Uint8Array(tile.buffer);
   const scratch = new Uint8Array(tileSize * bps);
   const out: Uint8Array[] = [];
+  const uniform = new Map<string, Uint8Array>(); // a uniform tile's key → its encoded bytes
+  const uniformTiles = new UniformTiles(bps, tileSize);
   const across = Math.ceil(img.width / tileSize);
   const down = Math.ceil(img.height / tileSize);
   for (let ty = 0; ty < down; ty++) {
@@ -94,10 +122,19 @@ function encodeTiles(
         const src = (r0 + r) * img.width + c0;
         tile.set(img.data.subarray(src, src + w), r * tileSize);
       }
+      // A tile of one value (ocean, snow-free land) encodes to the same bytes every time.
+      const key = uniformTiles.keyOf(tileBytes);
+      const known = key === undefined ? undefined : uniform.get(key);
+      if (known !== undefined) {
+        out.push(known);
+        continue;
+      }
       if (opts.predictor === 2) encodeHorizontal(tileBytes, tileSize, tileSize, bps);
       else if (opts.predictor === 3) encodeFloat(tileBytes, tileSize, tileSize, bps, scratch);
       const encoded = encodeTile(opts.compression, tileBytes, opts.level);
-      out.push(encoded === tileBytes ? tileBytes.slice() : encoded);
+      const kept = encoded === tileBytes ? tileBytes.slice() : encoded;
+      if (key !== undefined) uniform.set(key, kept);
+      out.push(kept);
     }
   }
   return out;
