@@ -69,29 +69,17 @@ function halve(img: Image, dtype: DType): Image {
 }
 
 /**
- * Finds tiles of one value (NaN included): the first row is compared in JS, which rejects most
- * others at once, then the whole tile by one native memcmp against a tile filled with that value.
+ * The key (hex bytes of the value) of a tile whose samples (`bps` bytes each) are all one value,
+ * NaN included, else undefined: the first row is compared in JS, which rejects most tiles at once,
+ * then every other row against it by native memcmp.
  */
-class UniformTiles {
-  private readonly filled = new Map<string, Buffer>(); // first sample's bytes (hex) → a tile of it
-  constructor(
-    private readonly bps: number,
-    private readonly tileSize: number,
-  ) {}
-
-  /** The key of `bytes`' one value, or undefined when its samples differ. */
-  keyOf(bytes: Uint8Array): string | undefined {
-    const { bps, tileSize } = this;
-    for (let i = bps; i < tileSize * bps; i++) if (bytes[i] !== bytes[i - bps]) return undefined;
-    const tile = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-    const key = tile.toString('hex', 0, bps);
-    let full = this.filled.get(key);
-    if (full === undefined) {
-      full = Buffer.alloc(bytes.length, tile.subarray(0, bps));
-      this.filled.set(key, full);
-    }
-    return tile.equals(full) ? key : undefined;
-  }
+function uniformKey(bytes: Uint8Array, bps: number, tileSize: number): string | undefined {
+  const rowBytes = tileSize * bps;
+  for (let i = bps; i < rowBytes; i++) if (bytes[i] !== bytes[i - bps]) return undefined;
+  const tile = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  for (let o = rowBytes; o < tile.length; o += rowBytes)
+    if (tile.compare(tile, 0, rowBytes, o, o + rowBytes) !== 0) return undefined;
+  return tile.toString('hex', 0, bps);
 }
 
 /** Compress every tile of an image, row-major; edge tiles padded with `fill`. */
@@ -108,7 +96,7 @@ function encodeTiles(
   const scratch = new Uint8Array(tileSize * bps);
   const out: Uint8Array[] = [];
   const uniform = new Map<string, Uint8Array>(); // a uniform tile's key → its encoded bytes
-  const uniformTiles = new UniformTiles(bps, tileSize);
+  const left = Buffer.alloc(tileBytes.length); // the previous tile of this tile row, unencoded
   const across = Math.ceil(img.width / tileSize);
   const down = Math.ceil(img.height / tileSize);
   for (let ty = 0; ty < down; ty++) {
@@ -122,13 +110,20 @@ function encodeTiles(
         const src = (r0 + r) * img.width + c0;
         tile.set(img.data.subarray(src, src + w), r * tileSize);
       }
-      // A tile of one value (ocean, snow-free land) encodes to the same bytes every time.
-      const key = uniformTiles.keyOf(tileBytes);
+      // A tile of one value (ocean, snow-free land) encodes to the same bytes every time, and so
+      // does a tile equal to its left neighbour (rows of an area raster, of a latitude band).
+      const key = uniformKey(tileBytes, bps, tileSize);
       const known = key === undefined ? undefined : uniform.get(key);
       if (known !== undefined) {
         out.push(known);
         continue;
       }
+      const raw = Buffer.from(tileBytes.buffer, tileBytes.byteOffset, tileBytes.length);
+      if (tx > 0 && left.equals(raw)) {
+        out.push(out.at(-1)!);
+        continue;
+      }
+      left.set(raw);
       if (opts.predictor === 2) encodeHorizontal(tileBytes, tileSize, tileSize, bps);
       else if (opts.predictor === 3) encodeFloat(tileBytes, tileSize, tileSize, bps, scratch);
       const encoded = encodeTile(opts.compression, tileBytes, opts.level);

@@ -22,6 +22,8 @@ interface Case {
   cell: number;
   nodata?: number;
   overviews?: boolean;
+  /** Tiles of one value, tiles equal to their left neighbour, and near misses of both. */
+  blocks?: boolean;
   expectProj4: string;
 }
 
@@ -133,7 +135,54 @@ const cases: Case[] = [
     nodata: 255,
     expectProj4: '+proj=sinu +lon_0=0 +x_0=0 +y_0=0 +R=6371007.181 +units=m +no_defs',
   },
+  {
+    name: 'float64-4326-t128-blocks',
+    dtype: 'float64',
+    crs: crsFromEpsg(4326)!,
+    tileSize: 128,
+    width: 4 * 128 + 10,
+    height: 3 * 128,
+    originX: -112,
+    originY: 38,
+    cell: 0.01,
+    nodata: Number.NaN,
+    blocks: true,
+    expectProj4: geo,
+  },
+  {
+    name: 'int16-4326-t128-blocks-ovr',
+    dtype: 'int16',
+    crs: crsFromEpsg(4326)!,
+    tileSize: 128,
+    width: 4 * 128 + 10,
+    height: 3 * 128,
+    originX: -112,
+    originY: 38,
+    cell: 0.01,
+    nodata: -9999,
+    blocks: true,
+    overviews: true,
+    expectProj4: geo,
+  },
 ];
+
+/**
+ * Tile row 0: nodata, 0, 0 but for its last pixel, 0, then the padded edge tile; tile row 1: every
+ * tile banded by row (each equals its left neighbour) but the fourth, one pixel off in its last
+ * row; tile row 2: the random pattern.
+ */
+function blocks(c: Case, random: TypedArray): TypedArray {
+  const t = c.tileSize;
+  const a = random.slice();
+  for (let r = 0; r < 2 * t; r++)
+    for (let col = 0; col < c.width; col++) {
+      const tx = Math.floor(col / t);
+      const last = r % t === t - 1 && col % t === t - 1;
+      a[r * c.width + col] =
+        r < t ? (tx === 0 ? c.nodata! : tx === 2 && last ? 7 : 0) : tx === 3 && last ? -1 : r * 3;
+    }
+  return a;
+}
 
 /** Values spanning the dtype's range, with nodata sprinkled in. */
 function pattern(c: Case, n: number): TypedArray {
@@ -185,7 +234,8 @@ describe('COG writer against GDAL', () => {
         height: c.height,
         tileSize: c.tileSize,
       };
-      const data = pattern(c, c.width * c.height);
+      const random = pattern(c, c.width * c.height);
+      const data = c.blocks ? blocks(c, random) : random;
       const path = join(dir, `${c.name}.tif`);
       await writeCog(path, grid, data, {
         nodata: c.nodata,
