@@ -6,7 +6,6 @@ import { type FetchReport, fetchDates } from '../fetch/run.js';
 import { parseDateRange } from '../stats/dates.js';
 import { isoDate } from '../util/dates.js';
 import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch-options.js';
-import { queuedFetch } from './jobs.js';
 import type { Settings } from './settings.js';
 
 /**
@@ -30,9 +29,16 @@ export async function fetchDataset(
   const d = await openDataset(db, name);
   const base = archiveBase(d, settings);
   if (c.queue !== undefined && c.dryRun !== true)
-    return queuedFetch(db, settings, name, base, daysBetween(q.start_date, end).map(isoDate), {
-      ...c,
-      queue: c.queue,
-    });
+    return (await import('./jobs.js')).queuedFetch(
+      db,
+      settings,
+      name,
+      base,
+      daysBetween(q.start_date, end).map(isoDate),
+      {
+        ...c,
+        queue: c.queue,
+      },
+    );
   return fetchDates(db, name, base, q.start_date, end, await fetchOptions(settings, c));
 }

@@ -1,18 +1,22 @@
 import { open } from 'node:fs/promises';
-import h5wasm from 'h5wasm/node';
+import type H5wasm from 'h5wasm/node';
 import { SnowdbError } from '../errors.js';
 
 /** The 8 bytes every HDF5 file (NetCDF-4 included) starts with. */
 const HDF5_SIGNATURE = Buffer.from([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+type H5 = typeof H5wasm;
+let loaded: Promise<H5> | undefined;
 /**
- * The HDF5 library, with its error stack turned into exceptions: h5wasm's own readers ignore the
- * library's status, so a chunk that fails its filter pipeline would otherwise read as a stale buffer.
+ * The HDF5 library, loaded on first use (a command that reads no NetCDF does not pay for it), with
+ * its error stack turned into exceptions: h5wasm's own readers ignore the library's status, so a
+ * chunk that fails its filter pipeline would otherwise read as a stale buffer.
  */
-const library = h5wasm.ready.then((m) => {
-  m.activate_throwing_error_handler();
-  return m;
-});
+const library = (): Promise<H5> =>
+  (loaded ??= import('h5wasm/node').then(async ({ default: h5 }) => {
+    (await h5.ready).activate_throwing_error_handler();
+    return h5;
+  }));
 
 /** The innermost line of an HDF5 error stack (`… in H5Z_pipeline(): filter returned failure…`). */
 export function hdf5Cause(e: unknown): string {
@@ -25,7 +29,8 @@ export function hdf5Cause(e: unknown): string {
 export class Hdf5File {
   private constructor(
     readonly path: string,
-    private readonly file: InstanceType<typeof h5wasm.File>,
+    private readonly file: InstanceType<H5['File']>,
+    private readonly h5: H5,
   ) {}
 
   /** @throws SnowdbError `invalid-source` when the file is not HDF5/NetCDF-4. */
@@ -44,15 +49,15 @@ export class Hdf5File {
         `${path}: not a NetCDF-4/HDF5 file${classic ? ' (it is NetCDF classic)' : ' (no HDF5 signature)'}`,
       );
     }
-    await library;
+    const h5 = await library();
     try {
-      return new Hdf5File(path, new h5wasm.File(path, 'r'));
+      return new Hdf5File(path, new h5.File(path, 'r'), h5);
     } catch (e) {
       throw new SnowdbError('invalid-source', `${path}: not a readable NetCDF-4/HDF5 file (${hdf5Cause(e)})`);
     }
   }
 
-  private dataset(name: string): InstanceType<typeof h5wasm.Dataset> {
+  private dataset(name: string): InstanceType<H5['Dataset']> {
     let d: unknown;
     try {
       d = this.file.get(name);
@@ -62,7 +67,7 @@ export class Hdf5File {
         `${this.path}: variable '${name}' cannot be opened (${hdf5Cause(e)})`,
       );
     }
-    if (!(d instanceof h5wasm.Dataset))
+    if (!(d instanceof this.h5.Dataset))
       throw new SnowdbError('invalid-source', `${this.path}: no variable '${name}'`);
     return d;
   }

@@ -1,6 +1,5 @@
 import { type Command, Option } from 'commander';
 import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
-import { queuedSeriesPages } from '../../app/jobs.js';
 import { listDatasets } from '../../datasets/inventory.js';
 import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
 import { openDataset } from '../../datasets/registry.js';
@@ -122,7 +121,9 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
         const db = await ctx.openDatabase();
         const d = await openDataset(db, name);
         const pages =
-          opts.queue === undefined ? undefined : await queuedSeriesPages(db, opts.queue, ctx.settings);
+          opts.queue === undefined
+            ? undefined
+            : await (await import('../../app/jobs.js')).queuedSeriesPages(db, opts.queue, ctx.settings);
         const r = await rebuildSeries(d, progressBar(ctx.out, `${name}: series pages`), pages);
         emit(
           ctx.out,

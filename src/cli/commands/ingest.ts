@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { queuedIngest } from '../../app/jobs.js';
 import { SnowdbError } from '../../errors.js';
 import { ingestSources } from '../../ingest/run.js';
 import type { Runner } from '../context.js';
@@ -31,7 +30,10 @@ export function registerIngest(group: Command, run: Runner): void {
       ) =>
         run(cmd, async (ctx) => {
           const r = await ingestSources(await ctx.openDatabase(), name, sources, {
-            execute: opts.queue === undefined ? undefined : await queuedIngest(opts.queue, ctx.settings),
+            execute:
+              opts.queue === undefined
+                ? undefined
+                : await (await import('../../app/jobs.js')).queuedIngest(opts.queue, ctx.settings),
             force: opts.force,
             swapPauseMs: ctx.settings.swapPauseMs,
             onProgress: progressBar(ctx.out, `${name} ingest`),

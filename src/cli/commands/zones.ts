@@ -1,5 +1,4 @@
 import { type Command, Option } from 'commander';
-import { queuedZones } from '../../app/jobs.js';
 import { SnowdbError } from '../../errors.js';
 import { checkProvider, type GenerateOptions, generateZones } from '../../zones/generate.js';
 import { PROVIDERS, type Provider } from '../../zones/layers.js';
@@ -66,7 +65,13 @@ export function registerZoneCommands(group: Command, run: Runner): void {
           const outcomes =
             opts.queue === undefined
               ? await generateZones(db, names, choices)
-              : await queuedZones(db, ctx.settings, names, choices, opts.queue);
+              : await (await import('../../app/jobs.js')).queuedZones(
+                  db,
+                  ctx.settings,
+                  names,
+                  choices,
+                  opts.queue,
+                );
           emit(ctx.out, opts.format, outcomes, () =>
             renderTable(
               ['dataset', 'provider', 'action', 'window', 'layers'],

@@ -97,8 +97,37 @@ export function decodeFloat(
     const row = tile.subarray(r * rowBytes, (r + 1) * rowBytes);
     scratch[0] = row[0]!;
     for (let i = 1; i < rowBytes; i++) scratch[i] = (scratch[i - 1]! + row[i]!) & 0xff;
-    for (let i = 0; i < width; i++) {
-      for (let b = 0; b < bps; b++) row[i * bps + (bps - 1 - b)] = scratch[b * width + i]!;
-    }
+    if (bps === 8) interleave8(row, scratch, width);
+    else if (bps === 4) interleave4(row, scratch, width);
+    else
+      for (let i = 0; i < width; i++) {
+        for (let b = 0; b < bps; b++) row[i * bps + (bps - 1 - b)] = scratch[b * width + i]!;
+      }
+  }
+}
+
+/** Planes (most significant first) back into little-endian 4-byte samples, unrolled. */
+function interleave4(row: Uint8Array, planes: Uint8Array, width: number): void {
+  const [p1, p2, p3] = [width, 2 * width, 3 * width];
+  for (let i = 0, o = 0; i < width; i++, o += 4) {
+    row[o] = planes[p3 + i]!;
+    row[o + 1] = planes[p2 + i]!;
+    row[o + 2] = planes[p1 + i]!;
+    row[o + 3] = planes[i]!;
+  }
+}
+
+/** Planes (most significant first) back into little-endian 8-byte samples, unrolled. */
+function interleave8(row: Uint8Array, planes: Uint8Array, width: number): void {
+  const w = width;
+  for (let i = 0, o = 0; i < w; i++, o += 8) {
+    row[o] = planes[7 * w + i]!;
+    row[o + 1] = planes[6 * w + i]!;
+    row[o + 2] = planes[5 * w + i]!;
+    row[o + 3] = planes[4 * w + i]!;
+    row[o + 4] = planes[3 * w + i]!;
+    row[o + 5] = planes[2 * w + i]!;
+    row[o + 6] = planes[w + i]!;
+    row[o + 7] = planes[i]!;
   }
 }
