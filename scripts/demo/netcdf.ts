@@ -41,7 +41,36 @@ function coordinate(f: H5File, name: string, values: Float64Array, a: Record<str
   attrs(d, a);
 }
 
-/** A (time, rows, cols) data variable, deflated in chunks, with its fill value and dimensions attached. */
+/** Rows [r0, r1) and columns [c0, c1) of a row-major grid of `cols` columns outside which every value is 0. */
+type Window = readonly [r0: number, r1: number, c0: number, c1: number];
+
+/** The smallest window of `grids` (same shape) outside which all are 0; rows empty (r0 = r1) when all are 0. */
+export function nonZeroWindow(grids: readonly Int16Array[], cols: number): Window {
+  let [r0, r1, c0, c1] = [Number.POSITIVE_INFINITY, -1, Number.POSITIVE_INFINITY, -1];
+  const zeros = Buffer.alloc(cols * 2);
+  for (const g of grids) {
+    const bytes = Buffer.from(g.buffer, g.byteOffset, g.byteLength);
+    for (let r = 0; r * cols < g.length; r++) {
+      const at = r * cols;
+      if (zeros.equals(bytes.subarray(at * 2, (at + cols) * 2))) continue; // memcmp: a blank row
+      let a = 0;
+      while (g[at + a] === 0) a++;
+      let b = cols - 1;
+      while (g[at + b] === 0) b--;
+      r0 = Math.min(r0, r);
+      r1 = Math.max(r1, r);
+      c0 = Math.min(c0, a);
+      c1 = Math.max(c1, b);
+    }
+  }
+  return r1 < 0 ? [0, 0, 0, 0] : [r0, r1 + 1, c0, c1 + 1];
+}
+
+/**
+ * A (time, rows, cols) data variable, deflated in chunks, with its fill value and dimensions
+ * attached. With `window`, only the chunks under it are written: the others stay unallocated and
+ * read as HDF5's default fill, 0 (so `data` must be 0 outside it), as in sparse producer files.
+ */
 function variable(
   f: H5File,
   name: string,
@@ -50,18 +79,45 @@ function variable(
   shape: readonly [number, number],
   fill: number,
   a: Record<string, string>,
+  window?: Window,
 ): void {
   const dtype = dtypeOf(data);
-  f.create_dataset({
-    name,
-    data,
-    shape: [1, shape[0], shape[1]],
-    dtype,
-    chunks: [1, Math.min(512, shape[0]), Math.min(512, shape[1])],
-    compression: 'gzip',
-    compression_opts: 1,
-  });
-  const d = f.get(name) as H5Dataset;
+  const [rows, cols] = shape;
+  const chunks = [1, Math.min(512, rows), Math.min(512, cols)];
+  const gzip = { compression: 'gzip', compression_opts: 1 } as const;
+  let d: H5Dataset;
+  if (window) {
+    // One 0 in chunk (0, 0), grown to full size; then the window alone.
+    const one = data.slice(0, 1).fill(0);
+    f.create_dataset({
+      name,
+      data: one,
+      shape: [1, 1, 1],
+      maxshape: [1, rows, cols],
+      dtype,
+      chunks,
+      ...gzip,
+    });
+    d = f.get(name) as H5Dataset;
+    d.resize([1, rows, cols]);
+    const [r0, r1, c0, c1] = window;
+    if (r1 > r0) {
+      const part = data.slice(0, (r1 - r0) * (c1 - c0));
+      for (let r = r0; r < r1; r++)
+        part.set(data.subarray(r * cols + c0, r * cols + c1), (r - r0) * (c1 - c0));
+      d.write_slice(
+        [
+          [0, 1],
+          [r0, r1],
+          [c0, c1],
+        ],
+        part,
+      );
+    }
+  } else {
+    f.create_dataset({ name, data, shape: [1, rows, cols], dtype, chunks, ...gzip });
+    d = f.get(name) as H5Dataset;
+  }
   const fillArray =
     data instanceof Int16Array
       ? new Int16Array([fill])
@@ -82,15 +138,20 @@ const daysSince1900 = (date: string) =>
 /** The UA SWANN 800 m grid (the template's). */
 export const SWANN_GRID = gridOf(TEMPLATES['swann-800m']!);
 
-/** Write a SWANN daily file: `swe`, `depth` are north-up int16 mm rows of the UA grid. */
+/**
+ * Write a SWANN daily file: `swe`, `depth` are north-up int16 mm rows of the UA grid. With `sparse`,
+ * only the window holding their non-zero values is written (0, no snow, elsewhere).
+ */
 export async function writeSwann(
   path: string,
   date: string,
   swe: Int16Array,
   depth: Int16Array,
+  sparse = false,
 ): Promise<void> {
   await h5wasm.ready;
   const g = SWANN_GRID;
+  const window = sparse ? nonZeroWindow([swe, depth], g.width) : undefined;
   const f = new h5wasm.File(path, 'w');
   try {
     coordinate(f, 'time', new Float64Array([daysSince1900(date)]), {
@@ -103,16 +164,26 @@ export async function writeSwann(
     coordinate(f, 'lon', lon, { units: 'degrees_east', standard_name: 'longitude' });
     const dims = ['time', 'lat', 'lon'] as const;
     const shape = [g.height, g.width] as const;
-    variable(f, 'SWE', swe, dims, shape, -999, {
-      units: 'mm',
-      long_name: 'snow water equivalent',
-      grid_mapping: 'crs',
-    });
-    variable(f, 'DEPTH', depth, dims, shape, -999, {
-      units: 'mm',
-      long_name: 'snow depth',
-      grid_mapping: 'crs',
-    });
+    variable(
+      f,
+      'SWE',
+      swe,
+      dims,
+      shape,
+      -999,
+      { units: 'mm', long_name: 'snow water equivalent', grid_mapping: 'crs' },
+      window,
+    );
+    variable(
+      f,
+      'DEPTH',
+      depth,
+      dims,
+      shape,
+      -999,
+      { units: 'mm', long_name: 'snow depth', grid_mapping: 'crs' },
+      window,
+    );
     f.create_dataset({ name: 'crs', data: new Int16Array([0]), shape: [], dtype: '<h' });
     attrs(f.get('crs') as H5Dataset, {
       grid_mapping_name: 'latitude_longitude',

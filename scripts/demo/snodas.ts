@@ -151,10 +151,18 @@ export function ustar(members: readonly { name: string; data: Uint8Array }[], mt
   return Buffer.concat(parts);
 }
 
-/** Big-endian bytes of int16 values (the `.dat` layout). */
-export function bigEndian(values: Int16Array): Buffer {
-  return Buffer.from(values.buffer.slice(values.byteOffset, values.byteOffset + values.byteLength)).swap16();
+let scratch = Buffer.alloc(0);
+
+/** Big-endian bytes of int16 values (the `.dat` layout), in a buffer reused by the next call. */
+function bigEndian(values: Int16Array): Buffer {
+  if (scratch.length < values.byteLength) scratch = Buffer.allocUnsafe(values.byteLength);
+  const out = scratch.subarray(0, values.byteLength);
+  out.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength));
+  return out.swap16();
 }
+
+/** Gzipped `.dat` bytes of each grid already written (the same all-0 grid serves several products and dates). */
+const gzipped = new WeakMap<Int16Array, Buffer>();
 
 /**
  * A whole `SNODAS_<date>.tar` in memory: for each product its `.dat.gz` (from `grids`, raw header
@@ -169,7 +177,10 @@ export async function snodasTar(
   for (const p of PRODUCTS) {
     const stem = stemOf('us', p, date);
     const header = await headerText(templatePath, stem, p.units, 'current');
-    members.push({ name: `${stem}.dat.gz`, data: gzipSync(bigEndian(grids(p)), { level: 1 }) });
+    const grid = grids(p);
+    const dat = gzipped.get(grid) ?? gzipSync(bigEndian(grid), { level: 1 });
+    gzipped.set(grid, dat);
+    members.push({ name: `${stem}.dat.gz`, data: dat });
     members.push({ name: `${stem}.txt.gz`, data: gzipSync(Buffer.from(header, 'latin1'), { level: 1 }) });
   }
   const t = Date.UTC(Number(date.slice(0, 4)), Number(date.slice(4, 6)) - 1, Number(date.slice(6, 8)), 12);

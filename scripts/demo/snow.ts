@@ -111,6 +111,11 @@ export class Terrain {
     return v === 65535 ? Number.NaN : v;
   }
 
+  /** West and east (degrees) of each region box crossing latitude `lat` (degrees). */
+  spans(lat: number): [w: number, e: number][] {
+    return this.region.filter(([, s, , n]) => lat >= s && lat <= n).map(([w, , e]) => [w, e]);
+  }
+
   /** Elevation (m) at a lon/lat (degrees); 0 outside the region. */
   at(lon: number, lat: number): number {
     if (!this.inRegion(lon, lat)) return 0;

@@ -72,11 +72,20 @@ function snowOf(
   return { swe, depth };
 }
 
+/** A value computed on first use. */
+function lazy<T>(f: () => T): () => T {
+  let v: T | undefined;
+  return () => (v ??= f());
+}
+
+/** The all-0 SNODAS grid, one for every date (snodasTar gzips it once). */
+const zeroGrid = lazy(() => new Int16Array(COLS * ROWS));
+
 /** The eight SNODAS products of a date in raw header units. */
 function snodasGrids(elev: Float32Array, cells: Int32Array, day: number): (p: Product) => Int16Array {
   const n = COLS * ROWS;
   const { swe, depth } = snowOf(elev, cells, day);
-  const zero = new Int16Array(n);
+  const zero = zeroGrid();
   const solid = new Int16Array(n);
   const temp = new Int16Array(n).fill(-9999);
   const runoff = new Int16Array(n);
@@ -102,7 +111,11 @@ function snodasGrids(elev: Float32Array, cells: Int32Array, day: number): (p: Pr
 }
 
 /** SPIRES variables of one tile on a date from its pixel elevations. */
-function spiresGrids(elev: Float32Array, day: number): (name: SpiresVariable) => Uint8Array | Uint16Array {
+function spiresGrids(
+  elev: Float32Array,
+  cells: Int32Array,
+  day: number,
+): (name: SpiresVariable) => Uint8Array | Uint16Array {
   const n = elev.length;
   const out = new Map<string, Uint8Array | Uint16Array>();
   for (const [name, dtype, fill] of SPIRES_VARIABLES)
@@ -110,9 +123,11 @@ function spiresGrids(elev: Float32Array, day: number): (name: SpiresVariable) =>
   const get = (k: SpiresVariable) => out.get(k)!;
   const [sf, vsf, alb, albT, dv, grain, dust, dur, rf] = SPIRES_VARIABLES.map(([k]) => get(k));
   const spring = Math.max(0, day - 120); // days since 29 January
-  for (let i = 0; i < n; i++) {
+  // Below the snowy cells no snow: fractions and duration 0, the rest fill.
+  for (const a of [sf, vsf, dur]) a!.fill(0);
+  for (const i of cells) {
     const e = elev[i]!;
-    const swe = e > 1500 ? sweMm(e, day) : 0;
+    const swe = sweMm(e, day);
     const frac = swe > 0 ? Math.min(100, Math.round(35 + swe / 4)) : 0;
     sf![i] = frac;
     vsf![i] = Math.round(frac * 0.85);
@@ -137,19 +152,16 @@ function tileElevations(terrain: Terrain, h: number, v: number): Float32Array {
   const out = new Float32Array(n * n);
   for (let r = 0; r < n; r++) {
     const lat = (y1 - (r + 0.5) * pixel) / R; // radians
-    const k = 180 / Math.PI / (R * Math.cos(lat));
-    for (let c = 0; c < n; c++) {
-      const lon = (x0 + (c + 0.5) * pixel) * k;
-      out[r * n + c] = terrain.at(lon, (lat * 180) / Math.PI);
+    const k = 180 / Math.PI / (R * Math.cos(lat)); // degrees of longitude per sinusoid metre
+    const latDeg = (lat * 180) / Math.PI;
+    // Off the region `at` is 0, as `out` starts: only the columns of each box (one wider each side).
+    for (const [w, e] of terrain.spans(latDeg)) {
+      const c0 = Math.max(0, Math.floor((w / k - x0) / pixel - 0.5) - 1);
+      const c1 = Math.min(n, Math.ceil((e / k - x0) / pixel - 0.5) + 2);
+      for (let c = c0; c < c1; c++) out[r * n + c] = terrain.at((x0 + (c + 0.5) * pixel) * k, latDeg);
     }
   }
   return out;
-}
-
-/** A value computed on first use. */
-function lazy<T>(f: () => T): () => T {
-  let v: T | undefined;
-  return () => (v ??= f());
 }
 
 const tileName = (h: number, v: number) => `h${String(h).padStart(2, '0')}v${String(v).padStart(2, '0')}`;
@@ -234,7 +246,7 @@ export async function generateDemoSources(
             seasonScale(wy, g.originY - (r + 0.5) * g.cellHeight),
           );
           const { swe, depth } = snowOf(elev, cells, waterYearDay(date), { scale, cols: g.width });
-          await writeSwann(tmp, date, swe, depth);
+          await writeSwann(tmp, date, swe, depth, true);
         },
       })),
     );
@@ -242,11 +254,15 @@ export async function generateDemoSources(
   const r = await produceAll(
     DEMO_TILES.flatMap(([h, v]) => {
       const t = tileName(h, v);
-      const elev = lazy(() => tileElevations(terrain, h, v));
+      const tile = lazy(() => {
+        const elev = tileElevations(terrain, h, v);
+        return { elev, cells: snowyCells(elev) };
+      });
       return spiresDates.map((date) => ({
         path: join(out, t, date.slice(0, 4), `SPIRES_NRT_${t}_MOD09GA061_${date}_V1.0.nc`),
         write: async (tmp: string) => {
-          await writeSpiresTile(tmp, h, v, date, spiresGrids(elev(), waterYearDay(date)));
+          const { elev, cells } = tile();
+          await writeSpiresTile(tmp, h, v, date, spiresGrids(elev, cells, waterYearDay(date)));
         },
       }));
     }),

@@ -16,10 +16,15 @@ const run = promisify(execFile);
 
 export { COLS, type Lattice, PRODUCTS, ROWS, stemOf } from '../../scripts/demo/snodas.js';
 
-/** Raw value (header units) of cell (row, col) of product index k: a band of data, nodata elsewhere. */
-export function rawValue(k: number, row: number, col: number): number {
-  if (row < 900 || row >= 1500 || col % 97 === 0) return -9999;
-  return PRODUCTS[k]!.base + ((row * 3 + col + k * 7) % 95);
+/** Raw values (header units) of row `row` of product index k into `out`: a band of data, nodata elsewhere. */
+export function rawRow(k: number, row: number, out: Int16Array): void {
+  if (row < 900 || row >= 1500) {
+    out.fill(-9999);
+    return;
+  }
+  const base = PRODUCTS[k]!.base;
+  for (let col = 0; col < out.length; col++)
+    out[col] = col % 97 === 0 ? -9999 : base + ((row * 3 + col + k * 7) % 95);
 }
 
 /** A header from the real template (the fixture) with this product's units, grid corners and data file. */
@@ -30,18 +35,14 @@ export const headerText = (
   dims: [number, number] = [COLS, ROWS],
 ) => header(fixturePath('snodas/fake_snodas.hdr'), stem, units, lattice, dims);
 
-/** Raw value of product k at (row, col): the generator's pattern unless a test supplies its own. */
-export type ValueOf = (k: number, row: number, col: number) => number;
+/** Fills `out` with row `row` of product k (raw values): the generator's pattern unless a test supplies its own. */
+export type RowOf = (k: number, row: number, out: Int16Array) => void;
 
 /** Big-endian int16 bytes of product k on the full grid. */
-export function datBytes(
-  k: number,
-  dims: [number, number] = [COLS, ROWS],
-  value: ValueOf = rawValue,
-): Buffer {
+export function datBytes(k: number, dims: [number, number] = [COLS, ROWS], rowOf: RowOf = rawRow): Buffer {
   const [w, h] = dims;
   const a = new Int16Array(w * h);
-  for (let r = 0; r < h; r++) for (let c = 0; c < w; c++) a[r * w + c] = value(k, r, c);
+  for (let r = 0; r < h; r++) rowOf(k, r, a.subarray(r * w, (r + 1) * w));
   return Buffer.from(a.buffer).swap16();
 }
 
@@ -55,7 +56,7 @@ export async function writeMembers(
   lattice: Lattice,
   ext: 'txt' | 'Hdr',
   region = 'us',
-  value: ValueOf = rawValue,
+  rowOf: RowOf = rawRow,
 ): Promise<Map<string, string>> {
   await mkdir(dir, { recursive: true });
   const stems = new Map<string, string>();
@@ -63,7 +64,7 @@ export async function writeMembers(
     PRODUCTS.map(async (p, k) => {
       const stem = stemOf(region, p, date);
       stems.set(p.variable, stem);
-      await writeFile(join(dir, `${stem}.dat`), datBytes(k, [COLS, ROWS], value));
+      await writeFile(join(dir, `${stem}.dat`), datBytes(k, [COLS, ROWS], rowOf));
       await writeFile(join(dir, `${stem}.${ext}`), await headerText(stem, p.units, lattice));
       await copyFile(join(dir, `${stem}.${ext}`), join(dir, `${stem}.hdr`));
       await run('gzip', ['-k', '-1', '-f', join(dir, `${stem}.dat`), join(dir, `${stem}.${ext}`)]);

@@ -5,7 +5,7 @@ import { cliOk, snowdb } from './cli.js';
 import { copyFixture } from './fixture-cache.js';
 import { shiftedRecord } from './fs.js';
 import { fixturePath } from './raster.js';
-import { memberNames, PRODUCTS, rawValue, tarOf, writeMembers } from './snodas.js';
+import { memberNames, PRODUCTS, rawRow, tarOf, writeMembers } from './snodas.js';
 
 export const ZION = '09406000:UT:USGS';
 const SWE = PRODUCTS.findIndex((p) => p.variable === 'swe');
@@ -21,9 +21,10 @@ export const ZION_DAYS: readonly [string, (row: number, col: number) => number][
 /** A generated SNODAS tar of `date` whose SWE is `swe` (nodata in HOLE_COL); other products keep the generator's pattern. */
 export async function zionTar(dir: string, date: string, swe: (row: number, col: number) => number) {
   const g = join(dir, 'gen', date);
-  const stems = await writeMembers(g, date, 'current', 'txt', 'us', (k, row, col) =>
-    k !== SWE ? rawValue(k, row, col) : col === HOLE_COL ? -9999 : swe(row, col),
-  );
+  const stems = await writeMembers(g, date, 'current', 'txt', 'us', (k, row, out) => {
+    if (k !== SWE) return rawRow(k, row, out);
+    for (let col = 0; col < out.length; col++) out[col] = col === HOLE_COL ? -9999 : swe(row, col);
+  });
   return tarOf(join(dir, `SNODAS_${date}.tar`), g, memberNames(stems, 'txt'));
 }
 
