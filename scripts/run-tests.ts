@@ -10,8 +10,17 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const distTest = fileURLToPath(new URL('../test', import.meta.url));
-/** The longest files start first, so two runners finish together (the rest by path). */
-const SLOW_FIRST = ['demo/', 'ingest/snodas', 'stats/stats'];
+/** The longest files start first, so the runners finish together (the rest by path). */
+const SLOW_FIRST = [
+  'demo/',
+  'queue/',
+  'ingest/swann',
+  'crash/',
+  'fetch/fetch',
+  'ingest/snodas',
+  'ingest/spires',
+  'api/fuzz',
+];
 const weight = (f: string) => {
   const i = SLOW_FIRST.findIndex((s) => relative(distTest, f).startsWith(s));
   return i < 0 ? 0 : SLOW_FIRST.length - i;
@@ -34,7 +43,9 @@ const shm = '/dev/shm';
 const base = existsSync(shm) && statSync(shm).isDirectory() ? mkdtempSync(join(shm, 'snowdb-test-')) : null;
 const temp = base ?? tmpdir();
 const fixtures = mkdtempSync(join(temp, 'snowdb-fixtures-'));
-const r = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...flags, ...files], {
+// Three files at a time on two cores: most files wait on child processes, servers or GDAL part of
+// the time, and a third keeps the cores busy (measured: 341 s → 299 s for the suite).
+const r = spawnSync(process.execPath, ['--test', '--test-concurrency=3', ...flags, ...files], {
   stdio: 'inherit',
   env: { ...process.env, SNOWDB_TEST_FIXTURES: fixtures, ...(base && { TMPDIR: base }) },
 });

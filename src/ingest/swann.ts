@@ -10,7 +10,7 @@ export const STAGES = ['early', 'provisional', 'stable'] as const;
 /** NetCDF variable of each dataset variable. */
 const VARIABLES: Readonly<Record<string, string>> = { swe: 'SWE', depth: 'DEPTH' };
 
-/** Row-major 2-D values as int16, flipped north-up when the file runs south to north. */
+/** Row-major 2-D values as int16, flipped north-up when the file runs south to north; `values` itself when no change is needed. */
 function northUp(
   values: ArrayLike<number>,
   rows: number,
@@ -19,6 +19,8 @@ function northUp(
   fill: number,
   nodata: number,
 ): Int16Array {
+  // Already north-up int16 with nodata as fill: the decoder's own array (the common int16 file).
+  if (values instanceof Int16Array && !flip && fill === nodata) return values;
   const out = new Int16Array(rows * cols);
   if (values instanceof Int16Array) {
     // Native row copies, then one monomorphic pass for the fill (the common int16 file).
