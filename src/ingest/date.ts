@@ -18,14 +18,12 @@ export interface DateResult {
   readonly message?: string;
 }
 
-/** Samples per native compare in `checkRange`. */
-const CHUNK = 1024;
+/** Samples per native compare in `checkRange`: a large run first, then its small runs. */
+const RUNS = [65_536, 1024] as const;
 
-/** CHUNK samples of `value` in `data`'s type, as bytes. */
-function blankOf(data: TypedArray, value: number): Buffer {
-  const one = new (data.constructor as new (n: number) => TypedArray)(CHUNK);
-  one.fill(value);
-  return Buffer.from(one.buffer, 0, one.byteLength);
+/** Whether samples [i0, i1) (`bps` bytes each) hold one value: the run against itself shifted by a sample, one memcmp. */
+function uniformRun(bytes: Buffer, i0: number, i1: number, bps: number): boolean {
+  return bytes.compare(bytes, i0 * bps, (i1 - 1) * bps, (i0 + 1) * bps, i1 * bps) === 0;
 }
 
 /**
@@ -49,21 +47,28 @@ export function checkRange(
   if (lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY) return;
   let bad = 0;
   let first = -1;
-  const n = data.length;
-  // Runs of nodata (outside the producer's domain) or of 0 when it is valid (no snow) are passed
-  // over by native compares of CHUNK samples; the rest is checked one sample at a time.
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-  const blanks = [nodata, ...(lo <= 0 && hi >= 0 && nodata !== 0 ? [0] : [])].map((v) => blankOf(data, v));
   const bps = data.BYTES_PER_ELEMENT;
-  for (let i0 = 0; i0 < n; i0 += CHUNK) {
-    const i1 = Math.min(n, i0 + CHUNK);
-    if (i1 - i0 === CHUNK && blanks.some((b) => b.compare(bytes, i0 * bps, i1 * bps) === 0)) continue;
-    for (let i = i0; i < i1; i++) {
-      const v = data[i]!;
-      // Range first: it is false for almost every sample, and nodata is rarely outside it.
-      if ((v < lo || v > hi) && v !== nodata && bad++ === 0) first = i;
+  // Range first: it is false for almost every sample, and nodata is rarely outside it.
+  const outside = (v: number) => (v < lo || v > hi) && v !== nodata;
+  // Runs of one value (nodata outside the producer's domain, 0 for no snow) are judged by their
+  // first sample after one native compare; the rest is checked one sample at a time.
+  const check = (i0: number, i1: number, level: number): void => {
+    if (uniformRun(bytes, i0, i1, bps)) {
+      if (outside(data[i0]!)) {
+        if (bad === 0) first = i0;
+        bad += i1 - i0;
+      }
+      return;
     }
-  }
+    const step = RUNS[level + 1];
+    if (step !== undefined) {
+      for (let j = i0; j < i1; j += step) check(j, Math.min(i1, j + step), level + 1);
+      return;
+    }
+    for (let i = i0; i < i1; i++) if (outside(data[i]!) && bad++ === 0) first = i;
+  };
+  for (let i0 = 0; i0 < data.length; i0 += RUNS[0]) check(i0, Math.min(data.length, i0 + RUNS[0]), 0);
   if (bad > 0)
     throw new SnowdbError(
       'invalid-source',
