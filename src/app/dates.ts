@@ -19,7 +19,7 @@ export interface DatesReport {
 }
 
 /** An ISO date option (`YYYY-MM-DD` or `YYYYMMDD`), checked. */
-function dateOption(text: string | undefined, parameter: string): string | null {
+export function dateOption(text: string | undefined, parameter: string): string | null {
   if (text === undefined) return null;
   const iso = /^\d{8}$/.test(text) ? isoDate(text) : text;
   const q = parseDateRange(iso, parameter);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { logicalTree } from '../helpers/fs.js';
-import { buildZionDb, ZION } from '../helpers/zion-db.js';
+import { COLS, ROWS } from '../helpers/snodas.js';
+import { buildZionDb, HOLE_COL, ZION, ZION_DAYS } from '../helpers/zion-db.js';
 
 describe('operator commands: dataset dates, dataset remove-date, pourpoint remove, listings as CSV', () => {
   let dir: string;
@@ -66,6 +67,56 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
         ['dataset', 'dates', 'snodas', '--from', '2024-01-16', '--to', '2024-01-15'],
         /--from 2024-01-16 is after --to 2024-01-15/,
       ],
+    ]);
+  });
+
+  it('dataset values: min, max and mean of the valid cells and the nodata share, per variable of a date', async () => {
+    // 2024-01-15: SWE 100 mm everywhere but HOLE_COL (nodata): 1 column of 6935.
+    const first = await cli('dataset', 'values', 'snodas', '--date', '20240115', '--format', 'json');
+    assert.equal(first.code, 0, first.stderr);
+    const r = JSON.parse(first.stdout);
+    assert.equal(r.date, '2024-01-15');
+    assert.deepEqual(
+      r.variables.map((v: { variable: string }) => v.variable),
+      [
+        'average_temp',
+        'depth',
+        'precip_liquid',
+        'precip_solid',
+        'runoff',
+        'sublimation',
+        'sublimation_blowing',
+        'swe',
+      ],
+    );
+    const hole = Math.round(100_000 / COLS) / 1000; // % of cells in one column
+    assert.deepEqual(r.variables.at(-1), {
+      variable: 'swe',
+      unit: 'mm',
+      min: 100,
+      max: 100,
+      mean: 100,
+      nodata_pct: hole,
+    });
+    // 2024-01-16 (the default: the last date): SWE from the generator's formula, summed here.
+    const swe = ZION_DAYS[1]![1];
+    let sum = 0;
+    for (let row = 0; row < ROWS; row++)
+      for (let col = 0; col < COLS; col++) if (col !== HOLE_COL) sum += swe(row, col);
+    const csv = await cli('dataset', 'values', 'snodas', '--format', 'csv');
+    assert.equal(csv.code, 0, csv.stderr);
+    const [header, ...rows] = csv.stdout.trim().split('\n');
+    assert.equal(header, 'variable,unit,min,max,mean,nodata_pct');
+    const [name, unit, min, max, mean, pct] = rows.at(-1)!.split(',');
+    assert.deepEqual([name, unit, min, max, pct], ['swe', 'mm', '20', '60', hole.toFixed(3)]);
+    assert.ok(
+      Math.abs(Number(mean) - sum / (ROWS * (COLS - 1))) < 1e-9,
+      `${mean} vs ${sum / (ROWS * (COLS - 1))}`,
+    );
+    await refused([
+      [['dataset', 'values', 'snodas', '--date', '2024-01-17'], /snodas has no date 2024-01-17/],
+      [['dataset', 'values', 'snodas', '--date', '2024-02-30'], /'2024-02-30' is not a calendar date/],
+      [['dataset', 'values', 'nope'], /no dataset 'nope'/],
     ]);
   });
 

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { datasetDates, removeDates } from '../../app/dates.js';
 import { removePourpoints } from '../../app/pourpoints.js';
+import { datasetValues } from '../../app/values.js';
 import type { Runner } from '../context.js';
 import { emit, emitRows, type Format, formatOption } from '../options.js';
 
-/** `dataset dates` and `dataset remove-date`. */
+/** `dataset dates`, `dataset values` and `dataset remove-date`. */
 export function registerDateCommands(group: Command, run: Runner): void {
   group
     .command('dates')
@@ -29,6 +30,36 @@ export function registerDateCommands(group: Command, run: Runner): void {
           if (opts.format === 'table')
             ctx.out.info(`${r.dates.length} ${r.kind === 'missing' ? 'missing day(s)' : 'date(s)'}`);
         }),
+    );
+
+  group
+    .command('values')
+    .description(
+      'per variable of one date: min, max and mean of the valid cells (in its unit) and the nodata share',
+    )
+    .argument('<name>', 'dataset name')
+    .option('--date <date>', 'the date (YYYY-MM-DD or YYYYMMDD; default: the last ingested)')
+    .addOption(formatOption(['table', 'json', 'csv']))
+    .action((name: string, opts: { date?: string; format: Format }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const r = await datasetValues(await ctx.openDatabase(), name, opts);
+        const num = (v: number | null) => (v === null ? '' : String(v));
+        emitRows(
+          ctx.out,
+          opts.format,
+          r,
+          ['variable', 'unit', 'min', 'max', 'mean', 'nodata_pct'],
+          r.variables.map((v) => [
+            v.variable,
+            v.unit,
+            num(v.min),
+            num(v.max),
+            num(v.mean),
+            v.nodata_pct.toFixed(3),
+          ]),
+        );
+        if (opts.format === 'table') ctx.out.info(`${name} ${r.date}`);
+      }),
     );
 
   group
