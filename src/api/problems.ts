@@ -33,12 +33,18 @@ interface ValidationFailure {
 const isValidation = (e: unknown): e is ValidationFailure =>
   typeof e === 'object' && e !== null && Array.isArray((e as { validation?: unknown }).validation);
 
-/** The parameter a validation error is about: `/zone/0` → zone; a missing one → its name. */
+/** The parameter a validation error is about: `/zone/0` → zone; a missing or unknown one → its name. */
 function parameterOf(v: ValidationFailure['validation'][number]): string {
-  const missing = v.params?.missingProperty;
-  if (typeof missing === 'string') return missing;
+  const named = v.params?.missingProperty ?? v.params?.additionalProperty;
+  if (typeof named === 'string') return named;
   return v.instancePath.split('/').filter(Boolean)[0] ?? '';
 }
+
+/** A validation error's message; an unknown parameter says so instead of ajv's wording. */
+const messageOf = (v: ValidationFailure['validation'][number]): string =>
+  typeof v.params?.additionalProperty === 'string'
+    ? 'is not a parameter of this resource'
+    : (v.message ?? 'invalid');
 
 /**
  * The problem for anything a request handler threw: catalog errors as they are; schema failures
@@ -49,7 +55,7 @@ function parameterOf(v: ValidationFailure['validation'][number]): string {
 export function problemOf(e: unknown): Problem {
   if (SnowdbError.is(e)) return problemOfKey(e.key, e.message, { ...e.extra });
   if (isValidation(e)) {
-    const errors = e.validation.map((v) => ({ parameter: parameterOf(v), message: v.message ?? 'invalid' }));
+    const errors = e.validation.map((v) => ({ parameter: parameterOf(v), message: messageOf(v) }));
     const parameters = [...new Set(errors.map((x) => x.parameter))];
     const detail = errors.map((x) => `${x.parameter} ${x.message}`).join('; ');
     return e.validationContext === 'params'

@@ -3,6 +3,7 @@
  * the dataset covers (sorted by triplet). Each basin runs the one-basin engine, so each answer
  * equals its own stats call value for value; prepared basins and store pages are shared caches.
  */
+import { createHash } from 'node:crypto';
 import { datesOf } from '../datasets/inventory.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
@@ -14,7 +15,8 @@ import { executeWithNormals, type NormalsOption, type StatsWithNormals } from '.
 import { selectDates } from './dates.js';
 import type { CompactStats, ExecuteOptions } from './engine.js';
 import type { Reference } from './normals.js';
-import { planStats, type StatsQuery } from './plan.js';
+import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { statsStateKey } from './state.js';
 
 /** Most dates one all-basins query may select. */
 export const MAX_ALL_BASINS_DATES = 31;
@@ -39,15 +41,16 @@ export interface AllBasinsStats {
   basins: BasinStats[];
 }
 
+/** The plans of an all-basins query, one per covered basin (sorted by triplet): no raster read. */
+export interface AllBasinsPlan {
+  readonly plans: readonly StatsPlan[];
+}
+
 /**
- * Stats of every covered basin of an active dataset.
+ * Plan every covered basin of an active dataset.
  * @throws QueryParameterError when the dates select more than MAX_ALL_BASINS_DATES; as `planStats`.
  */
-export async function computeAllBasins(
-  db: Database,
-  q: AllBasinsQuery,
-  opts: ExecuteOptions = {},
-): Promise<AllBasinsStats> {
+export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<AllBasinsPlan> {
   const dataset = await openActiveDataset(db, q.dataset);
   const index = await indexOf(db);
   const dates = await datesOf(db, dataset);
@@ -57,18 +60,53 @@ export async function computeAllBasins(
       `the dates select ${n} dates; every basin at once takes at most ${MAX_ALL_BASINS_DATES} (ask one basin for long series)`,
       { parameter: 'date' },
     );
-  const triplets = [...index.values()]
+  const plans = [...index.values()]
     .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
     .map((e) => e.triplet)
-    .sort(byString);
+    .sort(byString)
+    .map((pourpoint) => planStats({ dataset, index, dates }, { ...q, pourpoint }));
+  return { plans };
+}
+
+/** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
+export function allBasinsStateKey(p: AllBasinsPlan): string {
+  return createHash('sha256')
+    .update(JSON.stringify(p.plans.map(statsStateKey)))
+    .digest('base64url')
+    .slice(0, 27);
+}
+
+/** Run the plans of an all-basins query, one basin after another. */
+export async function executeAllBasins(
+  db: Database,
+  p: AllBasinsPlan,
+  normals: NormalsOption | undefined,
+  opts: ExecuteOptions = {},
+): Promise<AllBasinsStats> {
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
-  for (const pourpoint of triplets) {
-    const plan = planStats({ dataset, index, dates }, { ...q, pourpoint });
-    const body: CompactStats = await executeWithNormals(db, plan, q.normals, opts);
+  for (const plan of p.plans) {
+    const body: CompactStats = await executeWithNormals(db, plan, normals, opts);
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;
     const { reference } = body as Partial<StatsWithNormals>;
-    out.basins.push({ pourpoint, zones: body.zones, results: body.results, ...(reference && { reference }) });
+    out.basins.push({
+      pourpoint: plan.query.pourpoint,
+      zones: body.zones,
+      results: body.results,
+      ...(reference && { reference }),
+    });
   }
   return out;
+}
+
+/**
+ * Stats of every covered basin of an active dataset.
+ * @throws QueryParameterError when the dates select more than MAX_ALL_BASINS_DATES; as `planStats`.
+ */
+export async function computeAllBasins(
+  db: Database,
+  q: AllBasinsQuery,
+  opts: ExecuteOptions = {},
+): Promise<AllBasinsStats> {
+  return executeAllBasins(db, await planAllBasins(db, q), q.normals, opts);
 }

@@ -178,6 +178,13 @@ describe('HTTP limits and hygiene (in-process requests over the history database
       '/problems/query-too-large',
       /more than the limit of 100,000/,
     ],
+    [
+      'every basin at once over 32 dates (the cap is 31)',
+      '/datasets/hist/stats?date=2020-01-01/2020-02-01',
+      422,
+      '/problems/invalid-query-parameter',
+      /the dates select 32 dates; every basin at once takes at most 31/,
+    ],
     ['an unknown route', '/nowhere', 404, '/problems/resource-not-found', /no resource at GET \/nowhere/],
   ];
   for (const [what, url, status, type, detail] of cases) {
@@ -191,6 +198,16 @@ describe('HTTP limits and hygiene (in-process requests over the history database
       assert.match(p.detail, detail);
     });
   }
+
+  it('every basin at once takes 31 dates, one per basin and date', async () => {
+    const r = await get('/datasets/hist/stats?date=2020-01-01/2020-01-31');
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json() as { basins: { pourpoint: string; results: Record<string, unknown> }[] };
+    assert.deepEqual(
+      body.basins.map((b) => Object.keys(b.results).length),
+      [31, 31],
+    );
+  });
 
   it('If-None-Match is weighed only after the query is valid', async () => {
     const bad = await get(`${STATS}/date-range?datetime=2020-02-30`, { 'if-none-match': '*' });

@@ -129,6 +129,26 @@ describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', 
         'csv',
       );
       assert.equal((await csv.text()).trimEnd(), cliCsv.trimEnd());
+      // ETag: 304 while nothing changed; a basin removed changes it. An unknown parameter is named.
+      const path = `${base}/datasets/snodas/stats?date=2024-01-16&variable=swe`;
+      const etag = r.headers.get('etag')!;
+      assert.match(etag, /^"[A-Za-z0-9_-]{27}\.json"$/);
+      assert.equal((await fetch(path, { headers: { 'If-None-Match': etag } })).status, 304);
+      assert.notEqual(csv.headers.get('etag'), etag);
+      const typo = await fetch(`${path}&with_normals=true`);
+      assert.equal(typo.status, 400);
+      assert.deepEqual(
+        ((await typo.json()) as { parameter: string; detail: string }).detail,
+        'with_normals is not a parameter of this resource',
+      );
+      await cli('pourpoint', 'remove', MOVED);
+      const after = await fetch(path, { headers: { 'If-None-Match': etag } });
+      assert.equal(after.status, 200);
+      assert.notEqual(after.headers.get('etag'), etag);
+      assert.deepEqual(
+        ((await after.json()) as All).basins.map((b) => b.pourpoint),
+        [ZION],
+      );
       const missing = await fetch(`${base}/datasets/snodas/stats`);
       assert.equal(missing.status, 400);
       assert.match(missing.headers.get('content-type')!, /^application\/problem\+json/);

@@ -2,7 +2,12 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
-import { computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
+import {
+  allBasinsStateKey,
+  executeAllBasins,
+  MAX_ALL_BASINS_DATES,
+  planAllBasins,
+} from '../../stats/all-basins.js';
 import { executeWithNormals, type NormalsOption } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange, parseYearSpan } from '../../stats/dates.js';
@@ -87,6 +92,23 @@ export function notModified(header: string | undefined, etag: string): boolean {
   });
 }
 
+/**
+ * Set the ETag of an answer from the key of the state it reads, its format and its normals; whether
+ * the request's If-None-Match names it (then the answer is 304).
+ */
+function conditional(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  stateKey: string,
+  format: string,
+  normals: NormalsOption | undefined,
+): boolean {
+  const against = normals && `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
+  const etag = `"${stateKey}.${format}${against ?? ''}"`;
+  reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
+  return notModified(req.headers['if-none-match'], etag);
+}
+
 /** Answer one stats request: negotiate, ETag/304, compute, then JSON envelope or streamed CSV. */
 async function answer(
   db: Database,
@@ -100,10 +122,7 @@ async function answer(
   const q: StatsQuery = { dataset, pourpoint, dates, ...cells, ...queryCaps(req) };
   const normals = normalsOption(req.query);
   const plan = await openStatsPlan(db, q);
-  const against = normals && `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
-  const etag = `"${statsStateKey(plan)}.${format}${against ?? ''}"`;
-  reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
-  if (notModified(req.headers['if-none-match'], etag)) return reply.code(304).send();
+  if (conditional(req, reply, statsStateKey(plan), format, normals)) return reply.code(304).send();
   const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, normals, exec));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
@@ -148,24 +167,24 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
           required: ['date'],
           additionalProperties: false,
         },
-        response: tableResponses(
-          'AllBasinsStatsResponse',
-          'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
-        ),
+        response: {
+          ...tableResponses(
+            'AllBasinsStatsResponse',
+            'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
+          ),
+          304: response[304],
+        },
       },
     },
     async (req, reply) => {
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset } = req.params;
       const dates = parseDateRange(req.query.date, 'date');
-      const q = {
-        dataset,
-        dates,
-        ...cellOptions(req.query),
-        ...queryCaps(req),
-        normals: normalsOption(req.query),
-      };
-      const body = await admit(req, reply, (exec) => computeAllBasins(db, q, exec));
+      const normals = normalsOption(req.query);
+      const q = { dataset, dates, ...cellOptions(req.query), ...queryCaps(req), normals };
+      const plan = await planAllBasins(db, q);
+      if (conditional(req, reply, allBasinsStateKey(plan), format, normals)) return reply.code(304).send();
+      const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, normals, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
       return sendJson(reply, { ...body, dataset, query: dates, links: statsLinks(req) });
