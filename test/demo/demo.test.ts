@@ -131,6 +131,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.match(first, /# swann: 41 file\(s\) generated, 0 reused/);
     assert.match(first, /# spires: 21 file\(s\) generated, 0 reused/);
     assert.match(first, /doctor: every check passed/);
+    // The bundled DEM reaches only part of any basin: one info line per dataset and basin, its
+    // layers grouped by share, not one per layer.
+    const infos = first.split('\n').filter((l) => /^info\s+zones\s/.test(l));
+    assert.equal(infos.length, 30, infos.join('\n'));
+    assert.equal(new Set(infos.map((l) => l.split(/\s+/).slice(2, 4).join(' '))).size, 30);
+    assert.ok(infos.every((l) => /terrain\.elevation\b/.test(l) && /landcover\.forest_cover/.test(l)));
   });
 
   it('a second run reuses every source and date, then serves and prints URLs and example commands', () => {

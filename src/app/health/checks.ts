@@ -124,22 +124,33 @@ const zoneLayers: DatasetCheck = (f) => {
 /** Below this share of a basin's area classified by a zone layer, doctor says so. */
 export const CLASSIFIED_SHARE_WARN = 0.99;
 
-/** Basins a zone layer leaves partly unclassified (its source is smaller, or has nodata there). */
+/**
+ * Basins zone layers leave partly unclassified (their source is smaller, or has nodata there): one
+ * finding per basin, its layers grouped by share ("terrain.aspect, terrain.elevation classify 0.0 %").
+ */
 const classifiedShare: DatasetCheck = (f) =>
-  f.basins.flatMap((b) =>
-    [...b.classified]
-      .filter(([, share]) => share < CLASSIFIED_SHARE_WARN)
-      .map(([layer, share]) =>
-        finding(
-          f.dataset,
-          'zones',
-          'info',
-        )(
-          b.triplet,
-          `${layer} classifies ${(100 * share).toFixed(1)} % of the basin's area (below ${100 * CLASSIFIED_SHARE_WARN} %); the rest is the 'unclassified' cell of its stats`,
-        ),
+  f.basins.flatMap((b) => {
+    const byShare = new Map<string, string[]>(); // share (%, 1 decimal) → layers
+    for (const [layer, share] of b.classified)
+      if (share < CLASSIFIED_SHARE_WARN) {
+        const pct = (100 * share).toFixed(1);
+        byShare.set(pct, [...(byShare.get(pct) ?? []), layer]);
+      }
+    if (byShare.size === 0) return [];
+    const clauses = [...byShare].map(
+      ([pct, layers]) => `${layers.join(', ')} ${layers.length === 1 ? 'classifies' : 'classify'} ${pct} %`,
+    );
+    return [
+      finding(
+        f.dataset,
+        'zones',
+        'info',
+      )(
+        b.triplet,
+        `${clauses.join('; ')} of the basin's area (below ${100 * CLASSIFIED_SHARE_WARN} %); the rest is the 'unclassified' cell of its stats`,
       ),
-  );
+    ];
+  });
 
 /** Every check of a dataset, in report order. */
 /** The derived store: present once the dataset has dates, current, covering every basin. */
