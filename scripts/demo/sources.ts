@@ -78,6 +78,13 @@ function lazy<T>(f: () => T): () => T {
   return () => (v ??= f());
 }
 
+/** Elevations (m) made on first use, with the indices of their snowy cells. */
+const snowyTerrain = (make: () => Float32Array) =>
+  lazy(() => {
+    const elev = make();
+    return { elev, cells: snowyCells(elev) };
+  });
+
 /** The all-0 SNODAS grid, one for every date (snodasTar gzips it once). */
 const zeroGrid = lazy(() => new Int16Array(COLS * ROWS));
 
@@ -211,10 +218,7 @@ export async function generateDemoSources(
   const out = join(dir, kind);
   await stamped(out);
   if (kind === 'snodas') {
-    const grid = lazy(() => {
-      const elev = terrain.onGrid(SNODAS_GRID);
-      return { elev, cells: snowyCells(elev) };
-    });
+    const grid = snowyTerrain(() => terrain.onGrid(SNODAS_GRID));
     return produceAll(
       dates.map((date) => ({
         path: join(out, `SNODAS_${date}.tar`),
@@ -229,10 +233,7 @@ export async function generateDemoSources(
     );
   }
   if (kind === 'swann') {
-    const grid = lazy(() => {
-      const elev = terrain.onGrid(SWANN_GRID);
-      return { elev, cells: snowyCells(elev) };
-    });
+    const grid = snowyTerrain(() => terrain.onGrid(SWANN_GRID));
     const g = SWANN_GRID;
     // Past water years: the producer's final stage; the current one: its first.
     const stage = (date: string) => (waterYearOf(isoDate(date)) < 2025 ? 'stable' : 'early');
@@ -254,10 +255,7 @@ export async function generateDemoSources(
   const r = await produceAll(
     DEMO_TILES.flatMap(([h, v]) => {
       const t = tileName(h, v);
-      const tile = lazy(() => {
-        const elev = tileElevations(terrain, h, v);
-        return { elev, cells: snowyCells(elev) };
-      });
+      const tile = snowyTerrain(() => tileElevations(terrain, h, v));
       return spiresDates.map((date) => ({
         path: join(out, t, date.slice(0, 4), `SPIRES_NRT_${t}_MOD09GA061_${date}_V1.0.nc`),
         write: async (tmp: string) => {

@@ -5,6 +5,7 @@ import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { markSeriesStale } from '../series/build.js';
+import { repeats } from '../util/bytes.js';
 import { isoDate as iso } from '../util/dates.js';
 import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';
 import { ingesterFor } from './ingesters.js';
@@ -20,11 +21,6 @@ export interface DateResult {
 
 /** Samples per native compare in `checkRange`: a large run first, then its small runs. */
 const RUNS = [65_536, 1024] as const;
-
-/** Whether samples [i0, i1) (`bps` bytes each) hold one value: the run against itself shifted by a sample, one memcmp. */
-function uniformRun(bytes: Buffer, i0: number, i1: number, bps: number): boolean {
-  return bytes.compare(bytes, i0 * bps, (i1 - 1) * bps, (i0 + 1) * bps, i1 * bps) === 0;
-}
 
 /**
  * Refuse a variable holding a value outside its valid ranges (the dataset's and the file's own,
@@ -47,14 +43,14 @@ export function checkRange(
   if (lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY) return;
   let bad = 0;
   let first = -1;
-  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const bps = data.BYTES_PER_ELEMENT;
   // Range first: it is false for almost every sample, and nodata is rarely outside it.
   const outside = (v: number) => (v < lo || v > hi) && v !== nodata;
   // Runs of one value (nodata outside the producer's domain, 0 for no snow) are judged by their
   // first sample after one native compare; the rest is checked one sample at a time.
   const check = (i0: number, i1: number, level: number): void => {
-    if (uniformRun(bytes, i0, i1, bps)) {
+    if (repeats(bytes.subarray(i0 * bps, i1 * bps), bps)) {
       if (outside(data[i0]!)) {
         if (bad === 0) first = i0;
         bad += i1 - i0;

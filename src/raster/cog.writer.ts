@@ -1,4 +1,5 @@
 import { writeFileAtomic } from '../io/atomic.js';
+import { repeats } from '../util/bytes.js';
 import { allocate, DTYPES, type DType, dtypeOf, isFloat, type TypedArray } from './dtype.js';
 import type { Grid } from './grid.js';
 import { type Compression, CompressionCode, encodeTile } from './tiff/codecs.js';
@@ -76,9 +77,8 @@ function halve(img: Image, dtype: DType): Image {
 function uniformKey(bytes: Uint8Array, bps: number, tileSize: number): string | undefined {
   const rowBytes = tileSize * bps;
   for (let i = bps; i < rowBytes; i++) if (bytes[i] !== bytes[i - bps]) return undefined;
-  const tile = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (tile.compare(tile, 0, tile.length - rowBytes, rowBytes, tile.length) !== 0) return undefined;
-  return tile.toString('hex', 0, bps);
+  if (!repeats(bytes, rowBytes)) return undefined;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bps).toString('hex');
 }
 
 /** Compress every tile of an image, row-major; edge tiles padded with `fill`. */

@@ -28,6 +28,18 @@ interface Case {
 }
 
 const geo = '+proj=longlat +datum=WGS84 +no_defs';
+/** Four and a bit tiles across, three down, in blocks of values (the dedupe cases). */
+const BLOCKS = {
+  crs: crsFromEpsg(4326)!,
+  tileSize: 128,
+  width: 4 * 128 + 10,
+  height: 3 * 128,
+  originX: -112,
+  originY: 38,
+  cell: 0.01,
+  blocks: true,
+  expectProj4: geo,
+} as const;
 const cases: Case[] = [
   {
     name: 'uint8-4326-t128',
@@ -135,35 +147,8 @@ const cases: Case[] = [
     nodata: 255,
     expectProj4: '+proj=sinu +lon_0=0 +x_0=0 +y_0=0 +R=6371007.181 +units=m +no_defs',
   },
-  {
-    name: 'float64-4326-t128-blocks',
-    dtype: 'float64',
-    crs: crsFromEpsg(4326)!,
-    tileSize: 128,
-    width: 4 * 128 + 10,
-    height: 3 * 128,
-    originX: -112,
-    originY: 38,
-    cell: 0.01,
-    nodata: Number.NaN,
-    blocks: true,
-    expectProj4: geo,
-  },
-  {
-    name: 'int16-4326-t128-blocks-ovr',
-    dtype: 'int16',
-    crs: crsFromEpsg(4326)!,
-    tileSize: 128,
-    width: 4 * 128 + 10,
-    height: 3 * 128,
-    originX: -112,
-    originY: 38,
-    cell: 0.01,
-    nodata: -9999,
-    blocks: true,
-    overviews: true,
-    expectProj4: geo,
-  },
+  { name: 'float64-4326-t128-blocks', dtype: 'float64', nodata: Number.NaN, ...BLOCKS },
+  { name: 'int16-4326-t128-blocks-ovr', dtype: 'int16', nodata: -9999, overviews: true, ...BLOCKS },
 ];
 
 /**
