@@ -9,11 +9,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { basinCopies } from '../test/helpers/basin-copies.js';
 import { launchChromium } from '../test/helpers/browser.js';
 import { REPO, snowdb } from './cli.js';
 import { interleave, median, spread } from './stats.js';
@@ -27,32 +28,12 @@ async function nationalDb(dir: string): Promise<string> {
   const root = join(dir, 'db');
   const records = join(dir, 'records');
   await mkdir(records);
-  const files = (await readdir(join(REPO, 'demo/basins'))).filter((f) => f.endsWith('.geojson'));
-  let n = 0;
-  for (const f of files) {
-    const g = JSON.parse(await readFile(join(REPO, 'demo/basins', f), 'utf8'));
-    const [x0, y0] = g.geometries[0].coordinates as [number, number];
-    for (let k = 0; k < COPIES; k++) {
-      const [dx, dy] = [-122 + 2 * (k % 12) - x0, 33 + 2 * Math.floor(k / 12) - y0 + (n % 10) * 0.15];
-      const move = (c: unknown): unknown =>
-        typeof (c as number[])[0] === 'number'
-          ? [(c as number[])[0]! + dx, (c as number[])[1]! + dy]
-          : (c as unknown[]).map(move);
-      const state = STATES[(n + k) % STATES.length]!;
-      const id = `B${String(n * COPIES + k).padStart(5, '0')}:${state}:BENCH`;
-      const copy = {
-        ...g,
-        id,
-        properties: { ...g.properties, name: `${g.properties.name} copy ${k}` },
-        geometries: g.geometries.map((x: { coordinates: unknown }) => ({
-          ...x,
-          coordinates: move(x.coordinates),
-        })),
-      };
-      await writeFile(join(records, `${id.replaceAll(':', '_')}.geojson`), JSON.stringify(copy));
-    }
-    n++;
-  }
+  await basinCopies(
+    records,
+    COPIES,
+    (n, k) => [-122 + 2 * (k % 12), 33 + 2 * Math.floor(k / 12) + (n % 10) * 0.15],
+    (n, k) => `B${String(n * COPIES + k).padStart(5, '0')}:${STATES[(n + k) % STATES.length]!}:BENCH`,
+  );
   snowdb(root, ['init', root]);
   snowdb(root, ['pourpoint', 'sync', records]);
   return root;

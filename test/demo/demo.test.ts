@@ -288,7 +288,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       );
       const g = fc.features.find((x) => x.id === HURRICANE)!.geometry;
       const polys = (g as { type?: string }).type === 'Polygon' ? [g.coordinates] : g.coordinates;
-      return polys.flat().reduce((n, ring) => n + (ring as unknown[]).length - 1, 0); // Leaflet drops the closing vertex
+      return polys.flat().reduce((n, ring) => n + (ring as unknown[]).length - 1, 0); // the map drops the closing vertex
     };
     assert.equal(await mappedVertices(page, HURRICANE), await rings('0.01'));
     const zoom0 = await page.evaluate(() =>

@@ -39,7 +39,8 @@ export async function settled(page: Page): Promise<void> {
 interface MapWindow {
   snowdb: {
     map: {
-      layers: Map<string, { getLatLngs(): unknown[] }>;
+      shapes: Map<string, unknown>;
+      vertices(triplet: string): number;
       map: {
         getCenter(): { lat: number; lng: number };
         getZoom(): number;
@@ -114,24 +115,20 @@ export async function paintedAt(page: Page, point: { x: number; y: number }): Pr
 
 /** How many basins the map holds. */
 export function mappedBasins(page: Page): Promise<number> {
-  return page.evaluate(() => (globalThis as never as MapWindow).snowdb.map.layers.size);
+  return page.evaluate(() => (globalThis as never as MapWindow).snowdb.map.shapes.size);
 }
 
 /** The vertices of a basin's outline as the map holds it. */
 export function mappedVertices(page: Page, triplet: string): Promise<number> {
-  return page.evaluate(
-    (t) => (globalThis as never as MapWindow).snowdb.map.layers.get(t)!.getLatLngs().flat(3).length,
-    triplet,
-  );
+  return page.evaluate((t) => (globalThis as never as MapWindow).snowdb.map.vertices(t), triplet);
 }
 
 /** Wait until the map holds `n` vertices for the basin (outlines are swapped as the view zooms). */
 export async function waitForVertices(page: Page, triplet: string, n: number): Promise<void> {
-  await page.waitForFunction(
-    ([t, k]) =>
-      (globalThis as never as MapWindow).snowdb.map.layers.get(t)!.getLatLngs().flat(3).length === k,
-    [triplet, n] as const,
-  );
+  await page.waitForFunction(([t, k]) => (globalThis as never as MapWindow).snowdb.map.vertices(t) === k, [
+    triplet,
+    n,
+  ] as const);
 }
 
 /** The arrays a chart of the page drew: `view` season | years, or zones with `index`. */

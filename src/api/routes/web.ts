@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 
 /** The web page's own files (plain HTML, CSS and an ES module; no build step). */
@@ -41,7 +43,7 @@ const vendor = (spec: string, type: string, transform?: Served['transform']): Se
   maxAge: DAY,
   ...(transform && { transform }),
 });
-const MODULES = ['app', 'api', 'charts', 'list', 'map', 'state', 'table', 'units', 'views'];
+const MODULES = ['app', 'api', 'canvas', 'charts', 'list', 'map', 'state', 'table', 'units', 'views'];
 
 /** Files under /app/ by URL path; vendor files come from npm packages. */
 const FILES: Readonly<Record<string, Served>> = {
@@ -59,23 +61,38 @@ const FILES: Readonly<Record<string, Served>> = {
   'vendor/uPlot.min.css': vendor('uplot/dist/uPlot.min.css', CSS),
 };
 
+/** A file as served: its bytes, the same gzipped (once, not per request), and an ETag. */
+interface Body {
+  readonly raw: Buffer;
+  readonly gzip: Buffer;
+  readonly etag: string;
+}
+
+async function load(file: string, transform: Served['transform']): Promise<Body> {
+  const bytes = await readFile(file);
+  const raw = transform ? transform(bytes) : bytes;
+  const etag = `"${createHash('sha256').update(raw).digest('base64url').slice(0, 22)}"`;
+  return { raw, gzip: gzipSync(raw, { level: 9 }), etag };
+}
+
 /** The map + chart page at /app/ (it reads only the public API), and its assets. */
 export async function webRoutes(app: FastifyInstance): Promise<void> {
   const hide = { schema: { hide: true } };
   for (const [path, { file, type, maxAge, transform }] of Object.entries(FILES)) {
-    let body: Promise<Buffer> | null = null; // read (and transformed) on first request, then kept
-    const read = () => {
-      body ??= readFile(file).then((b) => (transform ? transform(b) : b));
-      return body;
-    };
-    app.get(`/app/${path}`, hide, async (req, reply) =>
+    let body: Promise<Body> | null = null; // read, transformed and gzipped on first request, then kept
+    app.get(`/app/${path}`, hide, async (req, reply) => {
       // '/app' and '/app/' share a route; the page's relative links need the slash.
-      path === '' && !req.url.split('?')[0]!.endsWith('/')
-        ? reply.redirect('app/')
-        : reply
-            .type(type)
-            .header('Cache-Control', maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache')
-            .send(await read()),
-    );
+      if (path === '' && !req.url.split('?')[0]!.endsWith('/')) return reply.redirect('app/');
+      body ??= load(file, transform);
+      const { raw, gzip, etag } = await body;
+      reply
+        .type(type)
+        .header('Cache-Control', maxAge > 0 ? `public, max-age=${maxAge}` : 'no-cache')
+        .header('ETag', etag)
+        .header('Vary', 'Accept-Encoding');
+      if (req.headers['if-none-match'] === etag) return reply.code(304).send();
+      if (!/\bgzip\b/.test(req.headers['accept-encoding'] ?? '')) return reply.send(raw);
+      return reply.header('Content-Encoding', 'gzip').send(gzip); // the compress plugin leaves it as is
+    });
   }
 }

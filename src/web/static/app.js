@@ -163,17 +163,20 @@ async function panel() {
   if (!f) return;
   $('basin-title').textContent = `${f.properties.name} (${f.id})`;
   const coverage = f.properties.coverage?.[state.dataset] ?? 'none';
-  $('basin-facts').textContent =
-    `${areaText(f.properties.area_meters, c.units)} · state ${f.id.split(':')[1]} · ${state.dataset} covers ${coverage === 'full' ? 'all' : coverage === 'partial' ? 'part' : 'none'} of it`;
+  const facts = `${areaText(f.properties.area_meters, c.units)} · state ${f.id.split(':')[1]}`;
+  $('basin-facts').textContent = c.dataset
+    ? `${facts} · ${state.dataset} covers ${coverage === 'full' ? 'all' : coverage === 'partial' ? 'part' : 'none'} of it`
+    : facts;
   const els = {
     season: { chart: $('season-chart'), title: $('season-title'), note: $('season-note') },
     zones: { grid: $('zones-grid'), note: $('zones-note') },
     years: { chart: $('years-chart'), doy: $('doy-table') },
   }[state.view];
   for (const chart of [app.charts[state.view]].flat()) chart?.destroy?.();
-  if (coverage === 'none') {
-    $('panel-status').textContent =
-      `The ${state.dataset} dataset does not cover this basin: choose another dataset.`;
+  if (!c.dataset || coverage === 'none') {
+    $('panel-status').textContent = c.dataset
+      ? `The ${state.dataset} dataset does not cover this basin: choose another dataset.`
+      : 'No active dataset yet: there is nothing to show for this basin.';
     $('panel-status').className = 'status error';
     show(null);
     return;
@@ -247,7 +250,9 @@ async function main() {
   if (app.datasets.size === 0) {
     $('overview-note').textContent =
       'No active dataset yet: `snowdb dataset activate <name>` makes one visible here.';
+    performance.mark('o0');
     app.list.render();
+    performance.mark('o1');
   } else {
     if (!app.datasets.has(state.dataset)) state.dataset = defaultDataset();
     options(
@@ -310,7 +315,9 @@ async function main() {
     if (state.basin) app.map.choose(state.basin);
     everything();
   });
+  performance.mark('ready');
   document.body.dataset.ready = 'true';
+  requestAnimationFrame(() => setTimeout(() => performance.mark('painted')));
 }
 
 main();

@@ -37,6 +37,23 @@ function fitWidth(el, chart, height) {
   return chart;
 }
 
+let library = null; // the promise of uPlot's script, started by the first chart
+
+/** Load uPlot (a global) on first use: the map and list paint without it (~40 ms of script less). */
+export function chartLibrary() {
+  library ??= new Promise((ok, fail) => {
+    const s = Object.assign(document.createElement('script'), { src: 'vendor/uPlot.iife.min.js' });
+    s.onload = ok;
+    s.onerror = () => {
+      library = null; // the next chart tries again
+      fail(new Error('the chart library (vendor/uPlot.iife.min.js) did not load'));
+    };
+    document.head.append(s);
+  });
+  return library;
+}
+
+/** A chart in `el` (call after chartLibrary() resolved). */
 function make(el, opts, data, height) {
   el.replaceChildren();
   const chart = new uPlot({ width: Math.max(260, el.clientWidth || 600), height, ...opts }, data, el);

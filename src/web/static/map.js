@@ -2,6 +2,7 @@
 // % of median, names on hover, a legend of the NRCS classes, and zoom to the chosen basin.
 /* global L, topojson */
 import { getAllFeatures, getJson } from './api.js';
+import { inside, mercator, PathCanvas, trace, unitBox, unitPaths } from './canvas.js';
 import { CLASSES, classOf, NO_DATA } from './units.js';
 
 // Outline detail by zoom. Pixels are 360/(256·2^z)° wide: 0.011° at zoom 7, 0.0014° at zoom 10.
@@ -11,7 +12,15 @@ const FINE_ZOOM = 8;
 const OUTLET_REACH_DEG = 2; // the view padded by this finds basins whose outlet lies outside it
 
 const BASIN_STYLE = { color: '#33414d', weight: 1, opacity: 0.9, fillOpacity: 0.85 };
-const CHOSEN_STYLE = { color: '#000', weight: 3, opacity: 1 };
+const CHOSEN_STYLE = { ...BASIN_STYLE, color: '#000', weight: 3, opacity: 1 };
+const OUTLET_PX = 5; // an outflow point's radius
+const PICK_PX = 2; // how far past a dot's edge a click still picks it
+const NATION = { fill: '#f4f1ea', stroke: '#8a99a6', weight: 1.2 };
+const BORDERS = { stroke: '#a9b4bd', weight: 0.8, dash: [3, 3] };
+const LAKES = { fill: '#b9d7ea', stroke: '#7aa6c7', weight: 0.6 };
+
+/** An outflow point in layer px, on a whole pixel as Leaflet places markers (latLngToLayerPoint rounds). */
+const outletPx = (b, v) => [Math.round(b.outlet[0] * v.s) - v.ox, Math.round(b.outlet[1] * v.s) - v.oy];
 
 export class BasinMap {
   /** A map in element `id`; `onPick(triplet)` is called when a basin is clicked. */
@@ -23,87 +32,163 @@ export class BasinMap {
     );
     this.map.setView([40, -112], 4);
     this.onPick = onPick;
-    this.layers = new Map(); // triplet → Leaflet path
-    this.outlets = new Map(); // triplet → outflow point marker
+    this.shapes = new Map(); // triplet → { id, feature, rings (unit paths), box, outlet (unit x, y), colour }
+    this.order = []; // the shapes, largest first (so small basins draw on top and stay clickable)
     this.values = new Map(); // triplet → % of median
     this.chosen = null;
     this.fine = new Set(); // triplets whose outlines are FINE_DEG
+    this.base = null; // the basemap as unit paths: { nation, borders, lakes }
+    this.map.createPane('base').style.zIndex = 250; // under the basins (overlay pane, 400)
+    this.baseCanvas = new PathCanvas({ pane: 'base', paint: (ctx, v) => this.#paintBase(ctx, v) }).addTo(
+      this.map,
+    );
+    this.canvas = new PathCanvas({ paint: (ctx, v) => this.#paint(ctx, v) }).addTo(this.map);
+    this.tip = L.tooltip({ direction: 'top', offset: [0, -8] });
+    this.map.on('mousemove', (e) => this.#hover(e));
+    this.map.on('mouseout', () => this.#hover(null));
+    this.map.on('click', (e) => {
+      const hit = this.#hit(e.layerPoint);
+      if (hit) this.onPick(hit.id);
+    });
     this.map.on('moveend', () => this.#refine());
-    // Basins and outlets paint on one canvas: 1,200 SVG elements took ~0.5 s to lay out and paint.
-    this.canvas = L.canvas({ tolerance: 2 });
-    this.base = null; // the basemap's data, fetched by loadBasemap and drawn with the basins
     this.legend = this.#legend();
   }
 
-  /** Fetch the bundled state outlines and lakes (drawn by `basins`, once the view is fitted). */
+  /** Fetch the bundled state outlines and lakes (drawn with the basins, once the view is fitted). */
   async loadBasemap() {
     const [states, lakes] = await Promise.all([
       getJson('app/vendor/states-10m.json'),
       getJson('app/vendor/lakes.json'),
     ]);
-    this.base = { states, lakes };
+    this.base = {
+      nation: unitPaths(topojson.feature(states, states.objects.nation)),
+      borders: unitPaths(topojson.mesh(states, states.objects.states, (a, b) => a !== b)),
+      lakes: unitPaths(lakes),
+    };
   }
 
-  /** Draw the state outlines and lakes beneath everything else. */
-  #drawBasemap({ states, lakes }) {
-    this.map.createPane('base').style.zIndex = 250;
-    const base = { pane: 'base', interactive: false, renderer: L.canvas({ pane: 'base' }) };
-    L.geoJSON(topojson.feature(states, states.objects.nation), {
-      ...base,
-      style: { color: '#8a99a6', weight: 1.2, fill: true, fillColor: '#f4f1ea', fillOpacity: 1 },
-    }).addTo(this.map);
-    L.geoJSON(
-      topojson.mesh(states, states.objects.states, (a, b) => a !== b),
-      {
-        ...base,
-        style: { color: '#a9b4bd', weight: 0.8, dashArray: '3 3' },
-      },
-    ).addTo(this.map);
-    L.geoJSON(lakes, {
-      ...base,
-      style: { color: '#7aa6c7', weight: 0.6, fillColor: '#b9d7ea', fillOpacity: 1 },
-    }).addTo(this.map);
-  }
-
-  /** Fit the view to the basins, then draw the basemap and the basins (largest first, so small ones stay clickable). */
+  /** Set the basins (GeoJSON features with outflow points), fit the view to them, and draw. */
   basins(features) {
-    const sorted = [...features].sort((a, b) => b.properties.area_meters - a.properties.area_meters);
-    const group = L.featureGroup();
-    const renderer = this.canvas;
-    for (const f of sorted) {
-      const layer = L.geoJSON(f, {
-        style: { ...BASIN_STYLE, fillColor: NO_DATA[2], renderer },
-      }).getLayers()[0];
-      layer.bindTooltip(() => this.#tip(f), { sticky: true });
-      layer.on('click', () => this.onPick(f.id));
-      layer.addTo(group);
-      this.layers.set(f.id, layer);
-    }
-    // Outflow points on top: a basin stays findable, and its colour visible, when zoomed far out.
-    for (const f of sorted) {
+    for (const f of features) {
+      const rings = unitPaths(f.geometry);
       const [lon, lat] = f.properties.pourpoint;
-      const dot = L.circleMarker([lat, lon], {
-        radius: 5,
-        color: '#33414d',
-        weight: 1,
-        fillColor: NO_DATA[2],
-        fillOpacity: 1,
-        renderer,
+      this.shapes.set(f.id, {
+        id: f.id,
+        feature: f,
+        rings,
+        box: unitBox(rings),
+        outlet: mercator(lon, lat),
+        colour: NO_DATA[2],
       });
-      dot.bindTooltip(() => this.#tip(f));
-      dot.on('click', () => this.onPick(f.id));
-      dot.addTo(group);
-      this.outlets.set(f.id, dot);
     }
-    // Fit first, then add: every path is projected once, at the final zoom.
-    if (sorted.length > 0) this.#fit(group.getBounds(), 16, 9, false);
-    if (this.base) this.#drawBasemap(this.base);
-    group.addTo(this.map);
+    this.order = [...this.shapes.values()].sort(
+      (a, b) => b.feature.properties.area_meters - a.feature.properties.area_meters,
+    );
+    if (this.order.length > 0) this.#fit(this.#bounds(this.order), 16, 9, false);
+    this.baseCanvas.redraw();
+    this.canvas.redraw();
+  }
+
+  /** The vertices the map holds for a basin's outline (closing vertices not counted). */
+  vertices(triplet) {
+    return this.shapes.get(triplet)?.rings.reduce((n, r) => n + r.length / 2, 0) ?? 0;
+  }
+
+  #paintBase(ctx, v) {
+    if (!this.base) return;
+    const { nation, borders, lakes } = this.base;
+    for (const [paths, st, closed] of [
+      [nation, NATION, true],
+      [borders, BORDERS, false],
+      [lakes, LAKES, true],
+    ]) {
+      ctx.beginPath();
+      trace(ctx, paths, v, closed);
+      if (st.fill) {
+        ctx.fillStyle = st.fill;
+        ctx.fill('evenodd');
+      }
+      ctx.setLineDash(st.dash ?? []);
+      ctx.lineWidth = st.weight;
+      ctx.strokeStyle = st.stroke;
+      ctx.stroke();
+    }
+  }
+
+  #paint(ctx, v) {
+    ctx.lineJoin = 'round';
+    ctx.lineCap = 'round';
+    const [x0, y0, x1, y1] = v.box;
+    const seen = (b) => b.box[0] <= x1 && b.box[2] >= x0 && b.box[1] <= y1 && b.box[3] >= y0;
+    const chosen = this.shapes.get(this.chosen);
+    for (const b of this.order) if (b !== chosen && seen(b)) this.#basin(ctx, v, b, BASIN_STYLE);
+    if (chosen) this.#basin(ctx, v, chosen, CHOSEN_STYLE);
+    // Outflow points on top: a basin stays findable, and its colour visible, when zoomed far out.
+    ctx.globalAlpha = 1;
+    ctx.lineWidth = 1;
+    ctx.strokeStyle = BASIN_STYLE.color;
+    for (const b of this.order) {
+      ctx.beginPath();
+      ctx.arc(...outletPx(b, v), OUTLET_PX, 0, 2 * Math.PI);
+      ctx.fillStyle = b.colour;
+      ctx.fill();
+      ctx.stroke();
+    }
+  }
+
+  #basin(ctx, v, b, st) {
+    ctx.beginPath();
+    trace(ctx, b.rings, v, true);
+    ctx.globalAlpha = st.fillOpacity;
+    ctx.fillStyle = b.colour;
+    ctx.fill('evenodd');
+    ctx.globalAlpha = st.opacity;
+    ctx.lineWidth = st.weight;
+    ctx.strokeStyle = st.color;
+    ctx.stroke();
+  }
+
+  /** The basin under layer point `p`: an outflow point first (drawn on top), then the topmost outline. */
+  #hit(p) {
+    const v = this.canvas.view();
+    const reach = (OUTLET_PX + PICK_PX) ** 2;
+    for (let k = this.order.length - 1; k >= 0; k--) {
+      const b = this.order[k];
+      const [x, y] = outletPx(b, v);
+      if ((x - p.x) ** 2 + (y - p.y) ** 2 <= reach) return b;
+    }
+    const [x, y] = [(p.x + v.ox) / v.s, (p.y + v.oy) / v.s];
+    const under = (b) =>
+      b.box[0] <= x && x <= b.box[2] && b.box[1] <= y && y <= b.box[3] && inside(b.rings, x, y);
+    const chosen = this.shapes.get(this.chosen);
+    if (chosen && under(chosen)) return chosen;
+    for (let k = this.order.length - 1; k >= 0; k--) if (under(this.order[k])) return this.order[k];
+    return null;
+  }
+
+  /** Name the basin under the pointer (and show a pointer cursor), or hide the name. */
+  #hover(e) {
+    const hit = e && this.#hit(e.layerPoint);
+    this.map.getContainer().style.cursor = hit ? 'pointer' : '';
+    if (!hit) {
+      this.map.closeTooltip(this.tip);
+      return;
+    }
+    this.tip.setContent(this.#tip(hit.feature));
+    this.map.openTooltip(this.tip, e.latlng);
+  }
+
+  /** The Leaflet bounds of shapes. */
+  #bounds(shapes) {
+    const [x0, y0, x1, y1] = unitBox(shapes.map((b) => Float64Array.of(...b.box)));
+    const px = this.map.options.crs.scale(0); // unit coordinates → pixels at zoom 0
+    const at = (x, y) => this.map.unproject(L.point(x * px, y * px), 0);
+    return L.latLngBounds(at(x0, y1), at(x1, y0));
   }
 
   /** From FINE_ZOOM on, swap the coarse outlines of basins in view for fine ones. */
   async #refine() {
-    if (this.map.getZoom() < FINE_ZOOM || this.layers.size === this.fine.size) return;
+    if (this.map.getZoom() < FINE_ZOOM || this.shapes.size === this.fine.size) return;
     const b = this.map.getBounds();
     const r = OUTLET_REACH_DEG;
     const bbox = [b.getWest() - r, b.getSouth() - r, b.getEast() + r, b.getNorth() + r]
@@ -116,11 +201,12 @@ export class BasinMap {
       limit: 1000,
     }).catch(() => []); // coarse outlines stay: the map works, only less sharp
     for (const f of features) {
-      const layer = this.layers.get(f.id);
-      if (!layer || this.fine.has(f.id)) continue;
-      layer.setLatLngs(L.GeoJSON.geometryToLayer(f).getLatLngs());
+      const shape = this.shapes.get(f.id);
+      if (!shape || this.fine.has(f.id)) continue;
+      shape.rings = unitPaths(f.geometry);
       this.fine.add(f.id);
     }
+    if (features.length > 0) this.canvas.redraw();
   }
 
   #tip(f) {
@@ -132,21 +218,16 @@ export class BasinMap {
   /** Colour each basin by the class of its % of median (missing → grey). */
   colour(pctByTriplet) {
     this.values = pctByTriplet;
-    for (const [triplet, layer] of this.layers) {
-      const [, , colour] = classOf(pctByTriplet.get(triplet));
-      layer.setStyle({ fillColor: colour });
-      this.outlets.get(triplet)?.setStyle({ fillColor: colour });
-    }
+    for (const [triplet, shape] of this.shapes) shape.colour = classOf(pctByTriplet.get(triplet))[2];
+    this.canvas.redraw();
   }
 
   /** Outline the chosen basin and zoom to it (null clears the choice). */
   choose(triplet, zoom = true) {
-    if (this.chosen) this.layers.get(this.chosen)?.setStyle(BASIN_STYLE);
     this.chosen = triplet;
-    const layer = triplet && this.layers.get(triplet);
-    if (!layer) return;
-    layer.setStyle(CHOSEN_STYLE).bringToFront();
-    if (zoom) this.#fit(layer.getBounds(), 24, 10);
+    this.canvas.redraw();
+    const shape = triplet && this.shapes.get(triplet);
+    if (shape && zoom) this.#fit(this.#bounds([shape]), 24, 10);
   }
 
   /** Fit `bounds` with `pad` px around, clear of the zoom buttons (top left) and the legend (bottom right). */

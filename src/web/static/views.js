@@ -1,7 +1,15 @@
 // The three views of one basin. Each fetches what it draws, draws it, and returns the table of the
 // numbers on show: the season against normal, the same by zone, and water years side by side.
 import { getJson } from './api.js';
-import { calendarDay, monthDay, seasonChart, unixDay, yearsChart, zoneChart } from './charts.js';
+import {
+  calendarDay,
+  chartLibrary,
+  monthDay,
+  seasonChart,
+  unixDay,
+  yearsChart,
+  zoneChart,
+} from './charts.js';
 import { escapeHtml } from './map.js';
 import { waterYearOf } from './state.js';
 import { areaText, convert, num, unitOf } from './units.js';
@@ -45,6 +53,7 @@ export async function seasonView(ctx, els) {
   const [stats, normals] = await Promise.all([
     getJson(`${path}/date-range`, { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) }),
     ctx.ref ? getJson(`${path}/normals`, { variable: ctx.variable, normals_years: ctx.ref }) : null,
+    chartLibrary(),
   ]);
   const days = daysFrom(start, end);
   const vi = col(stats, stat);
@@ -114,12 +123,15 @@ export function zoneLabel(zone) {
 export async function zonesView(ctx, els) {
   const { stat, u } = columnOf(ctx);
   const { wy, start, end } = seasonSpan(ctx);
-  const stats = await getJson(`${pathOf(ctx)}/date-range`, {
-    variable: ctx.variable,
-    datetime: `${start}/${end}`,
-    zone: ctx.zone,
-    ...refParams(ctx),
-  });
+  const [stats] = await Promise.all([
+    getJson(`${pathOf(ctx)}/date-range`, {
+      variable: ctx.variable,
+      datetime: `${start}/${end}`,
+      zone: ctx.zone,
+      ...refParams(ctx),
+    }),
+    chartLibrary(),
+  ]);
   const total = stats.zones.reduce((t, z) => t + z.area_m2, 0);
   const lost = stats.zones.find((z) => z.zone[0]?.kind === 'unclassified');
   const zones = stats.zones.filter((z) => z.zone[0]?.kind !== 'unclassified');
@@ -190,6 +202,7 @@ export async function yearsView(ctx, els) {
       end_year: all.at(-1),
       ...refParams(ctx),
     }),
+    chartLibrary(),
   ]);
   const byDay = new Map(); // day since 1 Oct → values per chosen year
   bodies.forEach((b, i) => {
