@@ -20,6 +20,7 @@ const SLOW_FIRST = [
   'ingest/snodas',
   'ingest/spires',
   'api/fuzz',
+  'api/web-many',
 ];
 const weight = (f: string) => {
   const i = SLOW_FIRST.findIndex((s) => relative(distTest, f).startsWith(s));

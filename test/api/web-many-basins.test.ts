@@ -2,12 +2,16 @@
  * The web page with more basins than fit its list: 150 basins (the 10 bundled BAGIS outlines, each
  * copied to 15 places). The list draws only the rows in view between spacers as tall as the rows
  * left out, and the keyboard and the scroll bar still reach every basin; the map (one canvas, no
- * Leaflet layer per basin) names the basin under the pointer and picks it on a click.
+ * Leaflet layer per basin) names the basin under the pointer and picks it on a click. The page's
+ * files are gzipped once and revalidated by ETag.
  */
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { type IncomingHttpHeaders, request } from 'node:http';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { openPage } from '../demo/page.js';
 import { basinCopies } from '../helpers/basin-copies.js';
@@ -154,5 +158,32 @@ describe('the web page with 150 basins', () => {
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();
+  });
+
+  it("serves the page's files gzipped, byte for byte the npm package's, with an ETag that answers 304", async () => {
+    const file = await readFile(createRequire(import.meta.url).resolve('leaflet/dist/leaflet.js'));
+    const get = (headers: Record<string, string>) =>
+      new Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }>((done, fail) =>
+        request(`${base}/app/vendor/leaflet.js`, { headers }, async (res) => {
+          const chunks: Buffer[] = [];
+          for await (const c of res) chunks.push(c as Buffer);
+          done({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) });
+        })
+          .on('error', fail)
+          .end(),
+      );
+    const zipped = await get({ 'Accept-Encoding': 'gzip, deflate, br' });
+    assert.equal(zipped.status, 200);
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.deepEqual(gunzipSync(zipped.body), file);
+    const plain = await get({});
+    assert.equal(plain.headers['content-encoding'], undefined);
+    assert.deepEqual(plain.body, file);
+    const etag = zipped.headers.etag!;
+    assert.equal(plain.headers.etag, etag);
+    const again = await get({ 'If-None-Match': etag, 'Accept-Encoding': 'gzip' });
+    assert.equal(again.status, 304);
+    assert.equal(again.body.length, 0);
+    assert.equal((await get({ 'If-None-Match': '"other"' })).status, 200);
   });
 });
