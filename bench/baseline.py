@@ -93,7 +93,31 @@ def answer(q):
     out = {}
     for date in q['dates']:
         out[date] = {v: reduce_date(p, date, v, 1.0, -9999).tolist() for v in q['variables']}
+    if q.get('normals'):
+        return {'seconds': time.perf_counter() - t, 'results': {}, 'normals': normals(out, q['variables'])}
     return {'seconds': time.perf_counter() - t, 'results': out}
+
+
+def normals(out, variables):
+    """Per calendar day (MM-DD) and variable, per cell: median, mean, p10, p90, min, max, years."""
+    by_day = {}
+    for date, per_var in out.items():
+        by_day.setdefault(date[5:], []).append(per_var)
+    res = {}
+    for day, rows in by_day.items():
+        res[day] = {}
+        for v in variables:
+            a = np.array([r[v] for r in rows], dtype=np.float64)  # years × cells
+            cells = []
+            for k in range(a.shape[1]):
+                x = a[:, k][~np.isnan(a[:, k])]
+                if x.size == 0:
+                    cells.append([None] * 6 + [0])
+                    continue
+                med, p10, p90 = np.percentile(x, [50, 10, 90])
+                cells.append([float(med), float(x.mean()), float(p10), float(p90), float(x.min()), float(x.max()), int(x.size)])
+            res[day][v] = cells
+    return res
 
 
 def clean(x):

@@ -16,7 +16,9 @@ import { openDataset } from '../src/datasets/registry.js';
 import { Database } from '../src/db/database.js';
 import { computeAllBasins } from '../src/stats/all-basins.js';
 import { type CompactStats, computeStats } from '../src/stats/engine.js';
+import { computeNormals, NORMAL_STATISTICS } from '../src/stats/normals.js';
 import type { StatsQuery } from '../src/stats/plan.js';
+import { waterYearOf } from '../src/util/dates.js';
 import { REPO } from './cli.js';
 import { type BenchDatabase, benchDatabase } from './fixture/database.js';
 import { elapsed, interleave, median } from './stats.js';
@@ -33,10 +35,14 @@ interface BaselineQuery {
   dates: string[];
   variables: string[];
   band_step_ft?: number;
+  /** Answer day-of-year normals over the dates instead of the dates' values. */
+  normals?: boolean;
 }
 interface BaselineAnswer {
   seconds: number;
   results: Record<string, Record<string, (number | null)[]>>;
+  /** Per MM-DD, per variable, per cell: median, mean, p10, p90, min, max, years. */
+  normals?: Record<string, Record<string, (number | null)[][]>>;
 }
 
 /** The baseline's query loop: one JSON line in, one out. */
@@ -126,6 +132,50 @@ async function scenario(
     async () => (await base.ask(bq)).seconds * 1000,
   );
   return { scenario: label, ...cells, target };
+}
+
+/**
+ * Day-of-year normals of one basin's whole-basin mean SWE over every complete water year: snowdb's
+ * normals (from the series store, the reference table not cached) vs the baseline reading every
+ * date's COG and taking numpy's percentiles per calendar day; checked value for value first.
+ */
+async function normals(b: BenchDatabase, db: Database, base: Baseline, triplet: string): Promise<Row> {
+  const q = { dataset: b.dataset, pourpoint: triplet, variables: ['swe'], zones: [] };
+  const ours = await computeNormals(db, q, false);
+  const years = new Set(ours.reference.water_years);
+  const dates = b.dates.filter((d) => years.has(waterYearOf(d)));
+  const bq: BaselineQuery = {
+    root: b.root,
+    dataset: b.dataset,
+    triplet,
+    dates,
+    variables: ['swe'],
+    normals: true,
+  };
+  const theirs = (await base.ask(bq)).normals!;
+  const at = (s: string) => ours.variables.indexOf(`${s}_mean_swe_mm`);
+  const cols = NORMAL_STATISTICS.map(at);
+  let compared = 0;
+  for (const [day, perVar] of Object.entries(theirs)) {
+    const mine = ours.results[day]![0]!;
+    perVar.swe![0]!.forEach((x, i) => {
+      const m = mine[cols[i]!] ?? null;
+      const ok = x === null ? m === null : m !== null && Math.abs(m - x) <= 1e-9 * Math.max(1, Math.abs(x));
+      if (!ok) throw new Error(`normals ${day} ${NORMAL_STATISTICS[i]}: snowdb ${m}, baseline ${x}`);
+      compared++;
+    });
+  }
+  if (compared < 365 * 7) throw new Error(`normals: ${compared} values compared`);
+  const cells = await interleave(
+    REPS,
+    () => elapsed(() => computeNormals(db, q, false)),
+    async () => (await base.ask(bq)).seconds * 1000,
+  );
+  return {
+    scenario: `normals: ${years.size} water years (${dates.length} dates), whole basin, swe, Virgin R; ${compared} values equal`,
+    ...cells,
+    target: '≥ 10×',
+  };
 }
 
 /** All basins, one date: snowdb's all-basins call vs the baseline looping over them, checked first. */
@@ -304,6 +354,7 @@ export async function speedBench(): Promise<Row[]> {
       ),
     );
     rows.push(await allBasins(b, db, base, '2023-02-15'));
+    rows.push(await normals(b, db, base, VIRGIN));
   } finally {
     base.close();
   }

@@ -179,6 +179,7 @@ export async function referenceTable(
   inputs: PlanInputs,
   q: NormalsQuery,
   days?: ReadonlySet<string>,
+  cached = true,
 ): Promise<ReferenceTable> {
   const reference = referenceYears(inputs.dates, inputs.dataset.name, q.years);
   const dates = {
@@ -189,10 +190,11 @@ export async function referenceTable(
   const held = days === undefined ? inputs.dates : inputs.dates.filter((d) => days.has(dayKey(d)));
   const plan = planStats({ ...inputs, dates: held }, { ...q, dates, validFraction: false });
   const key = `${statsStateKey(plan)}/${days === undefined ? '*' : [...days].sort().join(',')}`;
-  return tables.get(key, async () => tabulate(await executeStats(plan), reference));
+  const compute = async () => tabulate(await executeStats(plan), reference);
+  return cached ? tables.get(key, compute) : compute();
 }
 
-/** Day-of-year normals of one basin in an active dataset. */
-export async function computeNormals(db: Database, q: NormalsQuery): Promise<NormalsBody> {
-  return normalsOf(await referenceTable(await planInputs(db, q.dataset, q.pourpoint), q));
+/** Day-of-year normals of one basin in an active dataset; `cached: false` reads every year again (benchmarks). */
+export async function computeNormals(db: Database, q: NormalsQuery, cached = true): Promise<NormalsBody> {
+  return normalsOf(await referenceTable(await planInputs(db, q.dataset, q.pourpoint), q, undefined, cached));
 }
