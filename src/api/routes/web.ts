@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { gzip } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 
 /** The web page's own files (plain HTML, CSS and an ES module; no build step). */
 const STATIC = new URL('../../../../src/web/static/', import.meta.url);
 const require = createRequire(import.meta.url);
+const gzipAsync = promisify(gzip);
 
 /** Lon/lat box of the lakes kept for the map: North America south of the Arctic. */
 const NORTH_AMERICA = [-170, 14, -50, 72] as const;
@@ -72,7 +74,7 @@ async function load(file: string, transform: Served['transform']): Promise<Body>
   const bytes = await readFile(file);
   const raw = transform ? transform(bytes) : bytes;
   const etag = `"${createHash('sha256').update(raw).digest('base64url').slice(0, 22)}"`;
-  return { raw, gzip: gzipSync(raw, { level: 9 }), etag };
+  return { raw, gzip: await gzipAsync(raw, { level: 9 }), etag }; // off the event loop
 }
 
 /** The map + chart page at /app/ (it reads only the public API), and its assets. */

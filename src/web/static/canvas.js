@@ -26,19 +26,15 @@ export function unitPath(positions, closed) {
   return out;
 }
 
-/** The rings (or lines) of a GeoJSON geometry as unit paths, every part of a Multi* and a collection flattened. */
+/** The rings (or lines) of GeoJSON polygons, multi-lines or features as unit paths, every part flattened. */
 export function unitPaths(g) {
   switch (g.type) {
     case 'Polygon':
       return g.coordinates.map((r) => unitPath(r, true));
     case 'MultiPolygon':
       return g.coordinates.flatMap((p) => p.map((r) => unitPath(r, true)));
-    case 'LineString':
-      return [unitPath(g.coordinates, false)];
     case 'MultiLineString':
       return g.coordinates.map((l) => unitPath(l, false));
-    case 'GeometryCollection':
-      return g.geometries.flatMap(unitPaths);
     case 'Feature':
       return unitPaths(g.geometry);
     case 'FeatureCollection':
@@ -90,14 +86,17 @@ export function inside(rings, x, y) {
  */
 export const PathCanvas = L.Canvas.extend({
   _draw() {
-    const map = this._map;
-    if (!map || !this._bounds) return;
-    const s = map.options.crs.scale(map.getZoom());
-    const o = map.getPixelOrigin();
+    if (!this._map || !this._bounds) return;
+    const v = this.view();
     const b = this._bounds; // the canvas in layer px
-    const box = [(b.min.x + o.x) / s, (b.min.y + o.y) / s, (b.max.x + o.x) / s, (b.max.y + o.y) / s];
+    const box = [
+      (b.min.x + v.ox) / v.s,
+      (b.min.y + v.oy) / v.s,
+      (b.max.x + v.ox) / v.s,
+      (b.max.y + v.oy) / v.s,
+    ];
     this._ctx.save();
-    this.options.paint(this._ctx, { s, ox: o.x, oy: o.y, box });
+    this.options.paint(this._ctx, { ...v, box });
     this._ctx.restore();
   },
 

@@ -84,7 +84,10 @@ export class BasinMap {
     this.order = [...this.shapes.values()].sort(
       (a, b) => b.feature.properties.area_meters - a.feature.properties.area_meters,
     );
+    const view = () => `${this.map.getZoom()} ${this.map.getCenter()}`;
+    const before = view();
     if (this.order.length > 0) this.#fit(this.#bounds(this.order), 16, 9, false);
+    if (view() !== before) return; // the new view has drawn both canvases
     this.baseCanvas.redraw();
     this.canvas.redraw();
   }
@@ -180,7 +183,7 @@ export class BasinMap {
 
   /** The Leaflet bounds of shapes. */
   #bounds(shapes) {
-    const [x0, y0, x1, y1] = unitBox(shapes.map((b) => Float64Array.of(...b.box)));
+    const [x0, y0, x1, y1] = unitBox(shapes.map((b) => b.box)); // a box is two x, y pairs
     const px = this.map.options.crs.scale(0); // unit coordinates → pixels at zoom 0
     const at = (x, y) => this.map.unproject(L.point(x * px, y * px), 0);
     return L.latLngBounds(at(x0, y1), at(x1, y0));
