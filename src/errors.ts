@@ -50,6 +50,8 @@ export const ErrorCatalog = {
   'problem-type-not-found': { status: 404, title: 'Problem type not found', exit: 1 },
   'service-busy': { status: 503, title: 'Service busy', exit: 1 },
   'query-timeout': { status: 503, title: 'Query timed out', exit: 1 },
+  /** Logged, never received: the client left before its answer (nginx's 499). */
+  'client-closed': { status: 499, title: 'Client closed the request', exit: 1 },
   'uri-too-long': { status: 414, title: 'URI too long', exit: 1 },
   'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
   'read-only-database': { status: 405, title: 'Database is a read-only replica', exit: 1 },

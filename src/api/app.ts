@@ -120,6 +120,23 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
           parameter: key,
         });
   });
+  // A client that leaves before its answer gets no onResponse: its line is written here, as 499.
+  const started = new WeakMap<object, number>();
+  app.addHook('onRequest', async (req) => {
+    started.set(req.raw, performance.now());
+  });
+  app.addHook('onRequestAbort', async (req) => {
+    const t0 = started.get(req.raw);
+    req.log.info(
+      {
+        method: req.method,
+        url: req.url.slice(0, 512),
+        status: 499,
+        ms: t0 === undefined ? null : Math.round(performance.now() - t0),
+      },
+      'request',
+    );
+  });
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
       {
@@ -135,6 +152,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     const problem = problemOf(error);
     if (problem.status >= 500 && problem.status !== 503) req.log.error({ err: error }, 'request failed');
     else if (problem.status === 503) req.log.warn({ problem: problem.type }, String(problem.detail));
+    else if (problem.status === 499) req.log.info({ problem: problem.type }, String(problem.detail));
     const retry = problem.retry_after;
     if (typeof retry === 'number') void reply.header('Retry-After', String(retry));
     return reply

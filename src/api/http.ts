@@ -44,7 +44,7 @@ const SERVER_THREADS_ABOVE = 1 << 20;
 /**
  * Run expensive work through the server's admission gate: queued behind a bounded number of
  * running queries, abandoned at the time limit or when the client leaves.
- * @throws SnowdbError `service-busy` (queue full), `query-timeout`.
+ * @throws SnowdbError `service-busy` (queue full), `query-timeout`, `client-closed` (logged as 499).
  */
 export function admit<T>(
   req: FastifyRequest,

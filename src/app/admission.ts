@@ -39,7 +39,8 @@ export class Admission {
   /**
    * Run `work` in a slot, with a signal that aborts at the deadline or when `gone` aborts (the
    * client left). Rejects at once with `service-busy` when the queue is full, with
-   * `query-timeout` at the deadline (whether waiting or running).
+   * `query-timeout` at the deadline (whether waiting or running), with `client-closed` when the
+   * client leaves.
    */
   async run<T>(work: (signal: AbortSignal) => Promise<T>, gone?: AbortSignal): Promise<T> {
     const { concurrency, queue, timeoutMs } = this.limits;
@@ -61,7 +62,8 @@ export class Admission {
         ),
       );
     }, timeoutMs);
-    const onGone = () => control.abort(new SnowdbError('query-timeout', 'the client closed the connection'));
+    const onGone = () =>
+      control.abort(new SnowdbError('client-closed', 'the client closed the connection before the answer'));
     gone?.addEventListener('abort', onGone, { once: true });
     const signal = control.signal;
     try {

@@ -33,6 +33,7 @@ export async function withNormals(
   plan: StatsPlan,
   body: CompactStats,
   years?: YearSpan,
+  exec: ExecuteOptions = {},
 ): Promise<StatsWithNormals> {
   const { query } = plan;
   // A short series reads only its own days of the reference years; a long one every day (shared with /normals).
@@ -41,6 +42,8 @@ export async function withNormals(
     await planInputs(db, query.dataset, query.pourpoint),
     { ...query, years },
     days.size > 60 ? undefined : days,
+    true,
+    exec,
   );
   const ref = t.base.variables;
   if (t.base.zones.length !== body.zones.length) throw new Error('normals and stats cells differ');
@@ -91,7 +94,7 @@ export async function executeWithNormals(
   opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
   const body = await executeStats(plan, opts);
-  return normals === undefined ? body : withNormals(db, plan, body, normals.years);
+  return normals === undefined ? body : withNormals(db, plan, body, normals.years, opts);
 }
 
 /** Stratified statistics of one basin (plan, then execute), with normals columns on request. */

@@ -9,7 +9,7 @@ import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
 import { AsyncLru } from '../util/lru.js';
-import { type CompactStats, executeStats } from './engine.js';
+import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { type PlanInputs, planInputs, planStats, type StatsQuery } from './plan.js';
 import { statsStateKey } from './state.js';
 import {
@@ -173,13 +173,15 @@ const tables = new AsyncLru<ReferenceTable>(64 * 1024 * 1024, (t) => t.values.by
 /**
  * The reference table of a basin query, from the cache while nothing it reads has changed; with
  * `days` (`MM-DD`), only those days are read (the rest stay NaN). Valid fractions are not part of
- * normals.
+ * normals. `exec.signal` abandons the wait; the shared fill stops once every query waiting on it
+ * has left.
  */
 export async function referenceTable(
   inputs: PlanInputs,
   q: NormalsQuery,
   days?: ReadonlySet<string>,
   cached = true,
+  exec: ExecuteOptions = {},
 ): Promise<ReferenceTable> {
   const reference = referenceYears(inputs.dates, inputs.dataset.name, q.years);
   const dates = {
@@ -190,11 +192,18 @@ export async function referenceTable(
   const held = days === undefined ? inputs.dates : inputs.dates.filter((d) => days.has(dayKey(d)));
   const plan = planStats({ ...inputs, dates: held }, { ...q, dates, validFraction: false });
   const key = `${statsStateKey(plan)}/${days === undefined ? '*' : [...days].sort().join(',')}`;
-  const compute = async () => tabulate(await executeStats(plan), reference);
-  return cached ? tables.get(key, compute) : compute();
+  const compute = async (signal?: AbortSignal) =>
+    tabulate(await executeStats(plan, { ...exec, signal }), reference);
+  return cached ? tables.get(key, compute, exec.signal) : compute(exec.signal);
 }
 
 /** Day-of-year normals of one basin in an active dataset; `cached: false` reads every year again (benchmarks). */
-export async function computeNormals(db: Database, q: NormalsQuery, cached = true): Promise<NormalsBody> {
-  return normalsOf(await referenceTable(await planInputs(db, q.dataset, q.pourpoint), q, undefined, cached));
+export async function computeNormals(
+  db: Database,
+  q: NormalsQuery,
+  cached = true,
+  exec: ExecuteOptions = {},
+): Promise<NormalsBody> {
+  const inputs = await planInputs(db, q.dataset, q.pourpoint);
+  return normalsOf(await referenceTable(inputs, q, undefined, cached, exec));
 }

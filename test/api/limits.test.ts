@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -12,6 +13,7 @@ import { buildApp } from '../../src/api/app.js';
 import { Admission } from '../../src/app/admission.js';
 import { Database } from '../../src/db/database.js';
 import { SnowdbError } from '../../src/errors.js';
+import { AsyncLru } from '../../src/util/lru.js';
 import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
 import { FULL, historyDb } from '../helpers/history-db.js';
 
@@ -68,6 +70,43 @@ describe('admission: a bounded number of expensive queries run, a bounded number
     assert.deepEqual(gate.load, { running: 0, waiting: 0 });
   });
 
+  it('a shared fill stops only when every query waiting on it has left', async () => {
+    const cache = new AsyncLru<string>(1 << 20, (v) => v.length);
+    const fills: AbortSignal[] = [];
+    const finish: ((v: string) => void)[] = [];
+    const make = (signal: AbortSignal) =>
+      new Promise<string>((res, rej) => {
+        fills.push(signal);
+        finish.push(res);
+        signal.addEventListener('abort', () => rej(signal.reason));
+      });
+    // Two queries share one fill; the first leaves, the second still gets the value.
+    const [a, b] = [new AbortController(), new AbortController()];
+    const first = cache.get('k', make, a.signal).catch((e: unknown) => `left: ${keyOf(e)}`);
+    const second = cache.get('k', make, b.signal);
+    assert.equal(fills.length, 1);
+    a.abort(new SnowdbError('client-closed', 'gone'));
+    assert.equal(await first, 'left: client-closed');
+    assert.equal(fills[0]!.aborted, false, 'the other query still waits');
+    finish[0]!('table');
+    assert.equal(await second, 'table');
+    assert.equal(await cache.get('k', make), 'table', 'kept: no second fill');
+    assert.equal(fills.length, 1);
+    // A sole query that leaves stops its fill, which is then forgotten: the next ask fills again.
+    const c = new AbortController();
+    const lone = cache.get('j', make, c.signal).catch((e: unknown) => `left: ${keyOf(e)}`);
+    c.abort(new SnowdbError('query-timeout', 'late'));
+    assert.equal(await lone, 'left: query-timeout');
+    assert.equal(fills[1]!.aborted, true);
+    assert.equal(keyOf(fills[1]!.reason), 'query-timeout');
+    await new Promise((res) => setImmediate(res));
+    assert.equal(cache.has('j'), false);
+    const again = cache.get('j', make);
+    assert.equal(fills.length, 3);
+    finish[2]!('fresh');
+    assert.equal(await again, 'fresh');
+  });
+
   it('a client that leaves abandons its query', async () => {
     const gate = new Admission({ concurrency: 1, queue: 1, timeoutMs: 60_000 });
     const gone = new AbortController();
@@ -87,7 +126,7 @@ describe('admission: a bounded number of expensive queries run, a bounded number
       .catch((e: Error) => `rejected: ${e.message}`);
     await running;
     gone.abort();
-    assert.match(await r, /^rejected: the client closed/);
+    assert.match(await r, /^rejected: the client closed the connection/);
     await new Promise((res) => setImmediate(res));
     assert.deepEqual(gate.load, { running: 0, waiting: 0 });
   });
@@ -250,6 +289,42 @@ describe('HTTP limits and hygiene (in-process requests over the history database
       assert.equal((r.json() as { type: string }).type, '/problems/query-timeout');
     } finally {
       await strict.close();
+    }
+  });
+
+  it('a client that leaves mid-normals frees its slot; the log says 499 client-closed', async () => {
+    const logged: Record<string, unknown>[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        for (const l of chunk.toString().split('\n'))
+          if (l) logged.push(JSON.parse(l) as Record<string, unknown>);
+        done();
+      },
+    });
+    const live = await buildApp(await Database.open(root), { logger: { level: 'info', stream } });
+    const until = async (what: string, ok: () => boolean) => {
+      for (let i = 0; i < 500 && !ok(); i++) await new Promise((res) => setTimeout(res, 20));
+      assert.ok(ok(), what);
+    };
+    try {
+      const url = `${await live.listen({ host: '127.0.0.1', port: 0 })}${STATS}/normals?zone=terrain.elevation:band_step_ft=900`;
+      const gate = live.snowdb.admission;
+      const req = request(url);
+      req.on('error', () => {}); // the reset we cause
+      req.end();
+      await until('the query runs', () => gate.load.running === 1);
+      req.destroy();
+      await until('its slot frees', () => gate.load.running === 0);
+      const requests = () => logged.filter((l) => l.msg === 'request');
+      await until('the request is logged', () => requests().length > 0);
+      await until('the reason is logged', () => logged.some((l) => l.problem === '/problems/client-closed'));
+      assert.deepEqual(
+        requests().map((l) => [l.url, l.status, typeof l.ms]),
+        [[url.slice(url.indexOf('/datasets')), 499, 'number']],
+      );
+      assert.ok(!logged.some((l) => l.problem === '/problems/query-timeout'));
+    } finally {
+      await live.close();
     }
   });
 
