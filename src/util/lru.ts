@@ -33,7 +33,7 @@ export class AsyncLru<V> {
   get(key: string, make: (signal: AbortSignal) => Promise<V>, signal?: AbortSignal): Promise<V> {
     signal?.throwIfAborted();
     let entry = this.entries.get(key);
-    if (entry !== undefined && entry.control.signal.aborted) entry = undefined; // being given up
+    if (entry?.control.signal.aborted) entry = undefined; // being given up
     if (entry !== undefined) {
       this.entries.delete(key);
       this.entries.set(key, entry);
