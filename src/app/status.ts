@@ -50,9 +50,12 @@ function statusOf(f: DatasetFacts, findings: readonly Finding[]): DatasetStatus 
   };
 }
 
-/** Inventory of a database: each registered dataset (sorted by name) and the indexed pourpoints. */
+/**
+ * Inventory of a database: each registered dataset (sorted by name) and the indexed pourpoints.
+ * Classified shares are not read: they are information, never a failure, so `health` holds without them.
+ */
 export async function readStatus(db: Database): Promise<DbStatus> {
-  const facts = await readFacts(db);
+  const facts = await readFacts(db, undefined, { classified: false });
   return {
     root: db.root,
     datasets: facts.datasets.map((f) => statusOf(f, checkDataset(f))),
@@ -100,7 +103,7 @@ export async function runDoctor(db: Database, opts: DoctorOptions = {}): Promise
     named.size > 0 ? named.has(d.name) : d.link.active || opts.includeInactive === true;
   // --fix: what interrupted commands left (nothing a running command holds).
   const removed = opts.fix === true ? await sweepDebris(debrisRoots(db, await openDatasets(db))) : [];
-  const facts = await readFacts(db, pick);
+  const facts = await readFacts(db, pick, { classified: checks.has('zones') });
   const findings = [
     // Database-wide checks run unless the run is narrowed to datasets.
     ...(named.size > 0 ? [] : [...indexChecks(facts), ...debrisChecks(facts, db.root)]),

@@ -26,7 +26,10 @@ export interface BasinFacts {
   readonly aoi: Header;
   /** The SNOWDB_AOI_HASH a current AOI raster carries. */
   readonly wantHash: string;
-  /** Per present zone layer: the share of the basin's area (AOI weights) where it has a value. */
+  /**
+   * Per present zone layer: the share of the basin's area (AOI weights) where it has a value;
+   * empty when the facts were read without shares.
+   */
   readonly classified: ReadonlyMap<string, number>;
 }
 
@@ -62,7 +65,17 @@ export interface DatabaseFacts {
   readonly datasets: readonly DatasetFacts[];
 }
 
-async function datasetFacts(d: Dataset, index: ReadonlyMap<string, IndexEntry>): Promise<DatasetFacts> {
+/** What to read beyond headers and listings. */
+export interface FactsOptions {
+  /** Each basin's classified share per zone layer (decodes every AOI raster and layer window); default true. */
+  readonly classified?: boolean;
+}
+
+async function datasetFacts(
+  d: Dataset,
+  index: ReadonlyMap<string, IndexEntry>,
+  opts: FactsOptions,
+): Promise<DatasetFacts> {
   const area = await readHeader(d.paths.area);
   const dates = await ingestedDates(d);
   const incomplete = (
@@ -89,7 +102,8 @@ async function datasetFacts(d: Dataset, index: ReadonlyMap<string, IndexEntry>):
       coverage,
       aoi,
       wantHash: aoiHash(d, e.geometryHash),
-      classified: aoi === null ? new Map() : await classifiedShares(d, e.triplet, present),
+      classified:
+        aoi === null || opts.classified === false ? new Map() : await classifiedShares(d, e.triplet, present),
     });
   }
   const series = await seriesFacts(d, dates);
@@ -126,6 +140,7 @@ async function classifiedShares(
 export async function readFacts(
   db: Database,
   pick: (d: Dataset) => boolean = () => true,
+  opts: FactsOptions = {},
 ): Promise<DatabaseFacts> {
   const index = await indexOf(db);
   const all = await openDatasets(db);
@@ -135,6 +150,6 @@ export async function readFacts(
     pending: await readPending(db),
     stored: await storedTriplets(db),
     indexed: [...index.keys()],
-    datasets: await mapPool(datasets, 2, (d) => datasetFacts(d, index)),
+    datasets: await mapPool(datasets, 2, (d) => datasetFacts(d, index, opts)),
   };
 }
