@@ -17,16 +17,21 @@ export interface SeriesFacts {
   readonly stale: readonly string[];
   /** Blocks under some basin that the store lacks. */
   readonly missingBlocks: number;
+  /** Stored blocks under no basin any more (removed basins): space a rebuild gives back. */
+  readonly unusedBlocks: number;
   /** Pages that are missing, damaged, of another block set, or differ from the ingested dates. */
   readonly problems: readonly { readonly target: string; readonly issue: string }[];
 }
 
 export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise<SeriesFacts> {
   const set = await readBlockSet(d).catch(() => 'damaged' as const);
-  if (set === null) return { blocks: 'absent', stale: [], missingBlocks: 0, problems: [] };
-  if (set === 'damaged') return { blocks: 'damaged', stale: [], missingBlocks: 0, problems: [] };
+  const none = { stale: [], missingBlocks: 0, unusedBlocks: 0, problems: [] };
+  if (set === null) return { blocks: 'absent', ...none };
+  if (set === 'damaged') return { blocks: 'damaged', ...none };
   const want = await basinBlocks(d);
   const missingBlocks = [...want].filter((b) => set.ordinal[b] === -1).length;
+  const wanted = new Set(want);
+  const unusedBlocks = set.ids.filter((b) => !wanted.has(b)).length;
   const problems: { target: string; issue: string }[] = [];
   const pages = datesByPage(dates);
   for (const v of seriesVariables(d)) {
@@ -59,5 +64,5 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
     for (const orphan of present)
       problems.push({ target: `series/${v}/${orphan}`, issue: 'holds no ingested date' });
   }
-  return { blocks: set.ids.length, stale: await staleSeriesDates(d), missingBlocks, problems };
+  return { blocks: set.ids.length, stale: await staleSeriesDates(d), missingBlocks, unusedBlocks, problems };
 }
