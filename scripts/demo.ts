@@ -1,7 +1,7 @@
 /**
  * `npm run demo`: build a demo snowdb from data bundled in the repo, through the real CLI in the
  * spec's order, then serve the API and the web page.
- *   init → pourpoint sync (10 BAGIS basins, demo/basins) → dataset create (snodas, swann, instarr)
+ *   init → pourpoint sync (10 BAGIS basins and one delineated from the DEM, demo/basins) → dataset create (snodas, swann, instarr)
  *   → generate-zones (CC0 Zion SRTM DEM + NLCD 2011) → generated upstream files (scripts/demo/) →
  *   ingest → activate → doctor → api serve
  * A second run reuses what is current: sources are kept, and each step converges.
@@ -123,7 +123,7 @@ if (opts['no-serve']) process.exit(0);
 
 const examples = [
   `export SNOWDB_CONFIG=${root}`,
-  'npx snowdb stats snodas 09406000:UT:USGS --variable swe --zone terrain.elevation --format csv',
+  'npx snowdb stats snodas NORTHCK:UT:DEMO --variable swe --zone terrain.elevation --format csv',
   'npx snowdb stats swann 09408150:UT:USGS --dates 2025-03-01/2025-03-31 --zone terrain.aspect --zone landcover.forest_cover',
   'npx snowdb stats instarr 10128500:UT:USGS --variable snow_fraction --variable grain_size',
 ];

@@ -33,6 +33,8 @@ import {
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const run = promisify(execFile);
 const VIRGIN = '09406000:UT:USGS';
+/** Delineated from the bundled DEM (demo/README.md): every zone layer classifies all of it. */
+const NORTH_CREEK = 'NORTHCK:UT:DEMO';
 
 /**
  * Start `npm run demo`'s script with `args` and its own temp dir `tmp` (its doctor then judges
@@ -131,8 +133,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.match(first, /# swann: 41 file\(s\) generated, 0 reused/);
     assert.match(first, /# spires: 21 file\(s\) generated, 0 reused/);
     assert.match(first, /doctor: every check passed/);
-    // The bundled DEM reaches only part of any basin: one info line per dataset and basin, its
-    // layers grouped by share, not one per layer.
+    // The bundled DEM reaches only part of every BAGIS basin: one info line per dataset and BAGIS
+    // basin, its layers grouped by share, not one per layer (North Creek, inside it, has none).
     const infos = first.split('\n').filter((l) => /^info\s+zones\s/.test(l));
     assert.equal(infos.length, 30, infos.join('\n'));
     assert.equal(new Set(infos.map((l) => l.split(/\s+/).slice(2, 4).join(' '))).size, 30);
@@ -147,10 +149,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.match(second, /ingested 0, up-to-date 41,/);
     assert.match(second, /ingested 0, up-to-date 7,/);
     assert.match(second, /web page\s+http:\/\/127\.0\.0\.1:\d+\/app/);
-    assert.match(second, /npx snowdb stats snodas 09406000:UT:USGS/);
+    assert.match(second, /npx snowdb stats snodas NORTHCK:UT:DEMO --variable swe --zone terrain.elevation/);
   });
 
-  it('holds ten basins and three active datasets with the generated dates', async () => {
+  it('holds eleven basins and three active datasets with the generated dates', async () => {
     const r = await snowdb(['status', '--format', 'json'], { env: env() });
     assert.equal(r.code, 0, r.stderr);
     const s = JSON.parse(r.stdout) as {
@@ -170,7 +172,26 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(DEMO_DATES.length, 13);
     assert.equal(SPIRES_DATES.length, 7);
     const pp = await api<{ features: unknown[] }>('/pourpoints?limit=100');
-    assert.equal(pp.features.length, 10);
+    assert.equal(pp.features.length, 11);
+  });
+
+  it('North Creek, delineated inside the bundled DEM, is wholly zoned: its bands sum to the basin', async () => {
+    const path = `/datasets/snodas/stats/${NORTH_CREEK}/date-range?datetime=2025-03-01&variable=swe`;
+    const whole = await api<Stats>(path);
+    for (const zone of ['terrain.elevation', 'landcover.forest_cover']) {
+      const by = await api<Stats>(`${path}&zone=${zone}`);
+      assert.ok(
+        by.zones.every((z) => z.zone.every((c) => c.kind !== 'unclassified')),
+        JSON.stringify(by.zones),
+      );
+      const sum = by.zones.reduce((t, z) => t + z.area_m2, 0);
+      assert.ok(
+        Math.abs(sum - whole.zones[0]!.area_m2) <= 1e-9 * sum,
+        `${zone}: ${sum} vs ${whole.zones[0]!.area_m2}`,
+      );
+    }
+    // Doctor names no share for it (every other demo basin is partly or not at all under the DEM).
+    assert.ok(!/^info\s+zones\s.*NORTHCK/m.test(first), first);
   });
 
   it("writes sources GDAL reads on the producers' grids, and ustar tars system tar lists", async () => {
@@ -280,7 +301,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   it('search finds a basin by keyboard and zooms to it; the season chart is the API numbers; units convert exactly; the URL restores the view', async () => {
     const { page, problems, outside } = await openPage(browser, `${base}/`);
     assert.equal(new URL(page.url()).pathname, '/app/');
-    assert.equal(await mappedBasins(page), 10);
+    assert.equal(await mappedBasins(page), 11);
     // Outlines: coarse for the whole set, fine for the basins in view once zoomed in (LOD by zoom).
     const rings = async (tol: string) => {
       const fc = await api<{ features: { id: string; geometry: { coordinates: number[][][][] } }[] }>(
@@ -407,7 +428,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     }>(`/datasets/swann/stats?date=2025-03-27/2025-04-26&variable=swe&normals=true&normals_years=${REF}`);
     const pi = col(all, 'pct_median_mean_swe_mm');
     const pct = new Map(all.basins.map((b) => [b.pourpoint, b.results['2025-04-26']![0]![pi] ?? null]));
-    assert.equal(pct.size, 10);
+    assert.equal(pct.size, 11);
     const classes = new Set<string>();
     // What the screen shows at each outflow point (outlets are drawn over the basins, in the class colour).
     const points = await api<{ features: { id: string; properties: { pourpoint: [number, number] } }[] }>(
@@ -452,7 +473,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
         .evaluateAll((r) => r.map((x) => (x as unknown as { dataset: { triplet: string } }).dataset.triplet));
     assert.deepEqual(await rows(), order);
     await page.click('#basins th button[data-key=pct]');
-    assert.deepEqual((await rows()).slice(0, 9), order.slice(0, 9).reverse());
+    const ranked = [...pct.values()].filter((p) => p !== null).length; // basins without a median stay last
+    assert.deepEqual((await rows()).slice(0, ranked), order.slice(0, ranked).reverse());
     assert.equal(new URL(page.url()).searchParams.get('sort'), 'pct:desc');
     // Legend colours stay apart under simulated deuteranopia, protanopia and tritanopia.
     const legend = (await page.evaluate(

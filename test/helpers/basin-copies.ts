@@ -17,7 +17,8 @@ export async function basinCopies(
   place: (n: number, k: number) => [number, number],
   id: (n: number, k: number) => string,
 ): Promise<string[]> {
-  const files = (await readdir(join(REPO, 'demo/basins'))).filter((f) => f.endsWith('.geojson')).sort();
+  // The ten BAGIS outlines; not the demo's own basin delineated from its DEM (network DEMO).
+  const files = (await readdir(join(REPO, 'demo/basins'))).filter((f) => f.endsWith('_USGS.geojson')).sort();
   const ids: string[] = [];
   for (const [n, f] of files.entries()) {
     const g = JSON.parse(await readFile(join(REPO, 'demo/basins', f), 'utf8'));
