@@ -178,7 +178,11 @@ const seriesStore: DatasetCheck = (f) => {
     ...s.problems.map((p) => fail(p.target, `${p.issue} (${fix})`)),
     ...(s.unusedBlocks > 0
       ? [
-          finding(f.dataset, 'series', 'info')(
+          finding(
+            f.dataset,
+            'series',
+            'info',
+          )(
             'series/blocks.bin',
             `${s.unusedBlocks} of ${s.blocks} block(s) lie under no basin now (removed basins); stats are unaffected ('snowdb dataset rebuild-series ${f.dataset.name}' gives their space back)`,
           ),
