@@ -68,6 +68,19 @@ export interface RemoveDatesReport {
 }
 
 /**
+ * Refuse dates a dataset does not hold, naming them all.
+ * @throws SnowdbError `date-not-found`.
+ */
+export function requireIngested(name: string, have: ReadonlySet<string>, wanted: readonly string[]): void {
+  const absent = wanted.filter((x) => !have.has(x));
+  if (absent.length > 0)
+    throw new SnowdbError(
+      'date-not-found',
+      `${name} has no date ${absent.join(', ')} (see 'snowdb dataset dates ${name}')`,
+    );
+}
+
+/**
  * `dataset remove-date`: dates out of a dataset, each in one atomic step, then the series store
  * brought level. Every date is checked first: one that is not ingested changes nothing.
  * @throws SnowdbError `malformed-query-parameter`, `date-not-found`.
@@ -81,12 +94,7 @@ export async function removeDates(
   const d = await openDataset(db, name);
   const have = new Set(await datesOf(db, d));
   const wanted = [...new Set(dates.map((x) => dateOption(x, 'date')!))].sort();
-  const absent = wanted.filter((x) => !have.has(x));
-  if (absent.length > 0)
-    throw new SnowdbError(
-      'date-not-found',
-      `${name} has no date ${absent.join(', ')} (see 'snowdb dataset dates ${name}')`,
-    );
+  requireIngested(name, have, wanted);
   if (opts.dryRun === true) return { dataset: name, dryRun: true, removed: wanted };
   for (const x of wanted) {
     await markSeriesStale(d, x);

@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
-import { dateOption } from './dates.js';
+import { dateOption, requireIngested } from './dates.js';
 
 /** One variable of one date over the whole grid: min, max, mean in its unit (null when every cell is nodata). */
 export interface VariableValues {
@@ -67,11 +67,7 @@ export async function datasetValues(
   const dates = await datesOf(db, d);
   const date = dateOption(opts.date, 'date') ?? dates.at(-1);
   if (date === undefined) throw new SnowdbError('date-not-found', `${name} has no dates yet`);
-  if (!dates.includes(date))
-    throw new SnowdbError(
-      'date-not-found',
-      `${name} has no date ${date} (see 'snowdb dataset dates ${name}')`,
-    );
+  requireIngested(name, new Set(dates), [date]);
   const variables: VariableValues[] = [];
   for (const [variable, spec] of Object.entries(d.config.variables).sort(([a], [b]) => (a < b ? -1 : 1))) {
     const s = await summarize(d.paths.cog(date, variable), spec.nodata).catch((e: NodeJS.ErrnoException) => {
