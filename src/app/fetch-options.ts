@@ -4,6 +4,7 @@ import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { ARCHIVES } from '../fetch/archives.js';
 import type { FetchOptions } from '../fetch/run.js';
+import { TRANSPORTS } from '../fetch/transports.js';
 import { parseNetrc } from '../io/netrc.js';
 import type { Settings } from './settings.js';
 
@@ -22,6 +23,9 @@ export interface FetchChoices {
 /** Today's UTC date, ISO. */
 export const todayUtc = (): string => new Date().toISOString().slice(0, 10);
 
+/** A URL's scheme with its colon, lower case (`FTP://h/x` → `ftp:`); '' for none. */
+const schemeOf = (url: string): string => /^[a-z][a-z\d+.-]*:/i.exec(url)?.[0].toLowerCase() ?? '';
+
 /**
  * The archive folder of a dataset: its config's `archive.url`, else SNOWDB_<KIND>_URL, else the
  * producer's public archive.
@@ -33,10 +37,10 @@ export function archiveBase(d: Dataset, settings: Settings): string {
     /\/+$/,
     '',
   );
-  if (!/^https?:\/\//.test(base))
+  if (!(schemeOf(base) in TRANSPORTS))
     throw new SnowdbError(
       'invalid-config',
-      `${d.name}: the archive ${base} is not http(s); snowdb fetches over HTTP(S) only: set the dataset config's archive.url or SNOWDB_${kind.toUpperCase()}_URL to an HTTP(S) mirror of it`,
+      `${d.name}: the archive ${base} is not http(s) or ftp; snowdb fetches over HTTP(S) and FTP only: set the dataset config's archive.url or SNOWDB_${kind.toUpperCase()}_URL to a mirror of it`,
     );
   return base;
 }

@@ -1,10 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { SnowdbError } from '../errors.js';
-import { downloadResumable } from '../io/download.js';
 import { pathExists } from '../io/fs.js';
-import { httpGet } from '../io/http.js';
 import { type NetrcEntry, netrcFor } from '../io/netrc.js';
 import type { Archive, ArchiveFile } from './archives.js';
+import { type Credentials, transportOf } from './transports.js';
 
 /** How downloads behave: retries, backoff, stall timeout, credentials. */
 export interface TransferSettings {
@@ -20,15 +19,16 @@ export interface TransferSettings {
   readonly netrc: readonly NetrcEntry[];
 }
 
-/** Request headers for `url`: a netrc login for its host, else the Earthdata token. */
-export function authHeaders(url: string, archive: Archive, s: TransferSettings): Record<string, string> {
-  const entry = netrcFor(s.netrc, new URL(url).hostname);
-  if (entry !== null)
-    return { authorization: `Basic ${Buffer.from(`${entry.login}:${entry.password}`).toString('base64')}` };
-  if (archive.earthdata && s.earthdataToken !== undefined)
-    return { authorization: `Bearer ${s.earthdataToken}` };
-  return {};
+/** What to send to the archive at `url`: its host's netrc login, and the Earthdata token. */
+function credentialsFor(url: string, archive: Archive, s: TransferSettings): Credentials {
+  return {
+    login: netrcFor(s.netrc, new URL(url).hostname),
+    bearer: archive.earthdata ? s.earthdataToken : undefined,
+  };
 }
+
+/** Whether the credentials say who we are (a 401 then means they were refused). */
+const sent = (c: Credentials) => c.login !== null || c.bearer !== undefined;
 
 /** Whether a failed attempt may succeed on retry: 5xx, 408, 429, resets, stalls, a bad body. */
 function retryable(e: SnowdbError): boolean {
@@ -74,12 +74,13 @@ export async function fetchFile(
       await rm(target, { force: true });
     }
   }
-  const headers = authHeaders(f.url, archive, s);
+  const creds = credentialsFor(f.url, archive, s);
+  const transport = transportOf(f.url);
   let last: SnowdbError | null = null;
   for (let attempt = 0; attempt <= s.retries; attempt++) {
     if (attempt > 0) await sleep(s.backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
     try {
-      const n = await downloadResumable(f.url, target, { headers, idleMs: s.idleMs, onChunk: onBytes });
+      const n = await transport.download(f.url, target, creds, s.idleMs, onBytes);
       await archive.check(target, f.name);
       return n;
     } catch (e) {
@@ -88,7 +89,7 @@ export async function fetchFile(
         await rm(`${target}.part`, { force: true });
         return 'absent';
       }
-      if (e.key === 'source-login-required') throw loginError(e, headers.authorization !== undefined);
+      if (e.key === 'source-login-required') throw loginError(e, sent(creds));
       if (!retryable(e)) throw e;
       // A body that fails its check, or a range the server refuses, starts over.
       if (e.key === 'invalid-source') await rm(target, { force: true });
@@ -115,16 +116,16 @@ export async function fetchListing(
   archive: Archive,
   s: TransferSettings,
 ): Promise<string | null> {
-  const headers = authHeaders(url, archive, s);
+  const creds = credentialsFor(url, archive, s);
+  const transport = transportOf(url);
   for (let attempt = 0; attempt <= s.retries; attempt++) {
     if (attempt > 0) await sleep(s.backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
     try {
-      const res = await httpGet(url, headers, [], AbortSignal.timeout(s.idleMs));
-      return await res.text();
+      return await transport.list(url, creds, s.idleMs);
     } catch (e) {
       if (!SnowdbError.is(e)) throw e;
       if (e.key === 'source-not-found') return '';
-      if (e.key === 'source-login-required') throw loginError(e, headers.authorization !== undefined);
+      if (e.key === 'source-login-required') throw loginError(e, sent(creds));
       if (!retryable(e)) return null;
     }
   }

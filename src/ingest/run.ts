@@ -54,10 +54,19 @@ export async function ingestSources(
   const ingester = ingesterFor(d);
   const failed: DateResult[] = [];
   const planned = new Map<string, DateSource>();
+  const expanded: (readonly [string, string[]])[] = [];
   for (const s of sources) {
     const files = await expand(s, ingester.filePattern, ingester.recursive);
     if (files.length === 0)
       throw new SnowdbError('source-not-found', `${s}: no source files (${ingester.filePattern}) there`);
+    expanded.push([s, files]);
+  }
+  // A date of several files (tiles) is planned from every source's files at once.
+  const groups =
+    ingester.filesPerDate === 'several' && expanded.length > 1
+      ? [[sources.join(' '), [...new Set(expanded.flatMap(([, f]) => f))]] as const]
+      : expanded;
+  for (const [s, files] of groups) {
     let dates: DateSource[];
     try {
       dates = await ingester.plan(files);

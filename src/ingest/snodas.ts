@@ -72,6 +72,7 @@ export function toStoredUnits(
 export const snodasIngester: Ingester = {
   filePattern: /\.tar$/i,
   recursive: false,
+  filesPerDate: 'one',
   async plan(files) {
     const out: DateSource[] = [];
     for (const f of files) {

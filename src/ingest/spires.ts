@@ -50,6 +50,7 @@ function declaredRange(files: readonly Hdf5File[], name: string): ValidRange | u
 export const spiresIngester: Ingester = {
   filePattern: /^SPIRES_NRT_.*\.nc$/,
   recursive: true,
+  filesPerDate: 'several',
   async plan(files) {
     const byDate = new Map<string, Tile[]>();
     for (const f of files) {

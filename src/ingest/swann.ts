@@ -45,6 +45,7 @@ function northUp(
 export const swannIngester: Ingester = {
   filePattern: /\.nc$/i,
   recursive: false,
+  filesPerDate: 'one',
   async plan(files) {
     return files.map((f) => {
       const m = NAME.exec(basename(f));

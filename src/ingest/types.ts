@@ -33,6 +33,9 @@ export interface Ingester {
   readonly filePattern: RegExp;
   /** Whether directories are searched recursively (SPIRES: `<tile>/<year>/<month>/`). */
   readonly recursive: boolean;
+  /** Whether a date is several files (SPIRES tiles) that may come from different sources: all
+   * sources' files are then planned together, else each source on its own. */
+  readonly filesPerDate: 'one' | 'several';
   plan(files: readonly string[]): Promise<DateSource[]>;
   decode(d: Dataset, src: DateSource, emit: Emit): Promise<void>;
 }

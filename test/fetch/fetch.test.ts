@@ -182,6 +182,10 @@ describe("dataset fetch: a loopback archive in each producer's layout, with faul
     assert.match(r.stdout, /2024-01-10\s+ingested/);
     assert.match(r.stdout, /2024-01-11\s+missing/);
     assert.deepEqual(await dateDirs('spires'), ['20240110']);
+    const spiresManifest = JSON.parse(
+      await readFile(join(root, 'data/spires/cogs/20240110/manifest.json'), 'utf8'),
+    ) as { fields: { SOURCE_TILES: string } };
+    assert.equal(spiresManifest.fields.SOURCE_TILES, TILES.join(' '));
     const tile = '/spires/h08v04/2024/SPIRES_NRT_h08v04_MOD09GA061_20240112_V1.0.nc';
     server.files.set(tile, server.files.get(tile.replaceAll('20240112', '20240110'))!);
     server.fault(tile, { kind: 'status', status: 401 });
@@ -203,7 +207,7 @@ describe("dataset fetch: a loopback archive in each producer's layout, with faul
     }
   });
 
-  it('bad input: an unknown dataset, a malformed range, an archive that is not HTTP', async () => {
+  it('bad input: an unknown dataset, a malformed range, an archive that is neither HTTP nor FTP', async () => {
     const before = await snapshotTree(root);
     const cases: [string[], RegExp, Record<string, string>][] = [
       [['dataset', 'fetch', 'nope', '--dates', '2024-01-01'], /dataset 'nope'/, {}],
@@ -213,8 +217,8 @@ describe("dataset fetch: a loopback archive in each producer's layout, with faul
       [['dataset', 'fetch', 'snodas', '--dates', '2024-01-01', '--concurrency', '0'], /--concurrency 0/, {}],
       [
         ['dataset', 'fetch', 'snodas', '--dates', '2024-01-01'],
-        /is not http\(s\)/,
-        { SNOWDB_SNODAS_URL: 'ftp://x/y' },
+        /is not http\(s\) or ftp/,
+        { SNOWDB_SNODAS_URL: 'sftp://x/y' },
       ],
     ];
     for (const [args, message, e] of cases) {

@@ -71,6 +71,28 @@ describe('dataset ingest: SPIRES NRT tiles mosaicked on the instarr grid', () =>
     assert.ok((await readFile(out)).every((b) => b === 255));
   });
 
+  it('mosaics tiles named one by one (e.g. by fetch) into one date, not one tile per source', async () => {
+    assert.equal(
+      (await snowdb(['dataset', 'create', 'byfile', '--template', 'instarr'], { env: env() })).code,
+      0,
+    );
+    const r = await snowdb(['dataset', 'ingest', 'byfile', ...TILES.map(([h, v]) => pathOf(h, v))], {
+      env: env(),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const cogOf = (v: string) => join(root, 'data/byfile/cogs/20250101', `${v}.tif`);
+    const [info] = await oracle<OracleInfo[]>('info', cogOf('snow_fraction'));
+    assert.equal(info!.metadata.SOURCE_TILES, 'h08v04 h09v05 h10v04');
+    const c = await oracle<{ mismatches: number }>(
+      'compare-window',
+      cogOf('snow_fraction'),
+      `NETCDF:"${pathOf(10, 4)}":snow_fraction`,
+      String(2 * 2400),
+      '0',
+    );
+    assert.equal(c.mismatches, 0);
+  });
+
   it('refuses tiles outside the grid, mixed collections, misplaced tiles and missing variables', async () => {
     const bad = join(dir, 'bad');
     await mkdir(bad);

@@ -1,0 +1,60 @@
+import { downloadResumable } from '../io/download.js';
+import { ftpDownload, ftpList } from '../io/ftp.js';
+import { httpGet } from '../io/http.js';
+import type { NetrcEntry } from '../io/netrc.js';
+
+/** Who we are to an archive: its host's ~/.netrc login, and (Earthdata archives) a bearer token. */
+export interface Credentials {
+  readonly login: NetrcEntry | null;
+  /** Sent over HTTP(S) only, and only when there is no login. */
+  readonly bearer: string | undefined;
+}
+
+/** How one URL scheme downloads a file (resumably) and lists a folder. */
+export interface Transport {
+  /** Bytes downloaded now; errors as `httpGet`'s (`source-not-found` for a file it lacks). */
+  download(
+    url: string,
+    target: string,
+    c: Credentials,
+    idleMs: number,
+    onChunk: (n: number) => void,
+  ): Promise<number>;
+  /** The folder's listing as text (HTML links or one name per line). */
+  list(url: string, c: Credentials, idleMs: number): Promise<string>;
+}
+
+/** HTTP headers for the credentials: Basic for a login, else Bearer for a token. */
+export function headersOf(c: Credentials): Record<string, string> {
+  if (c.login !== null)
+    return {
+      authorization: `Basic ${Buffer.from(`${c.login.login}:${c.login.password}`).toString('base64')}`,
+    };
+  if (c.bearer !== undefined) return { authorization: `Bearer ${c.bearer}` };
+  return {};
+}
+
+const http: Transport = {
+  download: (url, target, c, idleMs, onChunk) =>
+    downloadResumable(url, target, { headers: headersOf(c), idleMs, onChunk }),
+  list: async (url, c, idleMs) => (await httpGet(url, headersOf(c), [], AbortSignal.timeout(idleMs))).text(),
+};
+
+const ftpLogin = (c: Credentials) =>
+  c.login === null ? null : { user: c.login.login, password: c.login.password };
+
+const ftp: Transport = {
+  download: (url, target, c, idleMs, onChunk) =>
+    ftpDownload(url, target, { login: ftpLogin(c), idleMs, onChunk }),
+  list: (url, c, idleMs) => ftpList(url, ftpLogin(c), idleMs),
+};
+
+/** The transport of each URL scheme fetch reads: a registry, not a branch per scheme. */
+export const TRANSPORTS: Readonly<Record<string, Transport>> = { 'http:': http, 'https:': http, 'ftp:': ftp };
+
+/** The transport for `url`; the scheme was checked when the archive was chosen. */
+export function transportOf(url: string): Transport {
+  const t = TRANSPORTS[new URL(url).protocol];
+  if (t === undefined) throw new Error(`no transport for ${url}`);
+  return t;
+}

@@ -1,0 +1,134 @@
+import { createWriteStream } from 'node:fs';
+import { rename, stat } from 'node:fs/promises';
+import { finished } from 'node:stream/promises';
+import { Client, FTPError } from 'basic-ftp';
+import { SnowdbError } from '../errors.js';
+import { causeOf } from './http.js';
+
+/** A login for an FTP server; null logs in as `anonymous` (public archives). */
+export interface FtpLogin {
+  readonly user: string;
+  readonly password: string;
+}
+
+/** The password an anonymous login sends (by custom, an address; servers do not check it). */
+const ANONYMOUS_PASSWORD = 'snowdb@';
+
+/** The path an FTP URL names, decoded (`ftp://host/a%20b/c` → `/a b/c`). */
+const pathOf = (u: URL): string => decodeURIComponent(u.pathname);
+
+/**
+ * A catalog error for a failed FTP exchange: 550 (no such file or folder) is `source-not-found`,
+ * 530 (login refused) `source-login-required`, anything else `source-unreachable` (retryable:
+ * FTP gives no status a retry could not mend).
+ */
+function ftpError(url: string, e: unknown, login: FtpLogin | null, done?: number): SnowdbError {
+  // `done` is undefined until logged in: a failure before that could not reach the server.
+  if (e instanceof FTPError && e.code === 550)
+    return new SnowdbError('source-not-found', `${url}: not found (FTP 550)`, { status: 404 });
+  if (e instanceof FTPError && e.code === 530)
+    return new SnowdbError(
+      'source-login-required',
+      login === null
+        ? `${url}: the archive refused an anonymous login (FTP 530); add 'machine ${new URL(url).hostname} login <user> password <password>' to ~/.netrc`
+        : `${url}: the archive refused the login of ~/.netrc (FTP 530)`,
+      { status: 401 },
+    );
+  const why = e instanceof FTPError ? `FTP ${e.code}: ${e.message}` : causeOf(e);
+  const message =
+    done === undefined
+      ? `could not fetch ${url}: ${why}`
+      : `${url}: transfer failed after ${done} bytes (${why})`;
+  return new SnowdbError('source-unreachable', message, {}, { cause: e });
+}
+
+/** A client logged in to the URL's server, in binary mode; every socket idle > `idleMs` fails. */
+async function connect(u: URL, login: FtpLogin | null, idleMs: number): Promise<Client> {
+  const client = new Client(idleMs);
+  await client.access({
+    host: u.hostname,
+    port: u.port === '' ? 21 : Number(u.port),
+    user: login?.user ?? 'anonymous',
+    password: login?.password ?? ANONYMOUS_PASSWORD,
+  });
+  return client;
+}
+
+/**
+ * The names in an FTP folder, one per line (the form `listedNames` reads).
+ * @throws SnowdbError as `ftpError` (a folder the server does not have is `source-not-found`).
+ */
+export async function ftpList(url: string, login: FtpLogin | null, idleMs: number): Promise<string> {
+  const u = new URL(url);
+  let client: Client | null = null;
+  try {
+    client = await connect(u, login, idleMs);
+    const entries = await client.list(pathOf(u));
+    return entries.map((e) => e.name).join('\n');
+  } catch (e) {
+    throw ftpError(url, e, login);
+  } finally {
+    client?.close();
+  }
+}
+
+export interface FtpDownloadOptions {
+  readonly login: FtpLogin | null;
+  /** Give up when no byte arrives for this long, ms. */
+  readonly idleMs: number;
+  /** Bytes of each chunk as it arrives. */
+  readonly onChunk?: (n: number) => void;
+}
+
+/**
+ * Download `url` to `target` over FTP, resumably like `downloadResumable`: bytes go to
+ * `target.part`; a later call continues from the bytes there (`REST`). The part file becomes
+ * `target` only when it holds the size the server gives (`SIZE`).
+ * @returns bytes downloaded by this call.
+ * @throws SnowdbError as `ftpError`; `source-unreachable` for a transfer cut short (part kept).
+ */
+export async function ftpDownload(url: string, target: string, o: FtpDownloadOptions): Promise<number> {
+  const u = new URL(url);
+  const part = `${target}.part`;
+  const have = await stat(part).then(
+    (s) => s.size,
+    () => 0,
+  );
+  let client: Client | null = null;
+  let start = 0;
+  let got = 0;
+  try {
+    client = await connect(u, o.login, o.idleMs).catch((e: unknown) => {
+      throw ftpError(url, e, o.login);
+    });
+    const total = await client.size(pathOf(u));
+    start = have <= total ? have : 0; // a part longer than the file is from another file: start over
+    if (start < total || total === 0) {
+      let seen = 0;
+      client.trackProgress((info) => {
+        o.onChunk?.(info.bytes - seen);
+        got += info.bytes - seen;
+        seen = info.bytes;
+      });
+      const out = createWriteStream(part, { flags: start > 0 ? 'a' : 'w' });
+      try {
+        await client.downloadTo(out, pathOf(u), start);
+      } finally {
+        await finished(out).catch(() => {});
+      }
+    }
+    const size = (await stat(part).catch(() => ({ size: 0 }))).size;
+    if (size !== total)
+      throw new SnowdbError(
+        'source-unreachable',
+        `${url}: download stopped at ${size} of ${total} bytes; run the command again to resume`,
+      );
+  } catch (e) {
+    if (SnowdbError.is(e)) throw e;
+    throw ftpError(url, e, o.login, start + got);
+  } finally {
+    client?.close();
+  }
+  await rename(part, target);
+  return got;
+}

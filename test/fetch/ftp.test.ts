@@ -1,0 +1,134 @@
+import assert from 'node:assert/strict';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { spiresArchiveFile } from '../helpers/archive.js';
+import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
+import { snapshotTree } from '../helpers/fs.js';
+import { FtpArchive } from '../helpers/ftp-server.js';
+
+const TILES = ['h08v04', 'h08v05', 'h09v04', 'h09v05', 'h10v04'];
+const tilePath = (tile: string, date: string) =>
+  `/spires/${tile}/${date.slice(0, 4)}/SPIRES_NRT_${tile}_MOD09GA061_${date}_V1.0.nc`;
+
+describe('dataset fetch over FTP: SPIRES NRT from a real FTP server in the public layout', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let root: string;
+  let ftp: FtpArchive;
+  const env = () => ({
+    SNOWDB_CONFIG: root,
+    SNOWDB_SPIRES_URL: `${ftp.base}/spires`,
+    SNOWDB_FETCH_BACKOFF_MS: '10',
+    SNOWDB_FETCH_IDLE_MS: '3000',
+    HOME: dir, // the test's own ~/.netrc, not the machine's
+  });
+  const ok = cliOk(env);
+  const cogs = async (db: string, date: string) => {
+    const folder = join(db, 'data/spires/cogs', date);
+    const names = (await readdir(folder)).filter((n) => n.endsWith('.tif')).sort();
+    return new Map(await Promise.all(names.map(async (n) => [n, await readFile(join(folder, n))] as const)));
+  };
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    root = join(dir, 'db');
+    const published = new Map<string, string>();
+    for (const t of TILES) published.set(...(await spiresArchiveFile(dir, t, '20240110')));
+    for (const t of TILES.slice(0, 3)) published.set(...(await spiresArchiveFile(dir, t, '20240111')));
+    ftp = await FtpArchive.start(published);
+    await ok('init', root);
+    await ok('dataset', 'create', 'spires', '--template', 'instarr');
+  });
+  after(async () => {
+    await ftp?.close();
+    await cleanup();
+  });
+
+  it('fetches a whole date through a cut-short transfer and a reset (resumed with REST), reports a date with missing tiles, and a rerun fetches nothing', async () => {
+    await ftp.fault(tilePath('h08v05', '20240110'), { kind: 'short', after: 200_000 });
+    await ftp.fault(tilePath('h09v04', '20240110'), { kind: 'reset', after: 100_000 });
+    const dry = await ok('dataset', 'fetch', 'spires', '--dates', '2024-01-10', '--dry-run');
+    assert.match(
+      dry.stdout,
+      /2024-01-10\s+would-fetch\s+\S+\s+ftp:\/\/127\.0\.0\.1:\d+\/spires\/h08v04\/2024\//,
+    );
+    assert.equal((await ftp.seen()).length, 0);
+
+    const r = await ok('dataset', 'fetch', 'spires', '--dates', '2024-01-10/2024-01-11');
+    assert.match(r.stdout, /2024-01-10\s+ingested/);
+    assert.match(r.stdout, /2024-01-11\s+missing/);
+    const seen = await ftp.seen();
+    const retrs = (tile: string) => seen.filter((s) => s.path === tilePath(tile, '20240110'));
+    // The cut-short file ends at 200,000 bytes; the retry asks for the rest only.
+    assert.deepEqual(
+      retrs('h08v05').map((s) => s.rest),
+      [0, 200_000],
+    );
+    // The reset one is fetched again from what had landed (pyftpdlib's 426 may beat its data).
+    const reset = retrs('h09v04').map((s) => s.rest);
+    assert.equal(reset.length, 2);
+    assert.equal(reset[0], 0);
+    assert.ok(reset[1]! <= 100_000, `resumed at ${reset[1]}`);
+    assert.ok(seen.every((s) => s.user === 'anonymous'));
+    // 2024-01-11 has three of five tiles: none is ingested, the first absent one ends the try.
+    assert.deepEqual(
+      (await readdir(join(root, 'data/spires/cogs'))).filter((n) => /^\d{8}$/.test(n)),
+      ['20240110'],
+    );
+    // The source cache is emptied once ingested (no --keep-downloads).
+    assert.deepEqual(await readdir(join(root, '.cache/sources/spires')), []);
+
+    // What came over FTP is what the same tiles give when ingested from disk, byte for byte.
+    const other = join(dir, 'other-db');
+    const inOther = cliOk(() => ({ ...env(), SNOWDB_CONFIG: other }));
+    await inOther('init', other);
+    await inOther('dataset', 'create', 'spires', '--template', 'instarr');
+    const local = join(dir, 'local-tiles');
+    await mkdir(local);
+    for (const t of TILES)
+      await writeFile(
+        join(local, `SPIRES_NRT_${t}_MOD09GA061_20240110_V1.0.nc`),
+        await readFile(join(dir, 'spires', t, `SPIRES_NRT_${t}_MOD09GA061_20240110_V1.0.nc`)),
+      );
+    await inOther('dataset', 'ingest', 'spires', local);
+    const [fetched, ingested] = [await cogs(root, '20240110'), await cogs(other, '20240110')];
+    assert.equal(fetched.size, 9);
+    assert.deepEqual([...fetched.keys()], [...ingested.keys()]);
+    for (const [name, bytes] of fetched) assert.ok(bytes.equals(ingested.get(name)!), name);
+
+    const before = await snapshotTree(root);
+    const again = await ok('dataset', 'fetch', 'spires', '--dates', '2024-01-10');
+    assert.match(again.stdout, /2024-01-10\s+up-to-date/);
+    assert.equal((await ftp.seen()).length, seen.length);
+    assert.deepEqual(await snapshotTree(root), before);
+  });
+
+  it('logs in with the ~/.netrc entry of the host, and names a refused login', async () => {
+    await ftp.refuseAnonymous(true);
+    try {
+      const before = await snapshotTree(root);
+      const anon = await snowdb(['dataset', 'fetch', 'spires', '--dates', '2024-01-11'], { env: env() });
+      assert.equal(anon.code, 1);
+      assert.match(
+        anon.stderr,
+        /refused an anonymous login \(FTP 530\); add 'machine 127\.0\.0\.1 login <user> password <password>' to ~\/\.netrc/,
+      );
+      await writeFile(join(dir, '.netrc'), 'machine 127.0.0.1 login snow password wrong\n');
+      const wrong = await snowdb(['dataset', 'fetch', 'spires', '--dates', '2024-01-11'], { env: env() });
+      assert.equal(wrong.code, 1);
+      assert.match(wrong.stderr, /refused the login of ~\/\.netrc \(FTP 530\)/);
+      assert.deepEqual(await snapshotTree(root), before);
+
+      await writeFile(join(dir, '.netrc'), 'machine 127.0.0.1 login snow password pw\n');
+      const n = (await ftp.seen()).length;
+      const r = await ok('dataset', 'fetch', 'spires', '--dates', '2024-01-11');
+      assert.match(r.stdout, /2024-01-11\s+missing/);
+      const mine = (await ftp.seen()).slice(n);
+      assert.ok(mine.length > 0);
+      assert.ok(mine.every((s) => s.user === 'snow'));
+    } finally {
+      await ftp.refuseAnonymous(false);
+    }
+  });
+});
