@@ -76,7 +76,24 @@ export function sendJson(
   type = 'application/json',
   serialized = false,
 ): FastifyReply {
-  return reply.type(type).send(serialized ? (body as string) : JSON.stringify(body));
+  return reply.type(type).send(serialized ? (body as string | Buffer) : JSON.stringify(body));
+}
+
+const [OPEN, COMMA, CLOSE] = ['[', ',', ']'].map((c) => Buffer.from(c)) as [Buffer, Buffer, Buffer];
+
+/** JSON array text of JSON texts given as bytes: `[a,b,…]`. */
+export function jsonArray(items: readonly Buffer[]): Buffer {
+  return Buffer.concat([OPEN, ...items.flatMap((b, i) => (i === 0 ? [b] : [COMMA, b])), CLOSE]);
+}
+
+/**
+ * JSON text with the value of its first `"<key>":null` member replaced by `value` (JSON text as
+ * UTF-8 bytes), as bytes: large cached values go in without a large string per request.
+ */
+export function spliceJson(text: string, key: string, value: Buffer): Buffer {
+  const mark = `"${key}":`;
+  const at = text.indexOf(`${mark}null`) + mark.length;
+  return Buffer.concat([Buffer.from(text.slice(0, at)), value, Buffer.from(text.slice(at + 4))]);
 }
 
 /** Path segment encoding that keeps a triplet's colons readable. */

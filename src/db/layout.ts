@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { compactDate } from '../util/dates.js';
 
 /**
@@ -148,7 +148,8 @@ export function datasetPaths(dir: string): DatasetPaths {
     aoi: (triplet) => join(dir, DatasetLayout.aoi, `${stemOf(triplet)}.tif`),
     datesDir: dates,
     date: (date) => join(dates, compactDate(date)),
-    cog: (date, variable) => join(dates, compactDate(date), `${variable}.tif`),
+    // Joined by hand: `dates` is normalized and names hold no separator (a stats plan makes one per date).
+    cog: (date, variable) => `${dates}${sep}${compactDate(date)}${sep}${variable}.tif`,
     manifest: (date) => join(dates, compactDate(date), DatasetLayout.manifest),
     dateLock: (date) => join(dates, `.${compactDate(date)}.lock`),
     dateVersion: (date, tag) => join(dates, `.${compactDate(date)}.${tag}.v`),

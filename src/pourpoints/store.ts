@@ -68,12 +68,13 @@ export async function readStoredBasin(db: Database, triplet: string): Promise<Ba
 }
 
 /** Serialized basin records by file and signature: a basin page is then one stat and no parse. */
-const serialized = new AsyncLru<BasinJson>(64 << 20, (v) => v.geometry.length * 2);
+const serialized = new AsyncLru<BasinJson>(64 << 20, (v) => v.geometry.length);
 
-/** A basin record's members without its polygon, and the polygon as JSON text. */
+/** A basin record's members without its polygon, and the polygon as JSON text (UTF-8 bytes). */
 export interface BasinJson {
   readonly record: Omit<BasinRecord, 'basin'>;
-  readonly geometry: string;
+  /** Bytes, not a string: a page splices them in without a large string on the JS heap per request. */
+  readonly geometry: Buffer;
 }
 
 /**
@@ -85,21 +86,23 @@ export function storedBasinJson(db: Database, triplet: string): Promise<BasinJso
   const file = db.paths.record(triplet);
   return serialized.get(`${file}\0${fileSignature(file)}`, async () => {
     const { basin, ...record } = await readStoredBasin(db, triplet);
-    return { record, geometry: JSON.stringify(basin) };
+    return { record, geometry: Buffer.from(JSON.stringify(basin)) };
   });
 }
 
-/** Simplified basin outlines as GeoJSON text, by record, geometry hash and tolerance (a map page asks for all). */
-const simplified = new AsyncLru<string>(32 << 20, (text) => 2 * text.length);
+/** Simplified basin outlines as GeoJSON text (UTF-8), by record, geometry hash and tolerance (a map page asks for all). */
+const simplified = new AsyncLru<Buffer>(32 << 20, (json) => json.length);
 
 /**
  * A basin's polygon simplified with `tolerance` (degrees, Douglas–Peucker per ring) as GeoJSON
- * geometry text, cached while its record and geometry hash are unchanged.
+ * geometry text (UTF-8 bytes), cached while its record and geometry hash are unchanged.
  * @throws SnowdbError as `readStoredBasin`.
  */
-export function simplifiedBasinJson(db: Database, entry: IndexEntry, tolerance: number): Promise<string> {
+export function simplifiedBasinJson(db: Database, entry: IndexEntry, tolerance: number): Promise<Buffer> {
   const file = db.paths.record(entry.triplet);
   return simplified.get(`${file}\0${entry.geometryHash}\0${tolerance}`, async () =>
-    JSON.stringify(simplifyGeometry((await readStoredBasin(db, entry.triplet)).basin, tolerance)),
+    Buffer.from(
+      JSON.stringify(simplifyGeometry((await readStoredBasin(db, entry.triplet)).basin, tolerance)),
+    ),
   );
 }

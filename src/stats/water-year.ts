@@ -37,13 +37,23 @@ export interface WaterYearCount {
   readonly complete: boolean;
 }
 
+/** Counts by date list: the lists come cached and unchanged (`datesOf`), and each page asks. */
+const counted = new WeakMap<readonly string[], readonly WaterYearCount[]>();
+
 /** Per water year with any of `dates` (ISO, distinct), ascending: its date count and completeness. */
-export function waterYearCounts(dates: readonly string[]): WaterYearCount[] {
+export function waterYearCounts(dates: readonly string[]): readonly WaterYearCount[] {
+  const known = counted.get(dates);
+  if (known !== undefined) return known;
   const count = new Map<number, number>();
-  for (const d of dates) count.set(waterYearOf(d), (count.get(waterYearOf(d)) ?? 0) + 1);
-  return [...count]
+  for (const d of dates) {
+    const y = waterYearOf(d);
+    count.set(y, (count.get(y) ?? 0) + 1);
+  }
+  const out = [...count]
     .sort(([a], [b]) => a - b)
     .map(([y, n]) => ({ water_year: y, dates: n, complete: n === waterYearLength(y) }));
+  counted.set(dates, out);
+  return out;
 }
 
 /** The water years every day of which is among `dates` (ISO, ascending, distinct), ascending. */

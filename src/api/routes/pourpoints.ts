@@ -4,7 +4,7 @@ import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import type { IndexEntry } from '../../pourpoints/index-file.js';
 import { indexedEntry, indexOf, simplifiedBasinJson, storedBasinJson } from '../../pourpoints/store.js';
-import { baseOf, seg, sendJson } from '../http.js';
+import { baseOf, jsonArray, seg, sendJson, spliceJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { statsLinks } from './datasets.js';
 
@@ -90,13 +90,13 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       const all = (await listPourpoints(db)).filter((e) => inBox(e.point[0], e.point[1]));
       const page = all.slice(offset, offset + limit);
       const b = baseOf(req);
-      // Each feature is written with its geometry's text spliced in: basin outlines come cached as
-      // text (full or simplified), so a page of 600 basins costs no re-serialisation of coordinates.
+      // Each feature is written with its geometry's JSON spliced in: basin outlines come cached as
+      // bytes (full or simplified), so a page of 600 basins costs no re-serialisation of coordinates.
       const features = await Promise.all(
         page.map(async (e) => {
-          const geometryText =
+          const geometryJson =
             geometry !== 'basin'
-              ? JSON.stringify({ type: 'Point', coordinates: e.point })
+              ? Buffer.from(JSON.stringify({ type: 'Point', coordinates: e.point }))
               : simplify === undefined
                 ? (await storedBasinJson(db, e.triplet)).geometry
                 : await simplifiedBasinJson(db, e, simplify);
@@ -112,7 +112,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
             },
             links: [{ href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO }],
           });
-          return text.replace('"geometry":null', () => `"geometry":${geometryText}`);
+          return spliceJson(text, 'geometry', geometryJson);
         }),
       );
       const at = (o: number) => {
@@ -137,12 +137,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
         numberReturned: features.length,
         links,
       });
-      return sendJson(
-        reply,
-        head.replace('"features":null', () => `"features":[${features.join(',')}]`),
-        GEO,
-        true,
-      );
+      return sendJson(reply, spliceJson(head, 'features', jsonArray(features)), GEO, true);
     },
   );
   app.get<{ Params: { pourpoint: string } }>(
@@ -166,7 +161,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       const { record: rec, geometry } = await storedBasinJson(db, e.triplet);
       const b = baseOf(req);
       const coverage = activeCoverage(db, e);
-      // The cached polygon text goes in whole where the placeholder stands (ids hold no quotes).
+      // The cached polygon bytes go in whole where the placeholder stands (ids hold no quotes).
       const body = JSON.stringify({
         type: 'Feature',
         id: e.triplet,
@@ -189,12 +184,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
             .flatMap(([name]) => statsLinks(b, name, seg(e.triplet))),
         ],
       });
-      return sendJson(
-        reply,
-        body.replace('"geometry":null', () => `"geometry":${geometry}`),
-        GEO,
-        true,
-      );
+      return sendJson(reply, spliceJson(body, 'geometry', geometry), GEO, true);
     },
   );
 }
