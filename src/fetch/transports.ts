@@ -1,3 +1,4 @@
+import { SnowdbError } from '../errors.js';
 import { downloadResumable } from '../io/download.js';
 import { ftpDownload, ftpList } from '../io/ftp.js';
 import { httpGet } from '../io/http.js';
@@ -25,7 +26,7 @@ export interface Transport {
 }
 
 /** HTTP headers for the credentials: Basic for a login, else Bearer for a token. */
-export function headersOf(c: Credentials): Record<string, string> {
+function headersOf(c: Credentials): Record<string, string> {
   if (c.login !== null)
     return {
       authorization: `Basic ${Buffer.from(`${c.login.login}:${c.login.password}`).toString('base64')}`,
@@ -52,9 +53,13 @@ const ftp: Transport = {
 /** The transport of each URL scheme fetch reads: a registry, not a branch per scheme. */
 export const TRANSPORTS: Readonly<Record<string, Transport>> = { 'http:': http, 'https:': http, 'ftp:': ftp };
 
-/** The transport for `url`; the scheme was checked when the archive was chosen. */
+/**
+ * The transport for `url` (the scheme was checked when the archive was chosen).
+ * @throws SnowdbError `invalid-config` for a scheme fetch does not read.
+ */
 export function transportOf(url: string): Transport {
   const t = TRANSPORTS[new URL(url).protocol];
-  if (t === undefined) throw new Error(`no transport for ${url}`);
+  if (t === undefined)
+    throw new SnowdbError('invalid-config', `${url}: snowdb fetches over HTTP(S) and FTP only`);
   return t;
 }
