@@ -41,13 +41,10 @@ const http: Transport = {
   list: async (url, c, idleMs) => (await httpGet(url, headersOf(c), [], AbortSignal.timeout(idleMs))).text(),
 };
 
-const ftpLogin = (c: Credentials) =>
-  c.login === null ? null : { user: c.login.login, password: c.login.password };
-
 const ftp: Transport = {
   download: (url, target, c, idleMs, onChunk) =>
-    ftpDownload(url, target, { login: ftpLogin(c), idleMs, onChunk }),
-  list: (url, c, idleMs) => ftpList(url, ftpLogin(c), idleMs),
+    ftpDownload(url, target, { login: c.login, idleMs, onChunk }),
+  list: (url, c, idleMs) => ftpList(url, c.login, idleMs),
 };
 
 /** The transport of each URL scheme fetch reads: a registry, not a branch per scheme. */

@@ -5,9 +5,9 @@ import { Client, FTPError } from 'basic-ftp';
 import { SnowdbError } from '../errors.js';
 import { causeOf } from './http.js';
 
-/** A login for an FTP server; null logs in as `anonymous` (public archives). */
+/** A login for an FTP server (a ~/.netrc entry fits); null logs in as `anonymous` (public archives). */
 export interface FtpLogin {
-  readonly user: string;
+  readonly login: string;
   readonly password: string;
 }
 
@@ -48,7 +48,7 @@ async function connect(u: URL, login: FtpLogin | null, idleMs: number): Promise<
   await client.access({
     host: u.hostname,
     port: u.port === '' ? 21 : Number(u.port),
-    user: login?.user ?? 'anonymous',
+    user: login?.login ?? 'anonymous',
     password: login?.password ?? ANONYMOUS_PASSWORD,
   });
   return client;
