@@ -21,7 +21,12 @@ export async function openPage(browser: Browser, url: string, width = 1400, heig
     if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
   });
   page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()}`));
+  // A request cut off by leaving the page (or by the page's own AbortController) is not a fault:
+  // net::ERR_ABORTED; anything else (refused, reset, DNS) is.
+  page.on('requestfailed', (r) => {
+    const why = r.failure()?.errorText ?? 'unknown';
+    if (why !== 'net::ERR_ABORTED') problems.push(`failed: ${r.url()} (${why})`);
+  });
   const outside = await localOnly(page);
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
