@@ -70,7 +70,8 @@ describe('update: every active dataset up to the newest date its producer has, o
     assert.deepEqual(await dates(), [d3, d2]);
     // The producer publishes the next day; two updates start at once: one works, one stands aside.
     server.files.set(...later);
-    const slow = { ...env(), SNOWDB_TEST_SWAP_PAUSE_MS: '800' };
+    // The holder's pause (2 s) outlasts any stagger in the two processes' start-up on a loaded machine.
+    const slow = { ...env(), SNOWDB_TEST_SWAP_PAUSE_MS: '2000' };
     const [a, b] = await Promise.all([
       snowdbProcess(['update'], { env: slow }),
       snowdbProcess(['update'], { env: slow }),
