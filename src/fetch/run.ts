@@ -11,6 +11,7 @@ import { mapPool } from '../util/pool.js';
 import { type Alternative, ARCHIVES, type Archive, rankOf } from './archives.js';
 import { daysBetween, listedNames, type PlannedDate, planFetch } from './plan.js';
 import { fetchFile, fetchListing, type TransferSettings } from './transfer.js';
+import { releaseTransports } from './transports.js';
 
 /** What happened to one date. */
 export type FetchAction = 'ingested' | 'upgraded' | 'up-to-date' | 'missing' | 'failed' | 'would-fetch';
@@ -171,61 +172,65 @@ export async function fetchDates(
   end: string,
   o: FetchOptions,
 ): Promise<FetchReport> {
-  const d = await openDataset(db, name);
-  const archive = ARCHIVES[d.config.ingester];
-  const dates = daysBetween(start, end);
-  const ingested = await ingestedRanks(d, archive, await datesOf(db, d), dates);
-  const listings = new Map<string, Set<string> | null>();
-  if (archive.listing) {
-    const folders = [...new Set(dates.map((x) => archive.listing!(base, x)))];
-    for (const url of folders) {
-      const body = await fetchListing(url, archive, o);
-      listings.set(url, body === null ? null : listedNames(body));
+  try {
+    const d = await openDataset(db, name);
+    const archive = ARCHIVES[d.config.ingester];
+    const dates = daysBetween(start, end);
+    const ingested = await ingestedRanks(d, archive, await datesOf(db, d), dates);
+    const listings = new Map<string, Set<string> | null>();
+    if (archive.listing) {
+      const folders = [...new Set(dates.map((x) => archive.listing!(base, x)))];
+      for (const url of folders) {
+        const body = await fetchListing(url, archive, o);
+        listings.set(url, body === null ? null : listedNames(body));
+      }
     }
-  }
-  const plan = planFetch(archive, base, dates, ingested, listings);
-  const byDate = new Map(plan.map((p) => [p.date, p]));
-  const settled: FetchResult[] = [];
-  const settle = (r: FetchResult) => {
-    settled.push(r);
-    o.onDate?.(r);
-  };
-  const todo = plan.filter((p): p is Extract<PlannedDate, { state: 'fetch' }> => p.state === 'fetch');
-  for (const p of plan) {
-    if (p.state === 'up-to-date')
-      settle({ date: isoDate(p.date), action: 'up-to-date', source: '', bytes: 0 });
-    if (p.state === 'missing')
-      settle({ date: isoDate(p.date), action: 'missing', source: '', bytes: 0, message: p.why });
-    if (p.state === 'fetch' && o.dryRun) {
-      const a = p.alternatives[0]!;
-      settle({
-        date: isoDate(p.date),
-        action: 'would-fetch',
-        source: a.files.map((f) => f.url).join(' '),
-        bytes: 0,
-      });
+    const plan = planFetch(archive, base, dates, ingested, listings);
+    const byDate = new Map(plan.map((p) => [p.date, p]));
+    const settled: FetchResult[] = [];
+    const settle = (r: FetchResult) => {
+      settled.push(r);
+      o.onDate?.(r);
+    };
+    const todo = plan.filter((p): p is Extract<PlannedDate, { state: 'fetch' }> => p.state === 'fetch');
+    for (const p of plan) {
+      if (p.state === 'up-to-date')
+        settle({ date: isoDate(p.date), action: 'up-to-date', source: '', bytes: 0 });
+      if (p.state === 'missing')
+        settle({ date: isoDate(p.date), action: 'missing', source: '', bytes: 0, message: p.why });
+      if (p.state === 'fetch' && o.dryRun) {
+        const a = p.alternatives[0]!;
+        settle({
+          date: isoDate(p.date),
+          action: 'would-fetch',
+          source: a.files.map((f) => f.url).join(' '),
+          bytes: 0,
+        });
+      }
     }
-  }
-  // Every date settled from here on is one of `todo`.
-  if (!o.dryRun) o.onPlanned?.(todo.length);
-  if (!o.dryRun && todo.length > 0) {
-    const cache = sourceCache(db, name);
-    await mkdir(cache, { recursive: true });
-    const size = Math.max(8, 2 * o.concurrency);
-    const batches = Array.from({ length: Math.ceil(todo.length / size) }, (_, i) =>
-      todo.slice(i * size, (i + 1) * size),
-    );
-    const download = (b: readonly Extract<PlannedDate, { state: 'fetch' }>[]) =>
-      mapPool(b, o.concurrency, (p) => getDate(p, archive, cache, o));
-    // Batch k+1 downloads while batch k is ingested.
-    let next = batches.length > 0 ? download(batches[0]!) : null;
-    for (let i = 0; i < batches.length; i++) {
-      const got = await next!;
-      next = i + 1 < batches.length ? download(batches[i + 1]!) : null;
-      next?.catch(() => {}); // awaited on the next turn; a login error must not go unhandled meanwhile
-      for (const r of await ingestGot(db, name, got, byDate, o)) settle(r);
+    // Every date settled from here on is one of `todo`.
+    if (!o.dryRun) o.onPlanned?.(todo.length);
+    if (!o.dryRun && todo.length > 0) {
+      const cache = sourceCache(db, name);
+      await mkdir(cache, { recursive: true });
+      const size = Math.max(8, 2 * o.concurrency);
+      const batches = Array.from({ length: Math.ceil(todo.length / size) }, (_, i) =>
+        todo.slice(i * size, (i + 1) * size),
+      );
+      const download = (b: readonly Extract<PlannedDate, { state: 'fetch' }>[]) =>
+        mapPool(b, o.concurrency, (p) => getDate(p, archive, cache, o));
+      // Batch k+1 downloads while batch k is ingested.
+      let next = batches.length > 0 ? download(batches[0]!) : null;
+      for (let i = 0; i < batches.length; i++) {
+        const got = await next!;
+        next = i + 1 < batches.length ? download(batches[i + 1]!) : null;
+        next?.catch(() => {}); // awaited on the next turn; a login error must not go unhandled meanwhile
+        for (const r of await ingestGot(db, name, got, byDate, o)) settle(r);
+      }
     }
+    settled.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    return { dataset: name, archive: base, results: settled };
+  } finally {
+    releaseTransports(); // FTP sessions log out
   }
-  settled.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
-  return { dataset: name, archive: base, results: settled };
 }

@@ -1,6 +1,6 @@
 import { SnowdbError } from '../errors.js';
 import { downloadResumable } from '../io/download.js';
-import { ftpDownload, ftpList } from '../io/ftp.js';
+import { closeFtpSessions, ftpDownload, ftpList } from '../io/ftp.js';
 import { httpGet } from '../io/http.js';
 import type { NetrcEntry } from '../io/netrc.js';
 
@@ -23,6 +23,8 @@ export interface Transport {
   ): Promise<number>;
   /** The folder's listing as text (HTML links or one name per line). */
   list(url: string, c: Credentials, idleMs: number): Promise<string>;
+  /** Close what it keeps open between files (FTP sessions): the end of a run. */
+  release(): void;
 }
 
 /** HTTP headers for the credentials: Basic for a login, else Bearer for a token. */
@@ -39,12 +41,14 @@ const http: Transport = {
   download: (url, target, c, idleMs, onChunk) =>
     downloadResumable(url, target, { headers: headersOf(c), idleMs, onChunk }),
   list: async (url, c, idleMs) => (await httpGet(url, headersOf(c), [], AbortSignal.timeout(idleMs))).text(),
+  release: () => {}, // fetch's own keep-alive pool closes idle sockets itself
 };
 
 const ftp: Transport = {
   download: (url, target, c, idleMs, onChunk) =>
     ftpDownload(url, target, { login: c.login, idleMs, onChunk }),
   list: (url, c, idleMs) => ftpList(url, c.login, idleMs),
+  release: closeFtpSessions,
 };
 
 /** The transport of each URL scheme fetch reads: a registry, not a branch per scheme. */
@@ -59,4 +63,9 @@ export function transportOf(url: string): Transport {
   if (t === undefined)
     throw new SnowdbError('invalid-config', `${url}: snowdb fetches over HTTP(S) and FTP only`);
   return t;
+}
+
+/** Close what every transport keeps open between files. */
+export function releaseTransports(): void {
+  for (const t of new Set(Object.values(TRANSPORTS))) t.release();
 }

@@ -55,6 +55,49 @@ async function connect(u: URL, login: FtpLogin | null, idleMs: number): Promise<
 }
 
 /**
+ * Logged-in clients between transfers, per server and login: a run of many files logs in once per
+ * concurrent transfer, not once per file. A parked client's socket is unref'd (it never keeps the
+ * process alive); one the server closed meanwhile is dropped when next asked for.
+ */
+const parked = new Map<string, Client[]>();
+
+/** The pool key of a server, login and stall timeout (the password too: a wrong one must never reuse a session). */
+const keyOf = (u: URL, login: FtpLogin | null, idleMs: number): string =>
+  JSON.stringify([u.hostname, u.port, login?.login ?? 'anonymous', login?.password ?? '', idleMs]);
+
+/** A parked client of the server and login, or a new one. */
+async function borrow(u: URL, login: FtpLogin | null, idleMs: number): Promise<Client> {
+  const idle = parked.get(keyOf(u, login, idleMs)) ?? [];
+  for (let c = idle.pop(); c !== undefined; c = idle.pop()) {
+    if (c.closed) continue;
+    c.ftp.socket.ref();
+    return c;
+  }
+  return connect(u, login, idleMs);
+}
+
+/** Park a client after a transfer that ended well. */
+function giveBack(u: URL, login: FtpLogin | null, idleMs: number, c: Client): void {
+  if (c.closed) return;
+  c.trackProgress();
+  c.ftp.socket.unref();
+  const key = keyOf(u, login, idleMs);
+  parked.set(key, [...(parked.get(key) ?? []), c]);
+}
+
+/** After a failure: a 550 (no such file) leaves the session sound, anything else may not. */
+function settle(u: URL, login: FtpLogin | null, idleMs: number, c: Client, e: unknown): void {
+  if (e instanceof FTPError && e.code === 550) giveBack(u, login, idleMs, c);
+  else c.close();
+}
+
+/** Log out of every parked session (QUIT): the end of a fetch run. */
+export function closeFtpSessions(): void {
+  for (const idle of parked.values()) for (const c of idle) c.close();
+  parked.clear();
+}
+
+/**
  * The names in an FTP folder, one per line (the form `listedNames` reads).
  * @throws SnowdbError as `ftpError` (a folder the server does not have is `source-not-found`).
  */
@@ -62,13 +105,13 @@ export async function ftpList(url: string, login: FtpLogin | null, idleMs: numbe
   const u = new URL(url);
   let client: Client | null = null;
   try {
-    client = await connect(u, login, idleMs);
+    client = await borrow(u, login, idleMs);
     const entries = await client.list(pathOf(u));
+    giveBack(u, login, idleMs, client);
     return entries.map((e) => e.name).join('\n');
   } catch (e) {
+    if (client !== null) settle(u, login, idleMs, client, e);
     throw ftpError(url, e, login);
-  } finally {
-    client?.close();
   }
 }
 
@@ -98,7 +141,7 @@ export async function ftpDownload(url: string, target: string, o: FtpDownloadOpt
   let start = 0;
   let got = 0;
   try {
-    client = await connect(u, o.login, o.idleMs).catch((e: unknown) => {
+    client = await borrow(u, o.login, o.idleMs).catch((e: unknown) => {
       throw ftpError(url, e, o.login);
     });
     const total = await client.size(pathOf(u));
@@ -123,11 +166,11 @@ export async function ftpDownload(url: string, target: string, o: FtpDownloadOpt
         'source-unreachable',
         `${url}: download stopped at ${size} of ${total} bytes; run the command again to resume`,
       );
+    giveBack(u, o.login, o.idleMs, client);
   } catch (e) {
+    if (client !== null) settle(u, o.login, o.idleMs, client, e);
     if (SnowdbError.is(e)) throw e;
     throw ftpError(url, e, o.login, start + got);
-  } finally {
-    client?.close();
   }
   await rename(part, target);
   return got;

@@ -121,12 +121,18 @@ describe('dataset fetch over FTP: SPIRES NRT from a real FTP server in the publi
       assert.deepEqual(await snapshotTree(root), before);
 
       await writeFile(join(dir, '.netrc'), 'machine 127.0.0.1 login snow password pw\n');
-      const n = (await ftp.seen()).length;
-      const r = await ok('dataset', 'fetch', 'spires', '--dates', '2024-01-11');
+      const [n, logins] = [(await ftp.seen()).length, (await ftp.logins()).length];
+      const r = await ok('dataset', 'fetch', 'spires', '--dates', '2024-01-11', '--concurrency', '1');
       assert.match(r.stdout, /2024-01-11\s+missing/);
+      // One download at a time: h08v04, h08v05, h09v04, then h09v05 is absent (550) and ends the date.
       const mine = (await ftp.seen()).slice(n);
-      assert.ok(mine.length > 0);
+      assert.deepEqual(
+        mine.map((s) => s.path),
+        TILES.slice(0, 3).map((t) => tilePath(t, '20240111')),
+      );
       assert.ok(mine.every((s) => s.user === 'snow'));
+      // The whole run, the listings and the 550 included, is one session: one login, not one per file.
+      assert.deepEqual((await ftp.logins()).slice(logins), ['snow']);
     } finally {
       await ftp.refuseAnonymous(false);
     }

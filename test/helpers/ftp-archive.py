@@ -4,7 +4,8 @@ Usage: ftp-archive.py <root> <state-dir>. Serves <root> read-only to `anonymous`
 `snow` (password `pw`) on 127.0.0.1, prints the port on stdout, then serves until killed.
 Faults: <state-dir>/faults.json maps a served path to a list of faults, one taken per RETR
 ({"kind": "short"|"reset", "after": bytes}); <state-dir>/noanon refuses anonymous logins.
-Every RETR is appended to <state-dir>/log.jsonl as {"path", "rest", "user"}.
+Every RETR is appended to <state-dir>/log.jsonl as {"path", "rest", "user"}, every login that
+succeeds to <state-dir>/logins.jsonl as {"user"}.
 """
 import json
 import os
@@ -74,6 +75,10 @@ class Handler(FTPHandler):
     use_sendfile = False  # faults cut what read() gives; sendfile would bypass it
     auth_failed_timeout = 0  # answer a refused login at once (the default waits 3 s)
     pending_fault = None
+
+    def on_login(self, username):
+        with open(os.path.join(state, "logins.jsonl"), "a") as log:
+            log.write(json.dumps({"user": username}) + "\n")
 
     def ftp_RETR(self, file):
         path = self.fs.fs2ftp(file)

@@ -67,12 +67,21 @@ export class FtpArchive {
   }
 
   /** Every RETR so far, in order. */
-  async seen(): Promise<SeenRetr[]> {
-    const text = await readFile(join(this.state, 'log.jsonl'), 'utf8').catch(() => '');
+  seen(): Promise<SeenRetr[]> {
+    return this.lines<SeenRetr>('log.jsonl');
+  }
+
+  /** The user of every login that succeeded so far, in order. */
+  async logins(): Promise<string[]> {
+    return (await this.lines<{ user: string }>('logins.jsonl')).map((l) => l.user);
+  }
+
+  private async lines<T>(name: string): Promise<T[]> {
+    const text = await readFile(join(this.state, name), 'utf8').catch(() => '');
     return text
       .split('\n')
       .filter(Boolean)
-      .map((l) => JSON.parse(l) as SeenRetr);
+      .map((l) => JSON.parse(l) as T);
   }
 
   async close(): Promise<void> {
