@@ -45,12 +45,17 @@ function ftpError(url: string, e: unknown, login: FtpLogin | null, done?: number
 /** A client logged in to the URL's server, in binary mode; every socket idle > `idleMs` fails. */
 async function connect(u: URL, login: FtpLogin | null, idleMs: number): Promise<Client> {
   const client = new Client(idleMs);
-  await client.access({
-    host: u.hostname,
-    port: u.port === '' ? 21 : Number(u.port),
-    user: login?.login ?? 'anonymous',
-    password: login?.password ?? ANONYMOUS_PASSWORD,
-  });
+  try {
+    await client.access({
+      host: u.hostname,
+      port: u.port === '' ? 21 : Number(u.port),
+      user: login?.login ?? 'anonymous',
+      password: login?.password ?? ANONYMOUS_PASSWORD,
+    });
+  } catch (e) {
+    client.close(); // a refused login leaves the control connection open
+    throw e;
+  }
   return client;
 }
 
@@ -61,7 +66,7 @@ async function connect(u: URL, login: FtpLogin | null, idleMs: number): Promise<
  */
 const parked = new Map<string, Client[]>();
 
-/** The pool key of a server, login and stall timeout (the password too: a wrong one must never reuse a session). */
+/** The pool key of a server, login (password included) and stall timeout. */
 const keyOf = (u: URL, login: FtpLogin | null, idleMs: number): string =>
   JSON.stringify([u.hostname, u.port, login?.login ?? 'anonymous', login?.password ?? '', idleMs]);
 
