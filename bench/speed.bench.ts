@@ -141,7 +141,7 @@ async function scenario(
  */
 async function normals(b: BenchDatabase, db: Database, base: Baseline, triplet: string): Promise<Row> {
   const q = { dataset: b.dataset, pourpoint: triplet, variables: ['swe'], zones: [] };
-  const ours = await computeNormals(db, q, false);
+  const ours = await computeNormals(db, q, { cached: false });
   const years = new Set(ours.reference.water_years);
   const dates = b.dates.filter((d) => years.has(waterYearOf(d)));
   const bq: BaselineQuery = {
@@ -168,7 +168,7 @@ async function normals(b: BenchDatabase, db: Database, base: Baseline, triplet: 
   if (compared < 365 * 7) throw new Error(`normals: ${compared} values compared`);
   const cells = await interleave(
     REPS,
-    () => elapsed(() => computeNormals(db, q, false)),
+    () => elapsed(() => computeNormals(db, q, { cached: false })),
     async () => (await base.ask(bq)).seconds * 1000,
   );
   return {

@@ -4,7 +4,7 @@ import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { ARCHIVES } from '../fetch/archives.js';
 import type { FetchOptions } from '../fetch/run.js';
-import { TRANSPORTS } from '../fetch/transports.js';
+import { fetchable } from '../fetch/transports.js';
 import { parseNetrc } from '../io/netrc.js';
 import type { Settings } from './settings.js';
 
@@ -23,9 +23,6 @@ export interface FetchChoices {
 /** Today's UTC date, ISO. */
 export const todayUtc = (): string => new Date().toISOString().slice(0, 10);
 
-/** A URL's scheme with its colon, lower case (`FTP://h/x` → `ftp:`); '' for none. */
-const schemeOf = (url: string): string => /^[a-z][a-z\d+.-]*:/i.exec(url)?.[0].toLowerCase() ?? '';
-
 /**
  * The archive folder of a dataset: its config's `archive.url`, else SNOWDB_<KIND>_URL, else the
  * producer's public archive.
@@ -37,7 +34,7 @@ export function archiveBase(d: Dataset, settings: Settings): string {
     /\/+$/,
     '',
   );
-  if (!(schemeOf(base) in TRANSPORTS))
+  if (!fetchable(base))
     throw new SnowdbError(
       'invalid-config',
       `${d.name}: the archive ${base} is not http(s) or ftp; snowdb fetches over HTTP(S) and FTP only: set the dataset config's archive.url or SNOWDB_${kind.toUpperCase()}_URL to a mirror of it`,

@@ -54,12 +54,18 @@ const ftp: Transport = {
 /** The transport of each URL scheme fetch reads: a registry, not a branch per scheme. */
 export const TRANSPORTS: Readonly<Record<string, Transport>> = { 'http:': http, 'https:': http, 'ftp:': ftp };
 
+/** A URL's scheme with its colon, lower case (`FTP://h/x` → `ftp:`); '' when it is no URL. */
+const schemeOf = (url: string): string => (URL.canParse(url) ? new URL(url).protocol : '');
+
+/** Whether fetch reads URLs of `url`'s scheme. */
+export const fetchable = (url: string): boolean => schemeOf(url) in TRANSPORTS;
+
 /**
  * The transport for `url` (the scheme was checked when the archive was chosen).
  * @throws SnowdbError `invalid-config` for a scheme fetch does not read.
  */
 export function transportOf(url: string): Transport {
-  const t = TRANSPORTS[new URL(url).protocol];
+  const t = TRANSPORTS[schemeOf(url)];
   if (t === undefined)
     throw new SnowdbError('invalid-config', `${url}: snowdb fetches over HTTP(S) and FTP only`);
   return t;

@@ -42,7 +42,6 @@ export async function withNormals(
     await planInputs(db, query.dataset, query.pourpoint),
     { ...query, years },
     days.size > 60 ? undefined : days,
-    true,
     exec,
   );
   const ref = t.base.variables;

@@ -170,6 +170,11 @@ export function normalsOf(t: ReferenceTable): NormalsBody {
 /** Reference tables by state key, ≤ 64 MiB. */
 const tables = new AsyncLru<ReferenceTable>(64 * 1024 * 1024, (t) => t.values.byteLength + t.values.length);
 
+/** How a reference table is computed: `cached: false` reads every year again (benchmarks). */
+export interface NormalsOptions extends ExecuteOptions {
+  readonly cached?: boolean;
+}
+
 /**
  * The reference table of a basin query, from the cache while nothing it reads has changed; with
  * `days` (`MM-DD`), only those days are read (the rest stay NaN). Valid fractions are not part of
@@ -180,9 +185,9 @@ export async function referenceTable(
   inputs: PlanInputs,
   q: NormalsQuery,
   days?: ReadonlySet<string>,
-  cached = true,
-  exec: ExecuteOptions = {},
+  o: NormalsOptions = {},
 ): Promise<ReferenceTable> {
+  const { cached = true, ...exec } = o;
   const reference = referenceYears(inputs.dates, inputs.dataset.name, q.years);
   const dates = {
     type: 'DateRange' as const,
@@ -197,13 +202,12 @@ export async function referenceTable(
   return cached ? tables.get(key, compute, exec.signal) : compute(exec.signal);
 }
 
-/** Day-of-year normals of one basin in an active dataset; `cached: false` reads every year again (benchmarks). */
+/** Day-of-year normals of one basin in an active dataset. */
 export async function computeNormals(
   db: Database,
   q: NormalsQuery,
-  cached = true,
-  exec: ExecuteOptions = {},
+  o: NormalsOptions = {},
 ): Promise<NormalsBody> {
   const inputs = await planInputs(db, q.dataset, q.pourpoint);
-  return normalsOf(await referenceTable(inputs, q, undefined, cached, exec));
+  return normalsOf(await referenceTable(inputs, q, undefined, o));
 }

@@ -56,7 +56,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         ...queryCaps(req),
         years: y === undefined ? undefined : parseYearSpan(y, 'normals_years'),
       };
-      const body = await admit(req, reply, (exec) => computeNormals(db, q, true, exec));
+      const body = await admit(req, reply, (exec) => computeNormals(db, q, exec));
       if (format === 'csv')
         return sendCsv(reply, `${pourpoint.replaceAll(':', '-')}_normals.csv`, csvLines(body, 'day'));
       const up = {

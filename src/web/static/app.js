@@ -250,9 +250,7 @@ async function main() {
   if (app.datasets.size === 0) {
     $('overview-note').textContent =
       'No active dataset yet: `snowdb dataset activate <name>` makes one visible here.';
-    performance.mark('o0');
     app.list.render();
-    performance.mark('o1');
   } else {
     if (!app.datasets.has(state.dataset)) state.dataset = defaultDataset();
     options(
@@ -315,9 +313,7 @@ async function main() {
     if (state.basin) app.map.choose(state.basin);
     everything();
   });
-  performance.mark('ready');
   document.body.dataset.ready = 'true';
-  requestAnimationFrame(() => setTimeout(() => performance.mark('painted')));
 }
 
 main();

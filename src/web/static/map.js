@@ -207,6 +207,7 @@ export class BasinMap {
       const shape = this.shapes.get(f.id);
       if (!shape || this.fine.has(f.id)) continue;
       shape.rings = unitPaths(f.geometry);
+      shape.box = unitBox(shape.rings); // culling and hit tests use the fine outline's own box
       this.fine.add(f.id);
     }
     if (features.length > 0) this.canvas.redraw();
