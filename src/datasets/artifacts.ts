@@ -19,8 +19,20 @@ import {
 import { mapPool } from '../util/pool.js';
 import type { Dataset } from './registry.js';
 
-/** Bump when the bytes an AOI or area raster holds for the same inputs change. */
+/** Bump when the bytes an area raster holds for the same grid change. */
 const FORMAT = 'v2';
+
+/**
+ * Bump when the bytes an AOI raster holds for the same basin and grid change. v3: cells that share
+ * no area with the basin weigh exactly 0 (v2 rasters gave some of them 1e-13…5e-10 m² of drift).
+ */
+export const AOI_FORMAT = 'v3';
+
+/** True when an AOI raster's SNOWDB_AOI_HASH comes from a coverage older than this one. */
+export function olderAoiFormat(hash: string | undefined): boolean {
+  const m = /^v(\d+):/.exec(hash ?? '');
+  return m !== null && Number(m[1]) < Number(AOI_FORMAT.slice(1));
+}
 
 /** sha256 prefix of a dataset's grid definition: artifacts built on another grid are stale. */
 export function gridHash(d: Dataset): string {
@@ -29,7 +41,7 @@ export function gridHash(d: Dataset): string {
 
 /** The SNOWDB_AOI_HASH a current AOI raster of a basin with this geometry hash carries. */
 export function aoiHash(d: Dataset, geometryHash: string): string {
-  return `${FORMAT}:${geometryHash}:${gridHash(d)}`;
+  return `${AOI_FORMAT}:${geometryHash}:${gridHash(d)}`;
 }
 
 /** A raster's grid and GDAL metadata items, or null when the file is absent or unreadable. */

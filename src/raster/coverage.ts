@@ -61,6 +61,7 @@ export function polygonCoverage(
   const rowOf = (y: number) => Math.floor((grid.originY - y) / grid.cellHeight) - window.row;
 
   const acc = new Float64Array(H * (W + 1));
+  const touched = new Uint8Array(H * W); // 1 where a ring's edge passes through the cell's interior
   for (const poly of polygons) {
     poly.forEach((ring, i) => {
       const n = ring.length;
@@ -73,7 +74,7 @@ export function polygonCoverage(
         rows[v] = rowOf(p[1]!);
       }
       const orientation = Math.sign(signedArea(work)) || 1;
-      accumulateRing(acc, W, H, rowY, work, rows, i === 0 ? orientation : -orientation);
+      accumulateRing({ acc, touched, W }, H, rowY, work, rows, i === 0 ? orientation : -orientation);
     });
   }
 
@@ -82,6 +83,10 @@ export function polygonCoverage(
     let cover = 0;
     for (let c = 0; c < W; c++) {
       cover += acc[k * (W + 1) + c]!;
+      // No edge (level ones included) enters this cell's interior, so it lies wholly inside or
+      // outside each ring: its cover is the integer winding count, and rounding it there drops the
+      // carry's drift exactly (weight > 0 only where the cell shares area with the polygon).
+      if (touched[k * W + c] === 0) cover = Math.round(cover);
       fractions[k * W + c] = cover <= 0 ? 0 : cover >= 1 ? 1 : cover;
     }
   }
@@ -116,8 +121,7 @@ function signedArea(r: WorkRing): number {
  * carry dy into column 0; pieces right of it add nothing.
  */
 function accumulateRing(
-  acc: Float64Array,
-  W: number,
+  out: Accumulator,
   H: number,
   rowY: Float64Array,
   r: WorkRing,
@@ -125,14 +129,18 @@ function accumulateRing(
   sign: number,
 ): void {
   const n = r.x.length;
-  const stride = W + 1;
   for (let v = 0; v < n; v++) {
     const w = v + 1 === n ? 0 : v + 1;
     const x0 = r.x[v]!;
     const y0 = r.y[v]!;
     const x1 = r.x[w]!;
     const y1 = r.y[w]!;
-    if (y0 === y1) continue;
+    if (y0 === y1) {
+      // A level edge adds no area, but inside a row it still crosses the cells under it.
+      for (let k = Math.max(0, rows[v]! - 1); k <= Math.min(H - 1, rows[v]! + 1); k++)
+        if (rowY[k]! < y0 && y0 < rowY[k + 1]!) touchSpan(out, k, x0, x1);
+      continue;
+    }
     const dir = y1 > y0 ? 1 : -1;
     const kLo = Math.max(0, Math.min(rows[v]!, rows[w]!) - 1);
     const kHi = Math.min(H - 1, Math.max(rows[v]!, rows[w]!) + 1);
@@ -148,24 +156,38 @@ function accumulateRing(
       const xa = x0 + (ya - y0) * slope;
       const xb = x0 + (yb - y0) * slope;
       const dy = (sign * dir * (yb - ya)) / (bottom - top);
-      addPiece(acc, k * stride, W, xa, xb, dy);
+      addPiece(out, k, xa, xb, dy);
     }
   }
+}
+
+/** The accumulation's state: per row W + 1 signed pieces (prefix-summed later) and touched cells. */
+interface Accumulator {
+  readonly acc: Float64Array;
+  readonly touched: Uint8Array;
+  /** Window width, cells. */
+  readonly W: number;
 }
 
 /**
  * Split a row piece spanning x in [xa, xb] (either order) with height dy over the columns it
  * crosses: the part left of the window carries into column 0 in one step, the part right of it
- * adds nothing.
+ * adds nothing. A cell is touched where the piece has positive width inside it, or where a
+ * vertical piece runs through its interior (one on a column line only carries into the cell right of it).
  */
-function addPiece(acc: Float64Array, base: number, W: number, xa: number, xb: number, dy: number): void {
+function addPiece(out: Accumulator, k: number, xa: number, xb: number, dy: number): void {
+  const { acc, touched, W } = out;
+  const base = k * (W + 1);
   const lo = Math.min(xa, xb);
   const hi = Math.max(xa, xb);
   const span = hi - lo;
   if (span === 0) {
     const c = Math.floor(lo);
     if (c < 0) acc[base] = acc[base]! + dy;
-    else if (c < W) addCell(acc, base + c, c, lo, dy);
+    else if (c < W) {
+      addCell(acc, base + c, c, lo, dy);
+      if (lo !== c) touched[k * W + c] = 1;
+    }
     return;
   }
   if (lo < 0) acc[base] = acc[base]! + (dy * (Math.min(hi, 0) - lo)) / span;
@@ -173,8 +195,19 @@ function addPiece(acc: Float64Array, base: number, W: number, xa: number, xb: nu
   for (let c = Math.max(Math.floor(lo), 0); c < end; c++) {
     const s0 = Math.max(lo, c);
     const s1 = Math.min(hi, c + 1);
-    if (s1 > s0) addCell(acc, base + c, c, (s0 + s1) / 2, (dy * (s1 - s0)) / span);
+    if (s1 > s0) {
+      addCell(acc, base + c, c, (s0 + s1) / 2, (dy * (s1 - s0)) / span);
+      touched[k * W + c] = 1;
+    }
   }
+}
+
+/** Mark the cells of row k that the open span between xa and xb (either order) passes through. */
+function touchSpan(out: Accumulator, k: number, xa: number, xb: number): void {
+  const lo = Math.max(Math.min(xa, xb), 0);
+  const hi = Math.min(Math.max(xa, xb), out.W);
+  for (let c = Math.floor(lo); c < hi; c++)
+    if (Math.min(hi, c + 1) > Math.max(lo, c)) out.touched[k * out.W + c] = 1;
 }
 
 /** A piece inside column c with mean x m: dy·(c + 1 − m) to cell c, the rest carried to c + 1. */

@@ -7,6 +7,7 @@ import { waterYearOf } from '../util/dates.js';
 import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { openStatsPlan, planInputs, type StatsPlan, type StatsQuery } from './plan.js';
+import { columnFloor } from './median-floor.js';
 import { DAY_INDEX, dayKey } from './water-year.js';
 
 /** A stats body with normals columns, and the reference years behind them. */
@@ -25,8 +26,11 @@ export const normalsColumns = (c: string): string[] => [
 /**
  * Add normals columns to a plan's body: for each mean and volume column, `median_<c>` (the day's
  * reference median), `pct_median_<c>` (100 × value ÷ median; null when the value or the median is
- * missing or the median is 0), `rank_<c>` (1 + the reference years other than this date's with a
- * greater value that day; ties share the better rank) and `rank_of_<c>` (those years + this one).
+ * missing or the median is below the column's floor, `median-floor.ts`), `rank_<c>` and
+ * `rank_of_<c>`. Every row of an answer ranks within one set per day: the reference years plus
+ * the answer's own years that day not among them. `rank_of_<c>` counts that set; `rank_<c>` is 1
+ * + the years with a greater value (ties share the better rank), null when no other year holds
+ * a value or when the value and another year's both lie below the floor (a tie at no snow).
  */
 export async function withNormals(
   db: Database,
@@ -48,32 +52,57 @@ export async function withNormals(
   if (t.base.zones.length !== body.zones.length) throw new Error('normals and stats cells differ');
   const pairs = body.variables.flatMap((name, c) => {
     const r = ref.indexOf(name);
-    return r < 0 ? [] : [[c, r] as const];
+    const col = plan.columns.find((x) => x.name === name);
+    const spec = col && plan.dataset.config.variables[col.variable];
+    if (r < 0 || col === undefined || spec === undefined) return [];
+    // Floors per cell, in the column's unit (a volume's depends on the zone's area).
+    const floors = Float64Array.from(body.zones, (z) => columnFloor(col, spec, z.area_m2));
+    return [{ c, r, floors }];
   });
   const refYears = t.reference.water_years;
-  const buf = new Float64Array(refYears.length);
+  // The answer's dates of each day whose water year is not a reference year: ranked beside them.
+  const extraDates = new Map<string, string[]>();
+  for (const date of Object.keys(body.results))
+    if (!refYears.includes(waterYearOf(date))) {
+      const list = extraDates.get(dayKey(date)) ?? [];
+      list.push(date);
+      extraDates.set(dayKey(date), list);
+    }
+  const buf = new Float64Array(refYears.length + Object.keys(body.results).length);
   const results: Record<string, (number | null)[][]> = {};
   for (const [date, rows] of Object.entries(body.results)) {
     const d = DAY_INDEX.get(dayKey(date))!;
     const own = refYears.indexOf(waterYearOf(date));
+    const others = (extraDates.get(dayKey(date)) ?? []).filter((x) => x !== date);
     results[date] = rows.map((row, k) => [
       ...row,
-      ...pairs.flatMap(([c, r]) => {
+      ...pairs.flatMap(({ c, r, floors }) => {
         const v = row[c] ?? null;
+        const floor = floors[k]!;
         const all = gather(t, d, k, r, buf);
         const median = all > 0 ? quantile(buf, all, 0.5) : null;
-        const pct = v !== null && median !== null && median !== 0 ? (100 * v) / median : null;
+        const pct = v !== null && median !== null && median > 0 && median >= floor ? (100 * v) / median : null;
         if (v === null) return [median, pct, null, null];
-        const n = gather(t, d, k, r, buf, own);
+        // The other years of this day's set: reference years but this one, then the answer's extra years.
+        let n = gather(t, d, k, r, buf, own);
+        for (const x of others) {
+          const o = body.results[x]![k]![c] ?? null;
+          if (o !== null) buf[n++] = o;
+        }
         let above = 0;
-        for (let i = 0; i < n; i++) if (buf[i]! > v) above++;
-        return [median, pct, 1 + above, n + 1];
+        let lowTie = false;
+        for (let i = 0; i < n; i++) {
+          if (buf[i]! > v) above++;
+          if (v < floor && buf[i]! < floor) lowTie = true;
+        }
+        const rank = n === 0 || lowTie ? null : 1 + above;
+        return [median, pct, rank, n + 1];
       }),
     ]);
   }
   return {
     ...body,
-    variables: [...body.variables, ...pairs.flatMap(([c]) => normalsColumns(body.variables[c]!))],
+    variables: [...body.variables, ...pairs.flatMap(({ c }) => normalsColumns(body.variables[c]!))],
     results,
     reference: t.reference,
   };

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { FileSource } from '../../src/io/source.js';
+import { Cog } from '../../src/raster/cog.reader.js';
+import { writeCog } from '../../src/raster/cog.writer.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { logicalTree } from '../helpers/fs.js';
 import { buildZionDb, importOffGrid } from '../helpers/zion-db.js';
@@ -128,6 +131,43 @@ describe('status and doctor', () => {
     assert.deepEqual(fixed.debris, []);
     await rm(join(ds(), 'aoi', `.x.tif.${tag(process.pid)}.tmp`));
     assert.deepEqual(await logicalTree(join(dir, 'db')), before);
+  });
+
+  it('an AOI raster from the older coverage (a phantom cell outside the basin) is named; pourpoint rasterize --all converges', async () => {
+    const aoi = join(ds(), 'aoi/09406000_UT_USGS.tif');
+    const good = await readFile(aoi);
+    const src = new FileSource(aoi);
+    const cog = await Cog.open(src);
+    const data = (await cog.readWindow({
+      col: 0,
+      row: 0,
+      width: cog.grid.width,
+      height: cog.grid.height,
+    })) as Float64Array;
+    await src.close();
+    const phantom = data.indexOf(0);
+    assert.ok(phantom >= 0, 'the window has a cell outside the basin');
+    data[phantom] = 3e-10; // what the v2 coverage's carry drift left on cells beyond the basin
+    const items = {
+      ...cog.metadata.items,
+      SNOWDB_AOI_HASH: cog.metadata.items.SNOWDB_AOI_HASH!.replace(/^v3:/, 'v2:'),
+    };
+    await writeCog(aoi, cog.grid, data, {
+      predictor: 3,
+      description: 'basin area in cell (m2)',
+      metadata: items,
+    });
+    const doc = await cli('doctor', '--include-inactive', '--check', 'pourpoints');
+    assert.equal(doc.code, 1, doc.stdout);
+    assert.match(
+      doc.stdout,
+      /^fail +pourpoints +snodas +1 AOI raster\(s\) +built by an older coverage that weighted cells outside the basin \(09406000:UT:USGS\); run 'snowdb pourpoint rasterize --all'/m,
+    );
+    const r = await cli('pourpoint', 'rasterize', '--all');
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^09406000:UT:USGS +snodas +\S+ +built$/m);
+    assert.deepEqual(await readFile(aoi), good, 'the rebuilt raster is the current coverage, byte for byte');
+    assert.equal((await cli('doctor', '--include-inactive', '--check', 'pourpoints')).code, 0);
   });
 
   it('each broken artifact is a named failure, doctor exits 1, and status shows the count', async () => {

@@ -46,5 +46,8 @@ export async function basinOf(triplet: string): Promise<AreaGeometry> {
 /** The SNODAS masked grid (post-2013): 6935 × 3351 at 30″ on EPSG:4326 (the template's). */
 export const SNODAS_GRID: Grid = gridOf(TEMPLATES.snodas!);
 
+/** The SPIRES NRT grid: MODIS sinusoid tiles h08–h10 × v04–v05 at 463 m (the instarr template's). */
+export const SPIRES_GRID: Grid = gridOf(TEMPLATES.instarr!);
+
 /** The UA SWANN 800 m grid: 7025 × 3105 on EPSG:4269 (the template's). */
 export const SWANN_GRID: Grid = gridOf(TEMPLATES['swann-800m']!);

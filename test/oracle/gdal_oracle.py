@@ -9,6 +9,10 @@ Commands (JSON on stdout):
   cells GRID_JSON GEOJSON         per-cell intersection areas of a basin with each cell polygon,
                                   computed by OGR in the grid CRS (geographic grids: in the
                                   equal-area cylindrical projection on the grid's ellipsoid)
+  cell-sets JOBS_JSON             per job {geojson, grid (as for cells)}: the cells of the grid window
+                                  whose intersection with OGR MakeValid(basin) has positive area, as
+                                  [window index, intersection area, cell area] (the basin is cut to
+                                  each row strip first, so large windows stay quick)
   makevalid-area GEOJSON ELLIPS   area of OGR MakeValid(basin) in +proj=cea on that ellipsoid, m²
   record GEOJSON                  a pourpoint record's basin: sha256 of OGR's little-endian WKB,
                                   area in a WGS84 Lambert azimuthal equal-area projection centred
@@ -158,6 +162,49 @@ def cells(grid_path, geojson_path):
     w = g['window']
     print(json.dumps(cell_intersections(g['originX'], g['originY'], g['cellWidth'], g['cellHeight'],
                                         (w['col'], w['row'], w['width'], w['height']), basin, to_target)))
+
+
+def rect(x0, y0, x1, y1):
+    ring = ogr.Geometry(ogr.wkbLinearRing)
+    for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)):
+        ring.AddPoint_2D(x, y)
+    poly = ogr.Geometry(ogr.wkbPolygon)
+    poly.AddGeometry(ring)
+    return poly
+
+
+def positive_cells(g, geojson_path):
+    basin = basin_geometry(geojson_path)
+    to_target = area_frame(basin, g['geographic'], g['a'], g['invf'], g['proj4'])
+    basin = basin.MakeValid()
+    w = g['window']
+    ox, oy, cw, ch = g['originX'], g['originY'], g['cellWidth'], g['cellHeight']
+    out = []
+    for k in range(w['height']):
+        y1 = oy - (w['row'] + k) * ch
+        y0 = y1 - ch
+        x0 = ox + w['col'] * cw
+        strip = rect(x0, y0, x0 + w['width'] * cw, y1)
+        if to_target is not None:
+            strip.Transform(to_target)
+        part = strip.Intersection(basin)
+        if part is None or part.IsEmpty() or part.GetArea() == 0:
+            continue
+        for c in range(w['width']):
+            cx0 = ox + (w['col'] + c) * cw
+            cell = rect(cx0, y0, cx0 + cw, y1)
+            if to_target is not None:
+                cell.Transform(to_target)
+            if not cell.Intersects(part):
+                continue
+            area = cell.Intersection(part).GetArea()
+            if area > 0:
+                out.append([k * w['width'] + c, area, cell.GetArea()])
+    return out
+
+
+def cell_sets(jobs_path):
+    print(json.dumps([positive_cells(j['grid'], j['geojson']) for j in json.load(open(jobs_path))]))
 
 
 def makevalid_area(geojson_path, a, invf):
@@ -596,7 +643,7 @@ def simplify_check(original_path, simplified_path, tolerance):
 
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
-    {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args),
+    {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args), 'cell-sets': lambda: cell_sets(*args),
      'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args),
      'raster-sum': lambda: raster_sum(*args), 'basin-area': lambda: basin_area(*args),
      'box-area': lambda: box_area(*args), 'make-swann': lambda: make_swann(*args),

@@ -8,7 +8,11 @@ ranks, and water-year summaries, computed here with numpy alone.
     LAYER STEP_FT  an elevation layer and band step (cells keyed by band floor, 'unclassified'), or -
     Y1..Y2         reference water years (1 Oct of Y-1 .. 30 Sep of Y)
     DAYS           MM-DD,... days whose normals to compute
-    ANOMALY_DATES  ISO,... dates to compare with the normals (median, pct of median, rank)
+    ANOMALY_DATES  ISO,... dates to compare with the normals (median, pct of median, rank); ranked
+                   each within the reference years plus the other listed dates' non-reference years
+                   of the same day; % of median only where the median is at least 0.1 in (2.54 mm,
+                   or that depth over the cell's area for a volume); no rank where no other year
+                   holds a value or where the value and another year's are both below that floor
     SUMMARY_YEARS  Y,... water years to summarize
     THRESHOLD      melt-out threshold, mm
 Prints {normals: {day: {cell: {mean|total: {median, mean, p10, p90, min, max, years}}}},
@@ -36,6 +40,8 @@ def main(aoi, dates_dir, layer, step, years, days, anomaly_dates, summary_years,
     y1, y2 = (int(x) for x in years.split('..'))
     held = set(os.listdir(dates_dir))
     cache = {}
+    areas = {}  # cell -> area, m2
+    floor_mm = 2.54
 
     def cells(iso):
         """{cell: (mean mm or None, total m3)} of one date, or None when the date is absent."""
@@ -45,6 +51,7 @@ def main(aoi, dates_dir, layer, step, years, days, anomaly_dates, summary_years,
         if key not in cache:
             r = reduce_cells(a, w, os.path.join(dates_dir, key, 'swe.tif'), 1, layer, None if layer is None else step)
             cache[key] = {k: (c['mean'], c['sum'] * 0.001 if c['valid_m2'] > 0 else None) for k, c in r.items()}
+            areas.update({k: c['area_m2'] for k, c in r.items()})
         return cache[key]
 
     def date_of(wy, day):
@@ -80,23 +87,28 @@ def main(aoi, dates_dir, layer, step, years, days, anomaly_dates, summary_years,
             for k, per in reference(day).items()}
 
     anomalies = {}
-    for iso in filter(None, anomaly_dates.split(',')):
+    listed = list(filter(None, anomaly_dates.split(',')))
+    for iso in listed:
         d = dt.date.fromisoformat(iso)
         wy = d.year + (1 if d.month >= 10 else 0)
         day = iso[5:]
         now = cells(iso)
         full, others = reference(day), reference(day, skip=wy)
+        # The other listed dates of this day whose water years are not reference years.
+        extra = [cells(x) for x in listed if x != iso and x[5:] == day and not (y1 <= int(x[:4]) + (1 if int(x[5:7]) >= 10 else 0) <= y2)]
         anomalies[iso] = {}
         for k, vals in now.items():
             anomalies[iso][k] = {}
             for i, v in enumerate(vals):
                 xs = full.get(k, {}).get(i, [])
                 med = float(np.median(xs)) if xs else None
-                rest = others.get(k, {}).get(i, [])
+                rest = others.get(k, {}).get(i, []) + [e[k][i] for e in extra if e[k][i] is not None]
+                floor = floor_mm if i == 0 else floor_mm * 0.001 * areas[k]
+                low_tie = v is not None and v < floor and any(x < floor for x in rest)
                 anomalies[iso][k][names[i]] = {
                     'value': v, 'median': med,
-                    'pct': 100 * v / med if v is not None and med else None,
-                    'rank': 1 + sum(1 for x in rest if x > v) if v is not None else None,
+                    'pct': 100 * v / med if v is not None and med and med >= floor else None,
+                    'rank': 1 + sum(1 for x in rest if x > v) if v is not None and rest and not low_tie else None,
                     'rank_of': len(rest) + 1 if v is not None else None}
 
     summaries = {}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { quadrangleArea, rowAreas } from '../../src/raster/cell-area.js';
@@ -10,8 +10,19 @@ import type { AreaGeometry } from '../../src/raster/geometry.js';
 import type { Grid } from '../../src/raster/grid.js';
 import { tempDir } from '../helpers/cli.js';
 import { oracle } from '../helpers/gdal.js';
-import { basinOf, fixturePath, SNODAS_GRID, SWANN_GRID } from '../helpers/raster.js';
+import { basinOf, fixturePath, SNODAS_GRID, SPIRES_GRID, SWANN_GRID } from '../helpers/raster.js';
 
+/** A grid as the oracle reads it (test/oracle/gdal_oracle.py `cells`, `cell-sets`). */
+const gridSpec = (grid: Grid) => ({
+  geographic: grid.crs.geographic,
+  a: grid.crs.ellipsoid.a,
+  invf: grid.crs.ellipsoid.invf,
+  proj4: grid.crs.proj4,
+  originX: grid.originX,
+  originY: grid.originY,
+  cellWidth: grid.cellWidth,
+  cellHeight: grid.cellHeight,
+});
 const sum = (a: Float64Array) => a.reduce((s, v) => s + v, 0);
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
 
@@ -114,6 +125,69 @@ describe('exact coverage: hand-computable cases', () => {
     );
   });
 
+  it('cells wholly outside a skewed polygon weigh exactly 0 and cells wholly inside exactly 1 (no carry drift)', () => {
+    // A quadrilateral with vertices off every grid line on a 1 m grid: each row's carry sums pieces
+    // such as 0.3 + 0.7 that are not exact in binary; a cell that no edge enters must still be 0 or 1.
+    const g: Grid = { ...utm, cellWidth: 1, cellHeight: 1, width: 200, height: 200 };
+    const [x0, y0] = [g.originX, g.originY];
+    const quad = [
+      [x0 + 10.3, y0 - 5.7],
+      [x0 + 170.1, y0 - 20.9],
+      [x0 + 185.7, y0 - 190.3],
+      [x0 + 3.9, y0 - 160.1],
+      [x0 + 10.3, y0 - 5.7],
+    ];
+    const cov = polygonCoverage(g, { type: 'Polygon', coordinates: [quad] }, { input: 'grid' })!;
+    // Side of point (x, y) against each edge (counter-clockwise in y-up: inside = all > 0).
+    const inside = (x: number, y: number) =>
+      quad.slice(0, 4).every((p, i) => {
+        const q = quad[i + 1]!;
+        return (q[0]! - p[0]!) * (y - p[1]!) - (q[1]! - p[1]!) * (x - p[0]!) < 0;
+      });
+    const { col, row, width, height } = cov.window;
+    let outside = 0;
+    let whole = 0;
+    for (let k = 0; k < height; k++)
+      for (let c = 0; c < width; c++) {
+        const cx = x0 + col + c;
+        const cy = y0 - row - k;
+        const corners = [
+          [cx, cy],
+          [cx + 1, cy],
+          [cx, cy - 1],
+          [cx + 1, cy - 1],
+        ].map(([x, y]) => inside(x!, y!));
+        const f = cov.fractions[k * width + c]!;
+        // A convex polygon: all corners inside → the cell is inside; all outside with no vertex in
+        // the cell and the cell not straddling an edge is checked by the edge tests below.
+        if (corners.every(Boolean)) {
+          whole++;
+          assert.equal(f, 1, `cell ${c},${k} is wholly inside: ${f}`);
+        } else if (
+          !corners.some(Boolean) &&
+          !quad.some(([x, y]) => x! > cx && x! < cx + 1 && y! < cy && y! > cy - 1)
+        ) {
+          const straddles = quad.slice(0, 4).some((p, i) => {
+            const q = quad[i + 1]!;
+            const side = ([x, y]: number[]) =>
+              Math.sign((q[0]! - p[0]!) * (y! - p[1]!) - (q[1]! - p[1]!) * (x! - p[0]!));
+            const s = [
+              [cx, cy],
+              [cx + 1, cy],
+              [cx, cy - 1],
+              [cx + 1, cy - 1],
+            ].map(side);
+            return s.some((v) => v > 0) && s.some((v) => v < 0);
+          });
+          if (!straddles) {
+            outside++;
+            assert.equal(f, 0, `cell ${c},${k} is wholly outside: ${f}`);
+          }
+        }
+      }
+    assert.ok(whole > 20000 && outside > 5000, `${whole} inside, ${outside} outside`);
+  });
+
   it('a self-touching ring (a pinched loop) counts its pinched-off part as outside, as make_valid does', () => {
     // Shell around [0,30]² with a loop that touches the shell at one vertex and encloses (10..20)².
     const ring = [
@@ -178,6 +252,62 @@ describe('exact coverage of real BAGIS basins against independent oracles', () =
     assert.ok(rel(total, mv.area) < 1e-6, `${total} vs ${mv.area}`);
   });
 
+  // Real BAGIS records, from single rings to 4-part MultiPolygons and an invalid (self-touching) ring.
+  const edgeBasins = [
+    'pourpoints/10311100_NV_USGS.geojson',
+    'pourpoints/06091700_MT_USGS.geojson',
+    'pourpoints/06043500_MT_USGS.geojson',
+    'pourpoints/06301850_WY_USGS.geojson',
+    'pourpoints/150021_CA_USGS.geojson',
+    'pourpoints/WHEATFLD_AZ_USGS.geojson',
+    'pourpoints/09021000_CO_USGS.geojson',
+    '../../demo/basins/10128500_UT_USGS.geojson',
+    '../../demo/basins/10311200_NV_USGS.geojson',
+    '../../demo/basins/09111500_CO_USGS.geojson',
+    '../../demo/basins/NORTHCK_UT_DEMO.geojson',
+  ];
+  it('the cells with weight > 0 are exactly the cells OGR finds sharing area with the repaired basin, on the SNODAS, SWANN and SPIRES grids; each weight within 1e-9 of its cell area', async () => {
+    const grids: [string, Grid][] = [
+      ['SNODAS', SNODAS_GRID],
+      ['SWANN', SWANN_GRID],
+      ['SPIRES', SPIRES_GRID],
+    ];
+    const jobs: { label: string; weights: Float64Array; job: object }[] = [];
+    for (const rel of edgeBasins) {
+      const file = fixturePath(rel);
+      const rec = JSON.parse(await readFile(file, 'utf8')) as { geometries: { type: string }[] };
+      const basin = rec.geometries.find((x) => x.type !== 'Point') as unknown as AreaGeometry;
+      for (const [name, grid] of grids) {
+        const cov = polygonCoverage(grid, basin)!;
+        jobs.push({
+          label: `${rel.split('/').pop()} on ${name}`,
+          weights: coverageWeights(grid, cov),
+          job: { geojson: file, grid: { ...gridSpec(grid), window: cov.window } },
+        });
+      }
+    }
+    const path = join(dir, 'jobs.json');
+    await writeFile(path, JSON.stringify(jobs.map((j) => j.job)));
+    const sets = await oracle<[number, number, number][][]>('cell-sets', path);
+    let cells = 0;
+    jobs.forEach(({ label, weights }, j) => {
+      const ogr = sets[j]!;
+      const ours = [...weights.keys()].filter((i) => weights[i]! > 0);
+      assert.deepEqual(
+        ours,
+        ogr.map(([i]) => i),
+        `${label}: cells with weight differ from OGR's`,
+      );
+      for (const [i, inter, cellArea] of ogr)
+        assert.ok(
+          Math.abs(weights[i]! - inter) <= 1e-9 * cellArea,
+          `${label} cell ${i}: ${weights[i]} vs OGR ${inter}`,
+        );
+      cells += ours.length;
+    });
+    assert.ok(cells > 30000, `${cells} cells compared`);
+  });
+
   const perCell: [string, Grid][] = [
     ['SNODAS (geographic)', SNODAS_GRID],
     [
@@ -212,20 +342,7 @@ describe('exact coverage of real BAGIS basins against independent oracles', () =
       const file = fixturePath('pourpoints/10311100_NV_USGS.geojson');
       const cov = polygonCoverage(grid, await basinOf('10311100:NV:USGS'))!;
       const gridJson = join(dir, 'grid.json');
-      await writeFile(
-        gridJson,
-        JSON.stringify({
-          geographic: grid.crs.geographic,
-          a: grid.crs.ellipsoid.a,
-          invf: grid.crs.ellipsoid.invf,
-          proj4: grid.crs.proj4,
-          originX: grid.originX,
-          originY: grid.originY,
-          cellWidth: grid.cellWidth,
-          cellHeight: grid.cellHeight,
-          window: cov.window,
-        }),
-      );
+      await writeFile(gridJson, JSON.stringify({ ...gridSpec(grid), window: cov.window }));
       const cells = await oracle<[number, number][]>('cells', gridJson, file);
       assert.equal(cells.length, cov.fractions.length);
       const weights = coverageWeights(grid, cov);

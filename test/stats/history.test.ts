@@ -146,6 +146,58 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     }
   });
 
+  it('no snow: a basin at exactly 0 with every reference year has no % of median and no rank; one day ranks every year of an answer in one set', async () => {
+    // 5 October: the modelled season has not started (SWE exactly 0 in every year and cell).
+    const date = '2012-10-05';
+    const b = await json(
+      'stats',
+      'hist',
+      HALF,
+      '--dates',
+      date,
+      '--zone',
+      'terrain.elevation',
+      '--with-normals',
+    );
+    const o = await oracle(HALF, true, [date], []);
+    assert.ok(b.zones.length > 2);
+    b.zones.forEach((z, k) => {
+      const row = b.results[date]![k]!;
+      assert.deepEqual(row.slice(0, 2), [0, 0], `${keyOf(z)}: no snow`);
+      // median 0, no percentage, no rank (a tie at no snow), ranked among the 20 reference years
+      assert.deepEqual(row.slice(2), [0, null, null, 20, 0, null, null, 20]);
+      for (const col of ['mean', 'total'] as const) {
+        assert.equal(o.anomalies[date]![keyOf(z)]![col].pct, null);
+        assert.equal(o.anomalies[date]![keyOf(z)]![col].rank, null);
+      }
+    });
+    // 15 January of 2020..2024: 2020–2023 are reference years, 2024 is not; each row ranks among
+    // the same 21 years (the reference years and 2024), as the oracle does.
+    const doy = await json(
+      'stats',
+      'hist',
+      FULL,
+      '--doy',
+      '01-15',
+      '--years',
+      '2020..2024',
+      '--with-normals',
+    );
+    const dates = Object.keys(doy.results);
+    assert.deepEqual(dates, ['2020-01-15', '2021-01-15', '2022-01-15', '2023-01-15', '2024-01-15']);
+    const od = await oracle(FULL, false, dates, []);
+    for (const d of dates) {
+      const row = doy.results[d]![0]!;
+      assert.equal(row[5], 21, `${d} rank_of`);
+      const ref = od.anomalies[d]!['0']!.mean;
+      assert.ok(
+        close(row[3], ref.pct) && close(row[4], ref.rank),
+        `${d}: ${row.slice(2, 6)} vs ${JSON.stringify(ref)}`,
+      );
+      assert.equal(ref.rank_of, 21);
+    }
+  });
+
   it('water-year summaries: peak and its date, melt-out, 1 April, volumes, per band, against the oracle', async () => {
     const b = await json('water-years', 'hist', HALF, '--zone', 'terrain.elevation', '--years', '2011..2016');
     assert.deepEqual(Object.keys(b.results), ['2011', '2012', '2013', '2014', '2015', '2016']);

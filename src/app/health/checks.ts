@@ -1,3 +1,4 @@
+import { olderAoiFormat } from '../../datasets/artifacts.js';
 import type { Dataset } from '../../datasets/registry.js';
 import { AREA_RASTER, stemOf } from '../../db/layout.js';
 import { type Grid, intersectWindows, parseWindowTag, type Window } from '../../raster/grid.js';
@@ -73,6 +74,7 @@ const firstDateGrid: DatasetCheck = (f) => {
 const basinRasters: DatasetCheck = (f) => {
   const out: Finding[] = [];
   const fail = finding(f.dataset, 'pourpoints');
+  const older: string[] = [];
   for (const b of f.basins) {
     if (b.coverage === 'none')
       out.push(
@@ -84,9 +86,17 @@ const basinRasters: DatasetCheck = (f) => {
       );
     else if (b.aoi === null)
       out.push(fail(b.triplet, `no AOI raster (run 'snowdb pourpoint rasterize ${b.triplet}')`));
+    else if (olderAoiFormat(b.aoi.items.SNOWDB_AOI_HASH)) older.push(b.triplet);
     else if (b.aoi.items.SNOWDB_AOI_HASH !== b.wantHash)
       out.push(fail(b.triplet, `stale AOI raster (run 'snowdb pourpoint rasterize ${b.triplet} --rebuild')`));
   }
+  if (older.length > 0)
+    out.push(
+      fail(
+        `${older.length} AOI raster(s)`,
+        `built by an older coverage that weighted cells outside the basin (${older.slice(0, 3).join(', ')}${older.length > 3 ? ', …' : ''}); run 'snowdb pourpoint rasterize --all' (or 'snowdb dataset create ${f.dataset.name}' again)`,
+      ),
+    );
   const known = new Set(f.basins.map((b) => `${stemOf(b.triplet)}.tif`));
   for (const file of f.aoiFiles)
     if (!known.has(file)) out.push(fail(file, 'orphan AOI raster: no indexed basin'));
