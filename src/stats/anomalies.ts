@@ -5,9 +5,9 @@
 import type { Database } from '../db/database.js';
 import { waterYearOf } from '../util/dates.js';
 import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
+import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { openStatsPlan, planInputs, type StatsPlan, type StatsQuery } from './plan.js';
-import { columnFloor } from './median-floor.js';
 import { DAY_INDEX, dayKey } from './water-year.js';
 
 /** A stats body with normals columns, and the reference years behind them. */
@@ -81,7 +81,8 @@ export async function withNormals(
         const floor = floors[k]!;
         const all = gather(t, d, k, r, buf);
         const median = all > 0 ? quantile(buf, all, 0.5) : null;
-        const pct = v !== null && median !== null && median > 0 && median >= floor ? (100 * v) / median : null;
+        const pct =
+          v !== null && median !== null && median > 0 && median >= floor ? (100 * v) / median : null;
         if (v === null) return [median, pct, null, null];
         // The other years of this day's set: reference years but this one, then the answer's extra years.
         let n = gather(t, d, k, r, buf, own);

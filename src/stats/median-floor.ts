@@ -16,7 +16,8 @@ export const PERCENT_FLOOR = 1;
 
 /** The floor of a variable's mean, in its stored unit; 0 where only a zero median is excluded. */
 export function meanFloor(variable: string, spec: Pick<VariableSpec, 'unit'>): number {
-  if (spec.unit === 'mm' || spec.unit === 'kg_per_m2') return variable === 'depth' ? DEPTH_FLOOR_MM : WATER_FLOOR_MM;
+  if (spec.unit === 'mm' || spec.unit === 'kg_per_m2')
+    return variable === 'depth' ? DEPTH_FLOOR_MM : WATER_FLOOR_MM;
   if (spec.unit === 'percent') return PERCENT_FLOOR;
   return 0;
 }

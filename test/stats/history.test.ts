@@ -106,7 +106,7 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
   });
 
   it('--with-normals: median, % of median and rank against the oracle; the extreme years rank first and last', async () => {
-    const dates = ['2011-03-01', '2015-04-01', '2024-01-15'];
+    const dates = ['2011-03-01', '2015-04-01', '2024-01-15', '2012-11-03']; // 3 Nov: medians around the 2.54 mm floor
     const o = await oracle(HALF, true, dates, []);
     for (const date of dates) {
       const b = await json(
@@ -170,6 +170,28 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
         assert.equal(o.anomalies[date]![keyOf(z)]![col].pct, null);
         assert.equal(o.anomalies[date]![keyOf(z)]![col].rank, null);
       }
+    });
+    // Against the poor year alone, 1 November's median is 1 mm, under the 2.54 mm (0.1 in) floor:
+    // no percentage, though the value (5–6 mm) still ranks first of the two years.
+    const low = await json(
+      'stats',
+      'hist',
+      HALF,
+      '--dates',
+      '2012-11-01',
+      '--zone',
+      'terrain.elevation',
+      '--with-normals',
+      '--normals-years',
+      '2015..2015',
+    );
+    const ol = await oracle(HALF, true, ['2012-11-01'], [], '2015..2015');
+    low.zones.forEach((z, k) => {
+      const row = low.results['2012-11-01']![k]!;
+      assert.ok((row[0] as number) >= 5 && row[2] === 1, `${keyOf(z)}: ${row}`);
+      assert.deepEqual([row[3], row[4], row[5], row[7], row[8]], [null, 1, 2, null, 1]);
+      assert.equal(ol.anomalies['2012-11-01']![keyOf(z)]!.mean.pct, null);
+      assert.equal(ol.anomalies['2012-11-01']![keyOf(z)]!.total.rank, 1);
     });
     // 15 January of 2020..2024: 2020–2023 are reference years, 2024 is not; each row ranks among
     // the same 21 years (the reference years and 2024), as the oracle does.

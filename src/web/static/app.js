@@ -129,6 +129,7 @@ async function overview() {
   if (!body) return;
   const vi = body.variables.indexOf(stat);
   const pi = body.variables.indexOf(`pct_median_${stat}`);
+  const mi = body.variables.indexOf(`median_${stat}`);
   const on = body.basins
     .flatMap((b) => Object.keys(b.results))
     .sort()
@@ -139,9 +140,10 @@ async function overview() {
     values.set(b.pourpoint, {
       value: convert(row?.[vi] ?? null, u),
       pct: pi < 0 ? null : (row?.[pi] ?? null),
+      median: mi < 0 ? null : (row?.[mi] ?? null),
     });
   }
-  app.map.colour(new Map([...values].map(([t, v]) => [t, v.pct])));
+  app.map.colour(values);
   app.map.legendTitle(on ? `${label}, % of median on ${on}` : `no data in the 31 days to ${state.date}`);
   app.list.units = c.units;
   app.list.values(values, u.unit);

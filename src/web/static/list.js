@@ -65,6 +65,7 @@ export class BasinList {
       const v = byTriplet.get(r.triplet);
       r.value = v?.value ?? null;
       r.pct = v?.pct ?? null;
+      r.median = v?.median ?? null;
     }
   }
 
@@ -150,7 +151,7 @@ export class BasinList {
     const html = [pad(first)];
     for (let i = first; i < last; i++) {
       const r = this.shown[i];
-      const [, label, colour] = classOf(r.pct);
+      const [, label, colour] = classOf(r.pct, r.median);
       const selected = r.triplet === chosen ? ' aria-selected="true"' : '';
       const name = escapeHtml(r.name);
       html.push(

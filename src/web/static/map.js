@@ -3,7 +3,7 @@
 /* global L, topojson */
 import { getAllFeatures, getJson } from './api.js';
 import { inside, mercator, PathCanvas, trace, unitBox, unitPaths } from './canvas.js';
-import { CLASSES, classOf, NO_DATA } from './units.js';
+import { CLASSES, classOf, NO_DATA, NO_SNOW } from './units.js';
 
 // Outline detail by zoom. Pixels are 360/(256·2^z)° wide: 0.011° at zoom 7, 0.0014° at zoom 10.
 export const COARSE_DEG = '0.01'; // every basin at first load (also in index.html's preload)
@@ -215,14 +215,20 @@ export class BasinMap {
 
   #tip(f) {
     const v = this.values.get(f.id);
-    const pct = v === undefined || v === null ? 'no % of median' : `${Math.round(v)} % of median`;
+    const pct =
+      v?.pct === undefined || v.pct === null
+        ? classOf(null, v?.median)[1].replace('no median', 'no % of median')
+        : `${Math.round(v.pct)} % of median`;
     return `<strong>${escapeHtml(f.properties.name)}</strong><br>${f.id}<br>${pct}`;
   }
 
-  /** Colour each basin by the class of its % of median (missing → grey). */
-  colour(pctByTriplet) {
-    this.values = pctByTriplet;
-    for (const [triplet, shape] of this.shapes) shape.colour = classOf(pctByTriplet.get(triplet))[2];
+  /** Colour each basin by the class of its % of median ({pct, median} by triplet; missing → grey). */
+  colour(byTriplet) {
+    this.values = byTriplet;
+    for (const [triplet, shape] of this.shapes) {
+      const v = byTriplet.get(triplet);
+      shape.colour = classOf(v?.pct, v?.median)[2];
+    }
     this.canvas.redraw();
   }
 
@@ -255,7 +261,7 @@ export class BasinMap {
     const legend = L.control({ position: 'bottomright' });
     legend.onAdd = () => {
       const div = L.DomUtil.create('div', 'legend');
-      div.innerHTML = `<div class="legend-title"></div>${[...CLASSES, NO_DATA]
+      div.innerHTML = `<div class="legend-title"></div>${[...CLASSES, NO_SNOW, NO_DATA]
         .map(([, label, colour]) => `<div><i style="background:${colour}"></i>${label}</div>`)
         .join('')}`;
       return div;

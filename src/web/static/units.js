@@ -47,10 +47,13 @@ export const CLASSES = [
   [150, '≥ 150 %', '#4575b4'],
 ];
 export const NO_DATA = ['', 'no median', '#c9c9c9'];
+/** A median under the variable's floor (0.1 in of SWE, 1 in of depth): no % of median is given. */
+export const NO_SNOW = ['', 'no snow at median', '#f4f1ea'];
 
-/** The class of a % of median (null → NO_DATA). */
-export function classOf(pct) {
-  if (pct === null || pct === undefined || !Number.isFinite(pct)) return NO_DATA;
+/** The class of a % of median (null → NO_SNOW where the day has a median, else NO_DATA). */
+export function classOf(pct, median = null) {
+  if (pct === null || pct === undefined || !Number.isFinite(pct))
+    return median === null || median === undefined ? NO_DATA : NO_SNOW;
   let c = CLASSES[0];
   for (const k of CLASSES) if (pct >= k[0]) c = k;
   return c;

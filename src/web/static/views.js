@@ -79,11 +79,12 @@ export async function seasonView(ctx, els) {
     .sort()
     .at(-1);
   const pct = asOf && at(stats.results[asOf][0], pi);
+  const median = asOf && at(stats.results[asOf][0], col(stats, `median_${stat}`));
   els.title.textContent =
     asOf === undefined
       ? `Water year ${wy}: no data up to ${ctx.date}`
       : pct === null || pct === undefined
-        ? `Water year ${wy}: ${num(convert(at(stats.results[asOf][0], vi), u))} ${u.unit} on ${asOf}${ctx.ref ? ' (no median that day)' : ''}`
+        ? `Water year ${wy}: ${num(convert(at(stats.results[asOf][0], vi), u))} ${u.unit} on ${asOf}${ctx.ref ? (median === null || median === undefined ? ' (no median that day)' : ' (no snow at median: no % of median)') : ''}`
         : `Water year ${wy}: ${Math.round(pct)} % of median on ${asOf}`;
   els.note.textContent = ctx.ref
     ? `Reference: water years ${stats.reference.start_water_year}–${stats.reference.end_water_year} (median, 10th–90th percentile and min–max of the days they hold).`
