@@ -8,20 +8,23 @@ import { FileSource } from '../../src/io/source.js';
 import { Cog } from '../../src/raster/cog.reader.js';
 import { fullWindow, type Grid } from '../../src/raster/grid.js';
 
-/** Demo dates (YYYYMMDD): weekly from 2025-02-01 to 2025-04-26 (13 dates). */
-export const DEMO_DATES: readonly string[] = Array.from({ length: 13 }, (_, i) =>
+/** Weekly from 2025-02-01 to 2025-04-26 (13 dates, YYYYMMDD). */
+const WEEKLY: readonly string[] = Array.from({ length: 13 }, (_, i) =>
   new Date(Date.UTC(2025, 1, 1 + 7 * i)).toISOString().slice(0, 10).replaceAll('-', ''),
 );
 
-/** SPIRES dates: every other demo date (fewer, larger mosaics). */
-export const SPIRES_DATES: readonly string[] = DEMO_DATES.filter((_, i) => i % 2 === 0);
+/** Demo dates (YYYYMMDD): the weekly dates and 1 April, the main snow-survey date (14 dates). */
+export const DEMO_DATES: readonly string[] = [...WEEKLY, '20250401'].sort();
+
+/** SPIRES dates: every other weekly date (fewer, larger mosaics). */
+export const SPIRES_DATES: readonly string[] = WEEKLY.filter((_, i) => i % 2 === 0);
 
 /** Reference water years of the SWANN history (2025 is the demo's current year). */
 export const HISTORY_YEARS: readonly number[] = [2021, 2022, 2023, 2024];
 
-/** SWANN history dates (YYYYMMDD): the SPIRES days of each reference year (7 × 4 = 28 dates). */
+/** SWANN history dates (YYYYMMDD): the SPIRES days and 1 April of each reference year (8 × 4 = 32 dates). */
 export const HISTORY_DATES: readonly string[] = HISTORY_YEARS.flatMap((y) =>
-  SPIRES_DATES.map((d) => `${y}${d.slice(4)}`),
+  [...SPIRES_DATES, '20250401'].map((d) => `${y}${d.slice(4)}`).sort(),
 );
 
 /** Past years' season relative to their median year (2021 poor … 2024 big). */

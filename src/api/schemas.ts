@@ -36,6 +36,19 @@ const ZoneRef = {
   additionalProperties: true,
 } as const;
 
+/** Notes beside a body: present only when there is something to say (no ingested date selected). */
+const notes = {
+  type: 'array',
+  items: str,
+  description:
+    'what the user should know about the answer, e.g. that the dates hold no ingested date and which held dates are nearest before and after; absent when there is nothing to say',
+  examples: [
+    [
+      "no date of 'snodas' is ingested in 2025-04-02; the nearest held: 2025-04-01 (before) and 2025-04-08 (after) (see 'snowdb dataset dates snodas')",
+    ],
+  ],
+} as const;
+
 export const CompactStatsResponse = {
   $id: 'CompactStatsResponse',
   type: 'object',
@@ -60,6 +73,7 @@ export const CompactStatsResponse = {
     pourpoint: str,
     dataset: str,
     query: { type: 'object', additionalProperties: true },
+    notes,
     links,
   },
 } as const;
@@ -99,6 +113,7 @@ export const AllBasinsStatsResponse = {
     },
     dataset: str,
     query: { type: 'object', additionalProperties: true },
+    notes,
     links,
   },
 } as const;

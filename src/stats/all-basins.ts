@@ -12,7 +12,7 @@ import { indexOf } from '../pourpoints/store.js';
 import { byString } from '../util/compare.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { executeWithNormals, type NormalsOption, type StatsWithNormals } from './anomalies.js';
-import { selectDates } from './dates.js';
+import { emptySelectionNote, selectDates } from './dates.js';
 import type { CompactStats, ExecuteOptions } from './engine.js';
 import type { Reference } from './normals.js';
 import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
@@ -44,6 +44,8 @@ export interface AllBasinsStats {
 /** The plans of an all-basins query, one per covered basin (sorted by triplet): no raster read. */
 export interface AllBasinsPlan {
   readonly plans: readonly StatsPlan[];
+  /** What the user should know about the answer (no ingested date selected, with the nearest held). */
+  readonly notes: readonly string[];
 }
 
 /**
@@ -65,7 +67,8 @@ export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<Al
     .map((e) => e.triplet)
     .sort(byString)
     .map((pourpoint) => planStats({ dataset, index, dates }, { ...q, pourpoint }));
-  return { plans };
+  const note = emptySelectionNote(dataset.name, dates, q.dates);
+  return { plans, notes: note === null ? [] : [note] };
 }
 
 /** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */

@@ -7,7 +7,7 @@ import { waterYearOf } from '../util/dates.js';
 import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
 import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
-import { openStatsPlan, planInputs, type StatsPlan, type StatsQuery } from './plan.js';
+import { planInputs, type StatsPlan } from './plan.js';
 import { DAY_INDEX, dayKey } from './water-year.js';
 
 /** A stats body with normals columns, and the reference years behind them. */
@@ -124,13 +124,4 @@ export async function executeWithNormals(
 ): Promise<CompactStats | StatsWithNormals> {
   const body = await executeStats(plan, opts);
   return normals === undefined ? body : withNormals(db, plan, body, normals.years, opts);
-}
-
-/** Stratified statistics of one basin (plan, then execute), with normals columns on request. */
-export async function computeStatsAnswer(
-  db: Database,
-  q: StatsQuery,
-  normals?: NormalsOption,
-): Promise<CompactStats | StatsWithNormals> {
-  return executeWithNormals(db, await openStatsPlan(db, q), normals);
 }

@@ -106,3 +106,32 @@ export function selectDates(available: readonly string[], q: DateQuery): string[
     (d) => d.endsWith(md) && Number(d.slice(0, 4)) >= q.start_year && Number(d.slice(0, 4)) <= q.end_year,
   );
 }
+
+/** The query's dates as text: `2025-04-01`, `2025-04-01/..`, `04-01 of 2016..2025`. */
+export function dateQueryText(q: DateQuery): string {
+  if (q.type === 'DayOfYear')
+    return `${String(q.month).padStart(2, '0')}-${String(q.day).padStart(2, '0')} of ${q.start_year}..${q.end_year}`;
+  if (q.start_date !== null && q.start_date === q.end_date) return q.start_date;
+  return `${q.start_date ?? '..'}/${q.end_date ?? '..'}`;
+}
+
+/**
+ * When a query selects none of the dataset's dates, the note that says so and names the nearest
+ * held dates before and after the asked span; null when it selects any.
+ */
+export function emptySelectionNote(
+  dataset: string,
+  available: readonly string[],
+  q: DateQuery,
+): string | null {
+  if (selectDates(available, q).length > 0) return null;
+  const asked = dateQueryText(q);
+  if (available.length === 0) return `'${dataset}' holds no date yet: nothing to answer for ${asked}`;
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const first = q.type === 'DateRange' ? q.start_date : `${q.start_year}-${pad(q.month)}-${pad(q.day)}`;
+  const last = q.type === 'DateRange' ? q.end_date : `${q.end_year}-${pad(q.month)}-${pad(q.day)}`;
+  const before = first === null ? undefined : available[lowerBound(available, first) - 1];
+  const after = last === null ? undefined : available[lowerBound(available, last, true)];
+  const near = [before && `${before} (before)`, after && `${after} (after)`].filter(Boolean).join(' and ');
+  return `no date of '${dataset}' is ingested in ${asked}; the nearest held: ${near || 'none'} (see 'snowdb dataset dates ${dataset}')`;
+}

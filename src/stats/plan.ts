@@ -8,7 +8,7 @@ import { indexedEntry, indexOf } from '../pourpoints/store.js';
 import { enabledLayers, layerPath, ZONE_LAYERS, type ZoneLayerSpec } from '../zones/layers.js';
 import type { Axis } from '../zones/schemes.js';
 import { parseZoneTokens } from '../zones/tokens.js';
-import { type DateQuery, selectDates } from './dates.js';
+import { type DateQuery, emptySelectionNote, selectDates } from './dates.js';
 import { MAX_QUERY_VALUES, MAX_ZONE_CELLS } from './limits.js';
 import { type Units, unitIn } from './units.js';
 
@@ -65,6 +65,8 @@ export interface StatsPlan {
   readonly stateFiles: readonly string[];
   /** The query with its defaults made explicit (the ETag signs it). */
   readonly query: StatsQuery;
+  /** What the user should know about the answer (no ingested date selected, with the nearest held). */
+  readonly notes: readonly string[];
 }
 
 /** What planning needs from the database: the active dataset, the index and its ingested dates. */
@@ -147,6 +149,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
       cogs: wanted.map((v) => d.paths.cog(date, v)),
     })),
     stateFiles: [d.configPath, d.paths.datesDir, aoi, ...axes.map((a) => a.path)],
+    notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
     query: {
       ...q,
       variables: [...new Set(q.variables ?? [])].sort(),

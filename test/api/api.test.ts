@@ -196,6 +196,30 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
     assert.deepEqual(doy.query, { type: 'DayOfYear', month: 1, day: 16, start_year: 2020, end_year: 2024 });
   });
 
+  it('dates that hold no ingested date: an empty body, and a note naming the nearest held dates (CLI stderr, HTTP notes)', async () => {
+    const r = await cli('stats', 'snodas', ZION, '--dates', '2024-01-10/2024-01-14', '--variable', 'swe');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as Json).results, {});
+    const note =
+      "no date of 'snodas' is ingested in 2024-01-10/2024-01-14; the nearest held: 2024-01-15 (after) (see 'snowdb dataset dates snodas')";
+    assert.match(r.stderr, new RegExp(`^note: ${note.replace(/[()/.]/g, '\\$&')}$`, 'm'));
+    const between = await json(`${STATS}/date-range?datetime=2024-01-17&variable=swe`);
+    assert.deepEqual(between.results, {});
+    assert.deepEqual(between.notes, [
+      "no date of 'snodas' is ingested in 2024-01-17; the nearest held: 2024-01-16 (before) (see 'snowdb dataset dates snodas')",
+    ]);
+    const doy = await json(`${STATS}/doy?month=4&day=1&start_year=2020&end_year=2023&variable=swe`);
+    assert.deepEqual(doy.notes, [
+      "no date of 'snodas' is ingested in 04-01 of 2020..2023; the nearest held: 2024-01-15 (after) (see 'snowdb dataset dates snodas')",
+    ]);
+    const all = await json('/datasets/snodas/stats?date=2023-12-01&variable=swe');
+    assert.equal((all.notes as string[]).length, 1);
+    // An answer with data carries no note.
+    assert.equal((await json(`${STATS}/date-range?datetime=2024-01-15&variable=swe`)).notes, undefined);
+    const one = await cli('stats', 'snodas', ZION, '--dates', '2024-01-15', '--variable', 'swe');
+    assert.doesNotMatch(one.stderr, /note: no date/);
+  });
+
   it('CSV by f=csv or Accept, as a named download, gzip on request; the same numbers as the CLI', async () => {
     const cliCsv = (
       await cli('stats', 'snodas', ZION, '--zone', 'terrain.aspect', '--variable', 'swe', '--format', 'csv')

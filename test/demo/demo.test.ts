@@ -129,8 +129,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       [...order].sort((a, b) => a - b),
       order,
     );
-    assert.match(first, /# snodas: 13 file\(s\) generated, 0 reused/);
-    assert.match(first, /# swann: 41 file\(s\) generated, 0 reused/);
+    assert.match(first, /# snodas: 14 file\(s\) generated, 0 reused/);
+    assert.match(first, /# swann: 46 file\(s\) generated, 0 reused/);
     assert.match(first, /# spires: 21 file\(s\) generated, 0 reused/);
     assert.match(first, /doctor: every check passed/);
     // The bundled DEM reaches only part of every BAGIS basin: one info line per dataset and BAGIS
@@ -142,11 +142,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   });
 
   it('a second run reuses every source and date, then serves and prints URLs and example commands', () => {
-    assert.match(second, /# snodas: 0 file\(s\) generated, 13 reused/);
-    assert.match(second, /# swann: 0 file\(s\) generated, 41 reused/);
+    assert.match(second, /# snodas: 0 file\(s\) generated, 14 reused/);
+    assert.match(second, /# swann: 0 file\(s\) generated, 46 reused/);
     assert.match(second, /# spires: 0 file\(s\) generated, 21 reused/);
-    assert.match(second, /ingested 0, up-to-date 13,/);
-    assert.match(second, /ingested 0, up-to-date 41,/);
+    assert.match(second, /ingested 0, up-to-date 14,/);
+    assert.match(second, /ingested 0, up-to-date 46,/);
     assert.match(second, /ingested 0, up-to-date 7,/);
     assert.match(second, /web page\s+http:\/\/127\.0\.0\.1:\d+\/app/);
     assert.match(second, /npx snowdb stats snodas NORTHCK:UT:DEMO --variable swe --zone terrain.elevation/);
@@ -160,8 +160,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     };
     const by = Object.fromEntries(s.datasets.map((d) => [d.name, d]));
     for (const [name, n, firstDate] of [
-      ['snodas', 13, '2025-02-01'],
-      ['swann', 41, '2021-02-01'],
+      ['snodas', 14, '2025-02-01'],
+      ['swann', 46, '2021-02-01'],
       ['instarr', 7, '2025-02-01'],
     ] as const) {
       assert.equal(by[name]?.active, true, name);
@@ -169,7 +169,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       assert.equal(by[name]?.first_date, firstDate, name);
       assert.equal(by[name]?.health, 'ok', name);
     }
-    assert.equal(DEMO_DATES.length, 13);
+    assert.equal(DEMO_DATES.length, 14);
     assert.equal(SPIRES_DATES.length, 7);
     const pp = await api<{ features: unknown[] }>('/pourpoints?limit=100');
     assert.equal(pp.features.length, 11);
@@ -244,7 +244,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       `/datasets/snodas/stats/${VIRGIN}/date-range?datetime=2025-02-01/2025-04-30&variable=swe&zone=terrain.elevation`,
     );
     const dates = Object.keys(s.results).sort();
-    assert.equal(dates.length, 13);
+    assert.equal(dates.length, 14);
     // The Zion DEM covers part of the basin: the rest is the last cell, 'unclassified'.
     assert.equal(s.zones.at(-1)!.zone[0]!.kind, 'unclassified');
     const bands = s.zones.slice(0, -1).map((z) => z.zone[0]!.min!);

@@ -98,6 +98,25 @@ describe('the stats plan (pure: no raster, no file)', () => {
     );
   });
 
+  it('a selection with no held date carries a note naming the nearest held dates before and after', () => {
+    const note = (dates: ReturnType<typeof parseDateRange>, held = inputs.dates) =>
+      planStats({ ...inputs, dates: held }, query({ dates, variables: ['swe'] })).notes;
+    const see = "(see 'snowdb dataset dates snodas')";
+    assert.deepEqual(note(parseDateRange('2024-02-01/2024-03-31')), [
+      `no date of 'snodas' is ingested in 2024-02-01/2024-03-31; the nearest held: 2024-01-15 (before) and 2024-04-01 (after) ${see}`,
+    ]);
+    assert.deepEqual(note(parseDateRange('2024-05-01/..')), [
+      `no date of 'snodas' is ingested in 2024-05-01/..; the nearest held: 2024-04-02 (before) ${see}`,
+    ]);
+    assert.deepEqual(note(dayOfYear(4, 3, 2023, 2024)), [
+      `no date of 'snodas' is ingested in 04-03 of 2023..2024; the nearest held: 2023-04-01 (before) ${see}`,
+    ]);
+    assert.deepEqual(note(parseDateRange('2024-01-15'), []), [
+      "'snodas' holds no date yet: nothing to answer for 2024-01-15",
+    ]);
+    assert.deepEqual(note(parseDateRange('2024-01-15')), []);
+  });
+
   it('refuses a crossing over the cell cap before anything is read, and takes one at the cap', () => {
     const zones = ['terrain.elevation', 'terrain.aspect'];
     const product = planStats(inputs, query({ zones })).product - 1; // the crossing, without unclassified

@@ -127,7 +127,14 @@ async function answer(
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
   const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
-  return sendJson(reply, { ...body, pourpoint, dataset, query: dates, links: statsLinks(req, [up]) });
+  return sendJson(reply, {
+    ...body,
+    pourpoint,
+    dataset,
+    query: dates,
+    ...(plan.notes.length > 0 && { notes: plan.notes }),
+    links: statsLinks(req, [up]),
+  });
 }
 
 const params = {
@@ -187,7 +194,13 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, normals, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
-      return sendJson(reply, { ...body, dataset, query: dates, links: statsLinks(req) });
+      return sendJson(reply, {
+        ...body,
+        dataset,
+        query: dates,
+        ...(plan.notes.length > 0 && { notes: plan.notes }),
+        links: statsLinks(req),
+      });
     },
   );
   app.get<{ Params: Params; Querystring: Common & { datetime: string } }>(

@@ -1,7 +1,13 @@
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
-import { type AllBasinsStats, computeAllBasins, MAX_ALL_BASINS_DATES } from '../../stats/all-basins.js';
-import { computeStatsAnswer, type NormalsOption } from '../../stats/anomalies.js';
+import {
+  type AllBasinsStats,
+  executeAllBasins,
+  MAX_ALL_BASINS_DATES,
+  planAllBasins,
+} from '../../stats/all-basins.js';
+import { executeWithNormals, type NormalsOption } from '../../stats/anomalies.js';
+import { openStatsPlan } from '../../stats/plan.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy, parseYearSpan } from '../../stats/dates.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
@@ -131,11 +137,10 @@ export function registerStats(program: Command, run: Runner): void {
         if (!Number.isInteger(cap) || cap < 1)
           throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
         const q = { dataset, pourpoint, dates, ...cellQuery(opts), validFraction: opts.validFraction };
-        const body = await computeStatsAnswer(
-          await ctx.openDatabase('read'),
-          { ...q, maxZoneCells: cap },
-          normalsOption(opts),
-        );
+        const db = await ctx.openDatabase('read');
+        const plan = await openStatsPlan(db, { ...q, maxZoneCells: cap });
+        const body = await executeWithNormals(db, plan, normalsOption(opts));
+        for (const note of plan.notes) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, [{ pourpoint, zones: body.zones }]);
         printTable(ctx, opts.format, body);
       }),
@@ -167,13 +172,16 @@ export function registerStatsAll(program: Command, run: Runner): void {
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
-        const body: AllBasinsStats = await computeAllBasins(await ctx.openDatabase('read'), {
+        const db = await ctx.openDatabase('read');
+        const normals = normalsOption(opts);
+        const plan = await planAllBasins(db, {
           dataset,
           dates: parseDateRange(opts.date, 'date'),
           ...cellQuery(opts),
           validFraction: opts.validFraction,
-          normals: normalsOption(opts),
         });
+        const body: AllBasinsStats = await executeAllBasins(db, plan, normals);
+        for (const note of plan.notes) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, body.basins);
         if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
         ctx.out.data([...allBasinsCsvLines(body)].join('').replace(/\r\n$/, ''));
