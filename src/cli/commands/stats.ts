@@ -7,10 +7,10 @@ import {
   planAllBasins,
 } from '../../stats/all-basins.js';
 import { executeWithNormals, type NormalsOption } from '../../stats/anomalies.js';
-import { openStatsPlan } from '../../stats/plan.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy, parseYearSpan } from '../../stats/dates.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
+import { openStatsPlan } from '../../stats/plan.js';
 import { UNITS, type Units } from '../../stats/units.js';
 import type { CliContext, Runner } from '../context.js';
 import { renderJson } from '../json.js';
