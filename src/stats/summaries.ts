@@ -1,7 +1,8 @@
 /**
  * Water-year summaries of a water variable (SWE): per water year and zone cell, the peak of the
  * mean (value, first date at it, and the volume that date), the melt-out date (the first date
- * after the peak with a mean below a threshold) and the mean and volume on 1 April.
+ * after the peak with a mean below a threshold) and the mean and volume on 1 April. A peak below
+ * the threshold (a cell that never held snow) has no peak date and no melt-out date.
  */
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
@@ -42,6 +43,9 @@ function summarize(body: CompactStats, dates: readonly string[], y: number, belo
       const v = body.results[d]![k]![0] ?? null;
       if (v !== null && v > top) [top, peak] = [v, d];
     }
+    const at = peak === null ? null : body.results[peak]![k]!;
+    // A peak below the melt-out threshold is no snow season: it has no peak or melt-out date.
+    if (top < below) peak = null;
     let meltOut: string | null = null;
     if (peak !== null)
       for (const d of dates) {
@@ -51,7 +55,6 @@ function summarize(body: CompactStats, dates: readonly string[], y: number, belo
           break;
         }
       }
-    const at = peak === null ? null : body.results[peak]![k]!;
     return [
       at?.[0] ?? null,
       peak,

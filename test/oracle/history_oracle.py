@@ -127,10 +127,13 @@ def main(aoi, dates_dir, layer, step, years, days, anomaly_dates, summary_years,
             top = max(v for _, v in valid)
             peak = next(iso for iso, v in valid if v == top)
             melt = next((iso for iso, v in valid if iso > peak and v < float(threshold)), None)
+            peak_total = next(t for iso, _, t in vals if iso == peak)
+            if top < float(threshold):  # never any snow: no peak date, no melt-out
+                peak, melt = None, None
             apr1 = next((x for x in vals if x[0] == f'{wy}-04-01'), None)
             out[k] = {'peak': top, 'peak_date': peak, 'melt_out': melt,
                       'apr1': apr1[1] if apr1 else None,
-                      'peak_total': next(t for iso, _, t in vals if iso == peak),
+                      'peak_total': peak_total,
                       'apr1_total': apr1[2] if apr1 else None, 'dates': len(series)}
         summaries[str(wy)] = out
 

@@ -45,6 +45,7 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     anomalies: string[],
     summaries: string[],
     years = REFERENCE,
+    meltOutBelow = '1',
   ) =>
     historyOracle<Oracle>(
       join(root, `data/hist/aoi/${basin.replaceAll(':', '_')}.tif`),
@@ -55,7 +56,7 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
       DAYS.join(','),
       anomalies.join(','),
       summaries.join(','),
-      '1',
+      meltOutBelow,
     );
 
   before(async () => {
@@ -233,6 +234,33 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
           assert.ok(close(got, ref), `${y} ${keyOf(z)} ${f}: ${got} vs ${ref}`);
         }
     assert.equal(b.results['2016']![0]![6], 366); // a leap water year
+    // A peak below the melt-out threshold is no snow season: no peak date and no melt-out date.
+    // At 300 mm, the poor year (×0.2, peaks up to ~110 mm) has none; the extreme year's high bands do.
+    const high = await json(
+      'water-years',
+      'hist',
+      HALF,
+      '--zone',
+      'terrain.elevation',
+      '--years',
+      '2011..2015',
+      '--melt-out-below',
+      '300',
+    );
+    const oh = await oracle(HALF, true, [], ['2011', '2015'], REFERENCE, '300');
+    let none = 0;
+    for (const y of ['2011', '2015'])
+      for (const [k, z] of high.zones.entries()) {
+        const row = high.results[y]![k]!;
+        for (const [i, f] of fields.entries())
+          assert.ok(close(row[i], oh.summaries[y]![keyOf(z)]![f]), `${y} ${keyOf(z)} ${f}`);
+        if ((row[0] as number) < 300) {
+          none++;
+          assert.deepEqual([row[1], row[2]], [null, null], `${y} ${keyOf(z)}: peak ${row[0]} mm`);
+        } else assert.match(String(row[1]), /^\d{4}-\d{2}-\d{2}$/);
+      }
+    assert.ok(none >= high.zones.length, `${none} cells with no snow season`);
+    assert.ok(high.results['2011']!.some((r) => r[1] !== null));
     const csv = await cli('water-years', 'hist', FULL, '--years', '2016', '--format', 'csv');
     assert.equal(
       csv.split('\r\n')[0],
