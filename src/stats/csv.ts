@@ -17,10 +17,15 @@ function axisHeader(layer: string): string[] {
   return [layer];
 }
 
+/**
+ * An axis's cells of one zone. The unclassified cell keeps number columns numeric (empty bounds
+ * and threshold) and is named only in text columns: a categorical label or a threshold's side.
+ */
 function axisValues(z: ZoneRef): string[] {
   if (z.kind === 'unclassified') {
     const s = ZONE_LAYERS.find((l) => l.key === z.layer)?.scheme;
-    return s?.kind === 'categorical' ? ['unclassified'] : ['unclassified', ''];
+    if (s?.kind === 'categorical') return ['unclassified'];
+    return s?.kind === 'threshold' ? ['unclassified', ''] : ['', ''];
   }
   if (z.kind === 'band') return [String(z.min), String(z.max)];
   if (z.kind === 'class') return [z.label];
