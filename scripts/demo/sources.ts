@@ -103,7 +103,8 @@ function snodasGrids(elev: Float32Array, cells: Int32Array, day: number): (p: Pr
     solid[i] = change > 0 ? change * 10 : 0; // kg m⁻² / 10
     runoff[i] = change < 0 ? Math.min(32767, -change * 100) : 0; // m / 100000
     if (swe[i]! <= 0) continue;
-    temp[i] = Math.round(2700 - e / 2 + day / 2); // K × 10: colder higher up, warming in spring
+    // K × 10: 6.5 K/km colder higher up, warming through the season, never above melting (273.1 K)
+    temp[i] = Math.min(2731, Math.round(2680 - e * 0.065 + day / 4));
     sublimation[i] = 20; // 0.2 mm
   }
   const by: Record<string, Int16Array> = {

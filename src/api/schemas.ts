@@ -83,12 +83,27 @@ export const Reference = {
   $id: 'Reference',
   type: 'object',
   description: 'the reference water years behind normals columns',
-  required: ['start_water_year', 'end_water_year', 'water_years', 'complete_water_years'],
+  required: ['start_water_year', 'end_water_year', 'water_years', 'by_default', 'missing_water_years'],
   properties: {
     start_water_year: int,
     end_water_year: int,
     water_years: { type: 'array', items: int, description: 'the water years of the span with a date' },
-    complete_water_years: { type: 'boolean', description: 'chosen as every complete water year' },
+    by_default: {
+      type: 'boolean',
+      description:
+        "true when no years were asked: every water year before the current one (the newest date's), and the current one once it holds 30 September",
+    },
+    missing_water_years: {
+      type: 'array',
+      items: int,
+      description: 'asked-for water years that hold no date (a note says so too)',
+    },
+    column_water_years: {
+      type: 'object',
+      description: 'per stat column, the water years that gave it at least one value',
+      additionalProperties: { type: 'array', items: int },
+      examples: [{ mean_swe_mm: [2021, 2022, 2023, 2024] }],
+    },
   },
 } as const;
 
@@ -137,6 +152,7 @@ const basinTable = <E extends object>(
     },
     pourpoint: str,
     dataset: str,
+    notes,
     links,
   }) as const;
 
@@ -304,7 +320,11 @@ export const NORMALS_OPTIONS = {
     description:
       'add median_<stat>, pct_median_<stat>, rank_<stat>, rank_of_<stat> against day-of-year normals',
   },
-  normals_years: { ...YEAR_SPAN, description: 'reference water years (default: every complete water year)' },
+  normals_years: {
+    ...YEAR_SPAN,
+    description:
+      'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
+  },
 } as const;
 
 export { int, num, str };

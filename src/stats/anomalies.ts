@@ -111,7 +111,7 @@ export async function withNormals(
 
 /** Whether and against which years an answer carries normals columns. */
 export interface NormalsOption {
-  /** Reference water years (default: every complete water year). */
+  /** Reference water years (default: `defaultReferenceYears`). */
   readonly years?: YearSpan;
 }
 

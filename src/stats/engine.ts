@@ -84,7 +84,7 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
         const spec = d.config.variables[col.variable]!;
         if (col.kind === 'valid') return area[k]! > 0 ? sw / area[k]! : null;
         if (!(sw > 0)) return null;
-        if (col.kind === 'mean') return sv / sw / spec.scale_factor / col.divisor;
+        if (col.kind === 'mean') return sv / sw / spec.scale_factor / col.divisor + col.offset;
         return ((sv / spec.scale_factor) * spec.volume_m_per_unit!) / col.divisor; // m³ = Σ value(unit) × m/unit × m²
       }),
     );

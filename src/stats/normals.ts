@@ -14,9 +14,9 @@ import { type PlanInputs, planInputs, planStats, type StatsQuery } from './plan.
 import { statsStateKey } from './state.js';
 import {
   checkYearSpan,
-  completeWaterYears,
   DAY_INDEX,
   dayKey,
+  defaultReferenceYears,
   WATER_YEAR_DAYS,
   waterYearSpan,
   type YearSpan,
@@ -26,7 +26,7 @@ export type { YearSpan } from './water-year.js';
 
 /** A normals query: a stats query without dates (the reference years select them). */
 export interface NormalsQuery extends Omit<StatsQuery, 'dates' | 'validFraction'> {
-  /** Reference water years; absent = every complete water year of the dataset. */
+  /** Reference water years; absent = the default (`defaultReferenceYears`). */
   readonly years?: YearSpan;
 }
 
@@ -39,8 +39,12 @@ export interface Reference {
   end_water_year: number;
   /** The water years in the span with at least one date, ascending. */
   water_years: number[];
-  /** Whether the span was chosen as every complete water year (no years asked). */
-  complete_water_years: boolean;
+  /** Whether the span is the default (`defaultReferenceYears`), not asked for. */
+  by_default: boolean;
+  /** Asked-for water years of the span that hold no date (empty by default). */
+  missing_water_years: number[];
+  /** Per stat column: the water years that gave it at least one value on the days read. */
+  column_water_years?: Record<string, number[]>;
 }
 
 /** The compact normals body: zones once, `results` keyed by day (`MM-DD`, water-year order). */
@@ -58,8 +62,8 @@ export interface ReferenceTable {
 }
 
 /**
- * The reference water years of a dataset's dates: `years` (those with any date), or every
- * complete water year.
+ * The reference water years of a dataset's dates: the asked span's years with any date, or by
+ * default every water year before the current one (`defaultReferenceYears`).
  * @throws SnowdbError `no-reference-years` when none has a date.
  */
 export function referenceYears(dates: readonly string[], dataset: string, years?: YearSpan): Reference {
@@ -68,22 +72,59 @@ export function referenceYears(dates: readonly string[], dataset: string, years?
     ? [...new Set(dates.map(waterYearOf))]
         .filter((y) => y >= years.start && y <= years.end)
         .sort((a, b) => a - b)
-    : completeWaterYears(dates);
+    : defaultReferenceYears(dates);
   if (held.length === 0) {
     const span = dates.length > 0 ? `dates ${dates[0]} … ${dates.at(-1)}` : 'no dates';
     throw new SnowdbError(
       'no-reference-years',
       years
         ? `'${dataset}' has no date in water years ${years.start}..${years.end} (${span})`
-        : `'${dataset}' has no complete water year (1 Oct – 30 Sep, every day; ${span}); name reference years with --normals-years`,
+        : `'${dataset}' has no water year before its current one (${span}); name reference years with --normals-years`,
     );
   }
+  const missing: number[] = [];
+  if (years) for (let y = years.start; y <= years.end; y++) if (!held.includes(y)) missing.push(y);
   return {
     start_water_year: years?.start ?? held[0]!,
     end_water_year: years?.end ?? held.at(-1)!,
     water_years: held,
-    complete_water_years: years === undefined,
+    by_default: years === undefined,
+    missing_water_years: missing,
   };
+}
+
+/** The note an answer carries when asked-for reference years hold no date; null when all do. */
+export function referenceNote(dataset: string, r: Reference): string | null {
+  const n = r.missing_water_years.length;
+  if (n === 0) return null;
+  const used = r.water_years;
+  return `reference water years ${r.start_water_year}..${r.end_water_year} asked; '${dataset}' holds ${used.length} of them (${yearList(used)}), so the normals use those; ${n} hold no date (${yearList(r.missing_water_years)})`;
+}
+
+/** An answer's notes: its plan's, then the reference note of each distinct reference span. */
+export function answerNotes(
+  dataset: string,
+  planNotes: readonly string[],
+  references: readonly (Reference | undefined)[] = [],
+): string[] {
+  const notes = [...planNotes];
+  for (const r of references) {
+    const note = r && referenceNote(dataset, r);
+    if (note && !notes.includes(note)) notes.push(note);
+  }
+  return notes;
+}
+
+/** 2004–2006, 2010: ascending years with runs joined. */
+function yearList(ys: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ys.length; ) {
+    let j = i;
+    while (j + 1 < ys.length && ys[j + 1] === ys[j]! + 1) j++;
+    parts.push(j === i ? String(ys[i]) : `${ys[i]}–${ys[j]}`);
+    i = j + 1;
+  }
+  return parts.join(', ');
 }
 
 /** Arrange a stats body over the reference span by day, cell, column and year. */
@@ -103,7 +144,18 @@ function tabulate(base: CompactStats, reference: Reference): ReferenceTable {
         if (v !== null && v !== undefined) values[((d * K + k) * C + c) * ys.length + y] = v;
       }
   }
-  return { reference, base, values };
+  // Per column, the years that gave it a value on the days read.
+  const column_water_years: Record<string, number[]> = {};
+  base.variables.forEach((name, c) => {
+    const got = new Uint8Array(ys.length);
+    for (let d = 0; d < WATER_YEAR_DAYS.length; d++)
+      for (let k = 0; k < K; k++) {
+        const at = ((d * K + k) * C + c) * ys.length;
+        for (let y = 0; y < ys.length; y++) if (!Number.isNaN(values[at + y]!)) got[y] = 1;
+      }
+    column_water_years[name] = ys.filter((_, y) => got[y] === 1);
+  });
+  return { reference: { ...reference, column_water_years }, base, values };
 }
 
 /** The q-quantile of ascending `xs` (n ≥ 1), linear between order statistics (numpy's default). */

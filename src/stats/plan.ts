@@ -38,8 +38,9 @@ export interface Column {
   readonly kind: 'mean' | 'total' | 'valid';
   /** `mean_swe_mm`, `total_swe_acre_ft`, `valid_fraction_swe`: the unit ends the name. */
   readonly name: string;
-  /** Stored-unit value ÷ divisor = value in the column's unit. */
+  /** Stored-unit value ÷ divisor + offset = value in the column's unit (offset ≠ 0 for °F only). */
   readonly divisor: number;
+  readonly offset: number;
 }
 
 /** Everything a stats query reads and computes, resolved before any raster is opened. */
@@ -112,16 +113,17 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
   const columns: Column[] = [];
   for (const v of wanted) {
     for (const s of stats.filter((x) => x.variable === v)) {
-      const { unit, divisor } = unitIn(s.unit, units);
+      const { unit, divisor, offset } = unitIn(s.unit, units);
       columns.push({
         variable: v,
         kind: s.reducer,
         name: `${s.stat.slice(0, -s.unit.length)}${unit}`,
         divisor,
+        offset,
       });
     }
     if (q.validFraction)
-      columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}`, divisor: 1 });
+      columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}`, divisor: 1, offset: 0 });
   }
   const aoi = d.paths.aoi(entry.triplet);
   const dates = selectDates(inputs.dates, q.dates);

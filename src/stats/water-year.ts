@@ -63,6 +63,22 @@ export function completeWaterYears(dates: readonly string[]): number[] {
     .map((c) => c.water_year);
 }
 
+/**
+ * The default reference water years of a dataset's dates (ISO, ascending): every water year
+ * before the current one (the water year of the newest date), and the current one too once it
+ * holds 30 September. A year counts for a day of year when it holds that day, so a missing day
+ * drops a year from that day's normals only.
+ */
+export function defaultReferenceYears(dates: readonly string[]): number[] {
+  const newest = dates.at(-1);
+  if (newest === undefined) return [];
+  const current = waterYearOf(newest);
+  const over = newest === waterYearSpan(current).last;
+  return waterYearCounts(dates)
+    .map((c) => c.water_year)
+    .filter((y) => y < current || over);
+}
+
 /** Water years, inclusive. */
 export interface YearSpan {
   readonly start: number;

@@ -239,6 +239,28 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     }
   });
 
+  it('US units reach every unit: precipitation in inches, snowpack temperature in °F, by the exact factors', async () => {
+    type Body = { variables: string[]; results: Record<string, number[][]> };
+    const path = `/datasets/snodas/stats/${NORTH_CREEK}/date-range?datetime=2025-04-01&variable=precip_solid&variable=average_temp`;
+    const metric = await api<Body>(path);
+    const us = await api<Body>(`${path}&units=us`);
+    assert.deepEqual(metric.variables, [
+      'mean_average_temp_k',
+      'mean_precip_solid_kg_per_m2',
+      'total_precip_solid_m3',
+    ]);
+    assert.deepEqual(us.variables, [
+      'mean_average_temp_degf',
+      'mean_precip_solid_in',
+      'total_precip_solid_acre_ft',
+    ]);
+    const [k, kg, m3] = metric.results['2025-04-01']![0]!;
+    const [f, inches, af] = us.results['2025-04-01']![0]!;
+    assert.ok(k! > 200 && kg! > 0, `${k} K, ${kg} kg/m²`);
+    assert.ok(Math.abs(f! - ((k! * 9) / 5 - 459.67)) < 1e-9, `${f} °F from ${k} K`);
+    assert.ok(Math.abs(inches! - kg! / 25.4) < 1e-12 && Math.abs(af! - m3! / 1233.48183754752) < 1e-9);
+  });
+
   it('Virgin R: SWE rises with elevation, and higher bands peak later', async () => {
     const s = await api<Stats>(
       `/datasets/snodas/stats/${VIRGIN}/date-range?datetime=2025-02-01/2025-04-30&variable=swe&zone=terrain.elevation`,
@@ -427,7 +449,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       basins: { pourpoint: string; results: Record<string, (number | null)[][]> }[];
     }>(`/datasets/swann/stats?date=2025-03-27/2025-04-26&variable=swe&normals=true&normals_years=${REF}`);
     const pi = col(all, 'pct_median_mean_swe_mm');
+    const mi = col(all, 'median_mean_swe_mm');
     const pct = new Map(all.basins.map((b) => [b.pourpoint, b.results['2025-04-26']![0]![pi] ?? null]));
+    const median = new Map(all.basins.map((b) => [b.pourpoint, b.results['2025-04-26']![0]![mi] ?? null]));
+    // A melted-out basin whose median is under 0.1 in has no % of median: "no snow at median".
+    const bare = [...pct].filter(([t, p]) => p === null && (median.get(t) ?? null) !== null);
+    for (const [t] of bare) assert.ok(median.get(t)! < 2.54, `${t}: median ${median.get(t)} mm`);
     assert.equal(pct.size, 11);
     const classes = new Set<string>();
     // What the screen shows at each outflow point (outlets are drawn over the basins, in the class colour).
@@ -460,7 +487,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       }
       assert.ok(spot, `${triplet}: its outlet is under another at every zoom`);
       const fill = await paintedAt(page, spot);
-      assert.equal(fill, classColour(p), `${triplet} at ${p} %`);
+      assert.equal(fill, classColour(p, median.get(triplet) ?? null), `${triplet} at ${p} %`);
       classes.add(fill);
       await setMapView(page, home.lon, home.lat, home.zoom);
     }
@@ -480,7 +507,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const legend = (await page.evaluate(
       "[...document.querySelectorAll('.legend i')].map((i) => getComputedStyle(i).backgroundColor)",
     )) as string[];
-    assert.equal(legend.length, 8);
+    assert.equal(legend.length, 9);
     for (const d of [undefined, ...DEFICIENCIES])
       assert.ok(closestPair(legend, d) > 10, `${d}: ΔE ${closestPair(legend, d)}`);
     if (shots) {
@@ -530,8 +557,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       );
     }
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-csv')]);
-    assert.equal(download.suggestedFilename(), '09406000-UT-USGS_mean_swe_mm_by-zone_WY2025_metric.csv');
-    const csv = (await readFile((await download.path())!, 'utf8')).trim().split('\n');
+    assert.equal(download.suggestedFilename(), '09406000-UT-USGS_mean_swe_mm_by-zone_WY2025.csv');
+    const text = await readFile((await download.path())!, 'utf8');
+    assert.ok(text.startsWith('\ufeff'), 'a byte-order mark: Excel reads the en dash and m³');
+    const csv = text.slice(1).trimEnd().split('\r\n');
     assert.equal(csv[0], 'date,zone,this year (mm),median (mm),% of median');
     assert.equal(csv.length - 1, dates.length * s.zones.length);
     const [d0, z0, v0] = csv[1 + 4]!.split(',');

@@ -170,10 +170,12 @@ export const NRCS: readonly (readonly [number, string])[] = [
   [150, '#4575b4'],
 ];
 export const NO_MEDIAN = '#c9c9c9';
+/** A median under the variable's floor (0.1 in of SWE): no % of median, "no snow at median". */
+export const NO_SNOW = '#c7a977';
 
-/** The colour of a % of median's class (null: no median). */
-export function classColour(pct: number | null): string {
-  if (pct === null) return NO_MEDIAN;
+/** The colour of a % of median's class (null: no snow at median where a median exists, else no median). */
+export function classColour(pct: number | null, median: number | null = null): string {
+  if (pct === null) return median === null ? NO_MEDIAN : NO_SNOW;
   return NRCS.filter(([lo]) => pct >= lo).at(-1)![1];
 }
 

@@ -14,7 +14,12 @@ interface Body {
   variables: string[];
   zones: Zone[];
   results: Record<string, (number | string | null)[][]>;
-  reference?: { start_water_year: number; end_water_year: number; water_years: number[] };
+  reference?: {
+    start_water_year: number;
+    end_water_year: number;
+    water_years: number[];
+    missing_water_years: number[];
+  };
 }
 type Stat = Record<string, number | null>;
 interface Oracle {
@@ -70,12 +75,17 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
       [HALF, true],
     ] as const) {
       const b = await json('normals', 'hist', basin, ...(zoned ? ['--zone', 'terrain.elevation'] : []));
-      // Water year 2024 (Oct–Jan only) is incomplete: not a reference year.
+      // Water year 2024 (Oct–Jan only) is the current one: not a reference year by default.
+      const twenty = Array.from({ length: 20 }, (_, i) => 2004 + i);
       assert.deepEqual(b.reference, {
         start_water_year: 2004,
         end_water_year: 2023,
-        water_years: Array.from({ length: 20 }, (_, i) => 2004 + i),
-        complete_water_years: true,
+        water_years: twenty,
+        by_default: true,
+        missing_water_years: [],
+        column_water_years: Object.fromEntries(
+          b.variables.filter((v) => v.startsWith('median_')).map((v) => [v.slice(7), twenty]),
+        ),
       });
       const days = Object.keys(b.results);
       assert.equal(days.length, 366);
@@ -102,6 +112,20 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     }
     const short = await json('normals', 'hist', FULL, '--normals-years', '2005..2010');
     assert.deepEqual(short.reference!.water_years, [2005, 2006, 2007, 2008, 2009, 2010]);
+    // Asked years the database does not hold are named, never used as if held; the current year
+    // 2024 (October–January) counts for the days it holds only.
+    const wide = await ok('normals', 'hist', FULL, '--normals-years', '2000..2024');
+    const w = JSON.parse(wide.stdout) as Body;
+    assert.deepEqual(w.reference!.missing_water_years, [2000, 2001, 2002, 2003]);
+    assert.deepEqual(
+      w.reference!.water_years,
+      Array.from({ length: 21 }, (_, i) => 2004 + i),
+    );
+    assert.match(
+      wide.stderr,
+      /^note: reference water years 2000\.\.2024 asked; 'hist' holds 21 of them \(2004–2024\), so the normals use those; 4 hold no date \(2000–2003\)$/m,
+    );
+    assert.deepEqual([w.results['01-15']![0]![6], w.results['04-01']![0]![6]], [21, 20]);
     const o = await oracle(FULL, false, [], [], '2005..2010');
     assert.ok(close(short.results['04-01']![0]![0], o.normals['04-01']!['0']!.mean.median!));
   });

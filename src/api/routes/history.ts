@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { csvLines } from '../../stats/csv.js';
 import { parseYearSpan } from '../../stats/dates.js';
-import { computeNormals } from '../../stats/normals.js';
+import { answerNotes, computeNormals } from '../../stats/normals.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
@@ -36,7 +36,8 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
           properties: {
             normals_years: {
               ...YEAR_SPAN,
-              description: 'reference water years (default: every complete water year)',
+              description:
+                'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
             },
             ...CELL,
           },
@@ -64,7 +65,14 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         rel: 'up',
         type: 'application/geo+json',
       };
-      return sendJson(reply, { ...body, pourpoint, dataset, links: statsLinks(req, [up]) });
+      const notes = answerNotes(dataset, [], [body.reference]);
+      return sendJson(reply, {
+        ...body,
+        pourpoint,
+        dataset,
+        ...(notes.length > 0 && { notes }),
+        links: statsLinks(req, [up]),
+      });
     },
   );
   app.get<{

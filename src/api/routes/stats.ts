@@ -8,9 +8,10 @@ import {
   MAX_ALL_BASINS_DATES,
   planAllBasins,
 } from '../../stats/all-basins.js';
-import { executeWithNormals, type NormalsOption } from '../../stats/anomalies.js';
+import { executeWithNormals, type NormalsOption, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange, parseYearSpan } from '../../stats/dates.js';
+import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
 import type { Units } from '../../stats/units.js';
@@ -127,12 +128,13 @@ async function answer(
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
   const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
+  const notes = answerNotes(dataset, plan.notes, [(body as Partial<StatsWithNormals>).reference]);
   return sendJson(reply, {
     ...body,
     pourpoint,
     dataset,
     query: dates,
-    ...(plan.notes.length > 0 && { notes: plan.notes }),
+    ...(notes.length > 0 && { notes }),
     links: statsLinks(req, [up]),
   });
 }
@@ -194,11 +196,16 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, normals, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
+      const notes = answerNotes(
+        dataset,
+        plan.notes,
+        body.basins.map((b) => b.reference),
+      );
       return sendJson(reply, {
         ...body,
         dataset,
         query: dates,
-        ...(plan.notes.length > 0 && { notes: plan.notes }),
+        ...(notes.length > 0 && { notes }),
         links: statsLinks(req),
       });
     },

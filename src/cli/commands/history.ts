@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseYearSpan } from '../../stats/dates.js';
-import { computeNormals } from '../../stats/normals.js';
+import { answerNotes, computeNormals } from '../../stats/normals.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import type { Runner } from '../context.js';
 import { type CellFlags, cellOptions, cellQuery, printTable } from './stats.js';
@@ -14,7 +14,10 @@ export function registerNormals(program: Command, run: Runner): void {
     )
     .argument('<dataset>', 'an active dataset')
     .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
-    .option('--normals-years <Y1..Y2>', 'reference water years (default: every complete water year)');
+    .option(
+      '--normals-years <Y1..Y2>',
+      'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
+    );
   cellOptions(cmd).action(
     (dataset: string, pourpoint: string, opts: CellFlags & { normalsYears?: string }, cmd: Command) =>
       run(cmd, async (ctx) => {
@@ -26,6 +29,7 @@ export function registerNormals(program: Command, run: Runner): void {
           ...cellQuery(opts),
           years,
         });
+        for (const note of answerNotes(dataset, [], [body.reference])) ctx.out.info(`note: ${note}`);
         printTable(ctx, opts.format, body, 'day');
       }),
   );

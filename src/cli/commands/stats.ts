@@ -6,10 +6,11 @@ import {
   MAX_ALL_BASINS_DATES,
   planAllBasins,
 } from '../../stats/all-basins.js';
-import { executeWithNormals, type NormalsOption } from '../../stats/anomalies.js';
+import { executeWithNormals, type NormalsOption, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy, parseYearSpan } from '../../stats/dates.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
+import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan } from '../../stats/plan.js';
 import { UNITS, type Units } from '../../stats/units.js';
 import type { CliContext, Runner } from '../context.js';
@@ -89,7 +90,10 @@ const normalsFlags = (cmd: Command) =>
       '--with-normals',
       'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> against the day-of-year normals',
     )
-    .option('--normals-years <Y1..Y2>', 'reference water years (default: every complete water year)');
+    .option(
+      '--normals-years <Y1..Y2>',
+      'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
+    );
 
 export function registerStats(program: Command, run: Runner): void {
   const cmd = program
@@ -140,7 +144,8 @@ export function registerStats(program: Command, run: Runner): void {
         const db = await ctx.openDatabase('read');
         const plan = await openStatsPlan(db, { ...q, maxZoneCells: cap });
         const body = await executeWithNormals(db, plan, normalsOption(opts));
-        for (const note of plan.notes) ctx.out.info(`note: ${note}`);
+        const ref = (body as Partial<StatsWithNormals>).reference;
+        for (const note of answerNotes(dataset, plan.notes, [ref])) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, [{ pourpoint, zones: body.zones }]);
         printTable(ctx, opts.format, body);
       }),
@@ -181,7 +186,8 @@ export function registerStatsAll(program: Command, run: Runner): void {
           validFraction: opts.validFraction,
         });
         const body: AllBasinsStats = await executeAllBasins(db, plan, normals);
-        for (const note of plan.notes) ctx.out.info(`note: ${note}`);
+        const refs = body.basins.map((b) => b.reference);
+        for (const note of answerNotes(dataset, plan.notes, refs)) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, body.basins);
         if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
         ctx.out.data([...allBasinsCsvLines(body)].join('').replace(/\r\n$/, ''));

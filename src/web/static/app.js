@@ -15,6 +15,13 @@ const state = readUrl();
 const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown: null };
 window.snowdb = app; // for scripts and tests: the state, the drawn charts and the table on show
 const VIEWS = { season: seasonView, zones: zonesView, years: yearsView };
+/** What the basin mean of a variable measures, by its unit. */
+const MEAN_LABEL = {
+  mm: 'depth (basin mean)',
+  kg_per_m2: 'depth of water (basin mean)',
+  percent: 'share of the area (basin mean, %)',
+  k: 'temperature (basin mean)',
+};
 /** Basin outlines are simplified to about 200 m: finer than a pixel at the zooms a basin fills. */
 
 const dataset = () => app.datasets.get(state.dataset);
@@ -46,14 +53,21 @@ function fillControls() {
     keys.map((k) => [k, `${k} (${d.variables.find((v) => v.key === k).description})`]),
     state.variable,
   );
+  const unit = d.variables
+    .find((v) => v.key === state.variable)
+    .statistics.find((s) => s.reducer === 'mean')?.unit;
   options(
     $('measure'),
     [
-      ['mean', 'depth (basin mean)'],
-      ['total', 'volume (basin total)'],
+      ['mean', MEAN_LABEL[unit] ?? 'basin mean'],
+      ['total', 'water volume (basin total)'],
     ].filter(([r]) => has(r)),
     state.measure,
   );
+  // The units choice applies to depths and volumes only (a snow-cover fraction stays in %).
+  const convertible = ['mm', 'kg_per_m2', 'm3', 'k'].includes(unit) || has('total');
+  $('units').disabled = !convertible;
+  $('units').title = convertible ? '' : `${state.variable} is in ${unit}: no unit to choose`;
   const { first, last, water_years: wys } = d.dates;
   if (!state.date || state.date < first || state.date > last) state.date = last;
   // A date the URL names that is no calendar day stays in the state: the API's problem explains it.
@@ -102,17 +116,31 @@ function options(select, pairs, value) {
 }
 
 /** Zone axes the dataset has layers for, with a few useful parameters each. */
+/** Zone layers in people's words (the API's keys stay in the URL). */
+const ZONE_WORDS = {
+  'terrain.elevation': 'Elevation',
+  'terrain.aspect': 'Aspect',
+  'terrain.aspect_entropy': 'Aspect certainty',
+  'terrain.northness': 'Northness (−1 south … 1 north)',
+  'terrain.eastness': 'Eastness (−1 west … 1 east)',
+  'landcover.forest_cover': 'Forest cover',
+};
+
 function zoneChoices(d) {
   const out = [];
   for (const z of d.zones.filter((x) => x.present)) {
+    const words = ZONE_WORDS[z.key] ?? z.key;
     if (z.kind === 'banded')
       for (const s of [500, 1000, 2000])
-        out.push([`${z.key}:${z.param}=${s}`, `${z.key}, ${s} ${z.unit} bands`]);
+        out.push([`${z.key}:${z.param}=${s}`, `${words}, ${s}-${z.unit} bands`]);
     else if (z.kind === 'categorical')
-      out.push([z.key, `${z.key} (${z.classes.map((c) => c.label).join(', ')})`]);
-    else if (z.kind === 'bucketed') out.push([`${z.key}:${z.param}=4`, `${z.key}, 4 buckets`]);
+      out.push([z.key, `${words} (${z.classes.map((c) => c.label).join(', ')})`]);
+    else if (z.kind === 'bucketed') out.push([`${z.key}:${z.param}=4`, `${words}, 4 classes`]);
     else if (z.kind === 'threshold')
-      out.push([`${z.key}:${z.param}=${z.default}`, `${z.key}, ${z.default} ${z.unit ?? ''} threshold`]);
+      out.push([
+        `${z.key}:${z.param}=${z.default}`,
+        `${words}, below and above ${z.default}${z.unit === '%' ? ' %' : ` ${z.unit ?? ''}`}`,
+      ]);
   }
   out.sort(([a], [b]) => (a.includes('band_step_ft=1000') ? -1 : b.includes('band_step_ft=1000') ? 1 : 0));
   return out;
@@ -203,6 +231,13 @@ function choose(triplet, push = true) {
   app.map.choose(triplet);
   app.list.render(triplet);
   panel();
+  bringPanelIntoSight();
+}
+
+/** On a narrow screen the panel sits below the map and list: scroll to it once a basin is chosen. */
+function bringPanelIntoSight() {
+  const top = $('panel').getBoundingClientRect().top;
+  if (top > innerHeight * 0.6 || top < 0) $('panel').scrollIntoView({ block: 'start' });
 }
 
 /** Wire a control: on change, update the state, write the URL, and refresh what depends on it. */
@@ -264,11 +299,14 @@ async function main() {
     save();
     await overview();
   }
-  if (state.basin && app.features.has(state.basin)) {
+  const shared = state.basin && app.features.has(state.basin);
+  if (shared) {
     app.map.choose(state.basin);
     app.list.render(state.basin);
   }
-  await panel();
+  const drawn = panel();
+  if (shared) bringPanelIntoSight(); // a shared link opens on its basin's view, on a phone too
+  await drawn;
   on('dataset', 'change', (e) => (state.dataset = e.target.value), everything);
   on('variable', 'change', (e) => (state.variable = e.target.value), everything);
   on(

@@ -121,8 +121,8 @@ function mark(u, at) {
 export function zoneChart(el, s, unit, range) {
   const opts = {
     scales: { x: { time: true }, y: { range: () => range } },
-    axes: [{ size: 30 }, { size: 48 }],
-    legend: { show: false },
+    axes: [{ size: 30 }, { size: 56, label: unit, labelSize: 16 }],
+    legend: { show: false }, // one key above the cards names both lines
     series: [
       { label: 'date', value: (_u, v) => (v == null ? '' : iso(v)) },
       line('median', MEDIAN, { dash: [6, 4], width: 1.5 }),

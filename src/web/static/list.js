@@ -31,6 +31,12 @@ export class BasinList {
     this.units = 'metric';
     this.unit = '';
     search.addEventListener('input', () => this.render());
+    // Enter in the search box chooses the first basin it keeps (the README's "find it and press Enter").
+    search.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || this.shown.length === 0) return;
+      e.preventDefault();
+      onPick(this.shown[0].triplet);
+    });
     // Rows are picked by a click, Enter or Space: one listener each on the table.
     const row = (e) => e.target.closest?.('tbody tr[data-triplet]');
     table.addEventListener('click', (e) => {

@@ -25,9 +25,12 @@ const csvField = (v) => {
   return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 };
 
-/** The shown table as CSV text (full precision, header first). */
+/**
+ * The shown table as CSV text (full precision, header first): a UTF-8 byte-order mark and CRLF
+ * rows, so Excel reads "7000–8000 ft" and "m³" as written.
+ */
 export const toCsv = (shown) =>
-  `${[shown.columns, ...shown.rows].map((r) => r.map(csvField).join(',')).join('\n')}\n`;
+  `\ufeff${[shown.columns, ...shown.rows].map((r) => r.map(csvField).join(',')).join('\r\n')}\r\n`;
 
 /** The shown table as JSON: one object per row keyed by column label. */
 export const toJson = (shown) =>

@@ -48,7 +48,7 @@ export const CLASSES = [
 ];
 export const NO_DATA = ['', 'no median', '#c9c9c9'];
 /** A median under the variable's floor (0.1 in of SWE, 1 in of depth): no % of median is given. */
-export const NO_SNOW = ['', 'no snow at median', '#f4f1ea'];
+export const NO_SNOW = ['', 'no snow at median', '#c7a977']; // bare-ground tan: ΔE > 10 from every class, colour-blind too
 
 /** The class of a % of median (null → NO_SNOW where the day has a median, else NO_DATA). */
 export function classOf(pct, median = null) {

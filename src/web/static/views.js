@@ -30,8 +30,12 @@ export function columnOf(ctx) {
   const v = ctx.dataset.variables.find((x) => x.key === ctx.variable);
   const s = v.statistics.find((x) => x.reducer === ctx.measure) ?? v.statistics[0];
   const u = unitOf(s.unit, ctx.units);
-  const what = s.reducer === 'total' ? `${v.description} volume` : v.description;
-  return { stat: s.stat_name, u, label: what };
+  // Axis labels fit the chart's height: the description up to its first '(' or ','.
+  const short = v.description.split(/ \(|,/)[0];
+  const what = s.reducer === 'total' ? `${short} volume` : short;
+  // File names carry the unit on show: mean_swe_in in inches, total_swe_m3 in m³.
+  const file = `${s.stat_name.slice(0, -s.unit.length)}${u.unit.replace('³', '3').replace('-', '_')}`;
+  return { stat: s.stat_name, u, label: what, file };
 }
 
 const pathOf = (ctx) => `datasets/${seg(ctx.dataset.name)}/stats/${seg(ctx.basin.id)}`;
@@ -47,7 +51,7 @@ const at = (row, i) => (i < 0 || !row ? null : (row[i] ?? null));
 
 /** The season chart: this water year, and the day's median, p10–p90 and min–max of the reference years. */
 export async function seasonView(ctx, els) {
-  const { stat, u, label } = columnOf(ctx);
+  const { stat, u, label, file } = columnOf(ctx);
   const { wy, start, end } = seasonSpan(ctx);
   const path = pathOf(ctx);
   const [stats, normals] = await Promise.all([
@@ -93,7 +97,7 @@ export async function seasonView(ctx, els) {
   return {
     chart,
     shown: {
-      name: `${ctx.basin.id.replaceAll(':', '-')}_${stat}_WY${wy}_${ctx.units}`,
+      name: `${ctx.basin.id.replaceAll(':', '-')}_${file}_WY${wy}`,
       columns: [
         'date',
         `this year (${u.unit})`,
@@ -122,7 +126,7 @@ export function zoneLabel(zone) {
 
 /** Small multiples: the season per zone, with each zone's area and share of the basin. */
 export async function zonesView(ctx, els) {
-  const { stat, u } = columnOf(ctx);
+  const { stat, u, file } = columnOf(ctx);
   const { wy, start, end } = seasonSpan(ctx);
   const [stats] = await Promise.all([
     getJson(`${pathOf(ctx)}/date-range`, {
@@ -142,6 +146,11 @@ export async function zonesView(ctx, els) {
       : lost
         ? `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`
         : 'Zone layers cover all of this basin.';
+  // One key for every card: the solid line is this year, the dashed one the reference median.
+  els.note.insertAdjacentHTML(
+    'beforeend',
+    `<span class="key"><i class="key-this"></i> this year <i class="key-median"></i> median${ctx.ref ? ` of water years ${escapeHtml(ctx.ref.replace('..', '–'))}` : ''} · ${escapeHtml(u.unit)}</span>`,
+  );
   const dates = Object.keys(stats.results).sort();
   const vi = col(stats, stat);
   const mi = col(stats, `median_${stat}`);
@@ -175,7 +184,7 @@ export async function zonesView(ctx, els) {
     charts,
     zones: stats.zones,
     shown: {
-      name: `${ctx.basin.id.replaceAll(':', '-')}_${stat}_by-zone_WY${wy}_${ctx.units}`,
+      name: `${ctx.basin.id.replaceAll(':', '-')}_${file}_by-zone_WY${wy}`,
       columns: ['date', 'zone', `this year (${u.unit})`, `median (${u.unit})`, '% of median'],
       rows,
     },
@@ -184,7 +193,7 @@ export async function zonesView(ctx, els) {
 
 /** Water years overlaid on days since 1 October, and the as-of calendar day in every year. */
 export async function yearsView(ctx, els) {
-  const { stat, u, label } = columnOf(ctx);
+  const { stat, u, label, file } = columnOf(ctx);
   const path = pathOf(ctx);
   const all = ctx.dataset.dates.water_years.map((w) => w.water_year);
   const years = ctx.years.filter((y) => all.includes(y)).sort((a, b) => a - b);
@@ -251,7 +260,7 @@ export async function yearsView(ctx, els) {
       rows: doyRows,
     },
     shown: {
-      name: `${ctx.basin.id.replaceAll(':', '-')}_${stat}_WY${years.join('-')}_${ctx.units}`,
+      name: `${ctx.basin.id.replaceAll(':', '-')}_${file}_WY${years.join('-')}`,
       columns: ['day', ...years.map((y) => `WY ${y} (${u.unit})`)],
       rows: days.map((k) => [monthDay(k), ...byDay.get(k)]),
     },
