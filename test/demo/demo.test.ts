@@ -14,6 +14,7 @@ import { snowdb, tempDir } from '../helpers/cli.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
 import { importOffGrid, OFFGRID } from '../helpers/zion-db.js';
+import { docExamples } from './examples.js';
 import {
   chartData,
   classColour,
@@ -259,6 +260,39 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.ok(k! > 200 && kg! > 0, `${k} K, ${kg} kg/m²`);
     assert.ok(Math.abs(f! - ((k! * 9) / 5 - 459.67)) < 1e-9, `${f} °F from ${k} K`);
     assert.ok(Math.abs(inches! - kg! / 25.4) < 1e-12 && Math.abs(af! - m3! / 1233.48183754752) < 1e-9);
+  });
+
+  it('every query example of README.md and docs/reference.md answers on the demo with data', async () => {
+    const QUERIES = new Set(['stats', 'stats-all', 'normals', 'water-years']);
+    const examples = (await docExamples(['README.md', 'docs/reference.md'])).filter(
+      (e) => (e.words[0] === 'npx' && QUERIES.has(e.words[2] ?? '')) || e.words[0] === 'curl',
+    );
+    assert.ok(examples.length >= 15, `${examples.length} examples`);
+    const failures: string[] = [];
+    for (const e of examples) {
+      let body: string;
+      if (e.words[0] === 'curl') {
+        const url = e.words.find((w) => w.startsWith('http://127.0.0.1:8000/'))!;
+        const r = await fetch(url.replace('http://127.0.0.1:8000', base));
+        body = await r.text();
+        if (r.status !== 200)
+          failures.push(`${e.file}: ${e.line}\n  → HTTP ${r.status}: ${body.slice(0, 300)}`);
+      } else {
+        const r = await snowdb(e.words.slice(2), { env: env() });
+        body = r.stdout;
+        if (r.code !== 0)
+          failures.push(`${e.file}: ${e.line}\n  → exit ${r.code}: ${r.stderr.slice(0, 300)}`);
+        if (/note: no date/.test(r.stderr)) failures.push(`${e.file}: ${e.line}\n  → ${r.stderr.trim()}`);
+      }
+      // Data: a JSON body with a non-empty `results` (or basins with results), or CSV rows.
+      const data = body.startsWith('{')
+        ? ((j: { results?: object; basins?: { results: object }[] }) =>
+            Object.keys(j.results ?? {}).length > 0 ||
+            (j.basins ?? []).some((b) => Object.keys(b.results).length > 0))(JSON.parse(body))
+        : body.trim().split('\n').length > 1;
+      if (!data) failures.push(`${e.file}: ${e.line}\n  → no data: ${body.slice(0, 200)}`);
+    }
+    assert.deepEqual(failures, []);
   });
 
   it('Virgin R: SWE rises with elevation, and higher bands peak later', async () => {

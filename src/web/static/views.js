@@ -149,7 +149,7 @@ export async function zonesView(ctx, els) {
   // One key for every card: the solid line is this year, the dashed one the reference median.
   els.note.insertAdjacentHTML(
     'beforeend',
-    `<span class="key"><i class="key-this"></i> this year <i class="key-median"></i> median${ctx.ref ? ` of water years ${escapeHtml(ctx.ref.replace('..', '–'))}` : ''} · ${escapeHtml(u.unit)}</span>`,
+    `<span class="key"><i class="key-this"></i> this year${ctx.ref ? ` <i class="key-median"></i> median of water years ${escapeHtml(ctx.ref.replace('..', '–'))}` : ''} · ${escapeHtml(u.unit)}</span>`,
   );
   const dates = Object.keys(stats.results).sort();
   const vi = col(stats, stat);
