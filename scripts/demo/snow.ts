@@ -29,6 +29,11 @@ export const HISTORY_DATES: readonly string[] = HISTORY_YEARS.flatMap((y) =>
 
 /** Past years' season relative to their median year (2021 poor … 2024 big). */
 const HISTORY_KIND: Readonly<Record<number, number>> = { 2021: 0.8, 2022: 0.95, 2023: 1.05, 2024: 1.2 };
+/** Past years' timing, days: a poor year peaks and melts early, a big one late. */
+const HISTORY_SHIFT: Readonly<Record<number, number>> = { 2021: -9, 2022: -3, 2023: 11, 2024: 5 };
+
+/** Days water year `wy`'s season runs late (negative: early); 0 in 2025. */
+export const seasonShift = (wy: number): number => HISTORY_SHIFT[wy] ?? 0;
 
 /**
  * Season scale of water year `wy` at latitude `lat` (°): 1 in 2025. Past years are bigger in the
@@ -50,17 +55,42 @@ export function waterYearDay(date: string): number {
 /** Snowfall begins (water-year day 45 = 15 November). */
 const ONSET = 45;
 
-/** SWE (mm) at elevation `e` (m) on water-year day `day`, scaled by `scale` (2025: 1; melt-out days stay). */
-export function sweMm(e: number, day: number, scale = 1): number {
-  const peak = Math.max(0, (e - 1500) * 0.55); // mm; 715 mm at 2800 m in 2025, nothing below 1500 m
+/** Elevation (m) above which snow lies: 1500 m at 37° N, 80 m lower per degree further north. */
+export const snowLine = (lat: number): number => 1500 - 80 * (lat - 37);
+
+/** A place's snow climate: metres above the snow line, wetness (× SWE) and lateness (days). */
+export interface Climate {
+  readonly above: number;
+  readonly wet: number;
+  readonly lag: number;
+}
+
+/** The climate at elevation `e` (m), `lon`, `lat` (degrees): wetter west of 119.5° W (Sierra, Cascades). */
+export const climateAt = (e: number, lon: number, lat: number): Climate => ({
+  above: e - snowLine(lat),
+  wet: 1 + Math.max(0, -119.5 - lon) * 0.8,
+  lag: 2.5 * (lat - 37), // further north, later
+});
+
+/**
+ * SWE (mm) of a climate on water-year day `day`, scaled by `scale` and `shift` days late (history
+ * years; 2025: 1 and 0): 0.25 mm per metre above the snow line; the peak comes later higher up
+ * and further north (mid-March low and south … early May high and north), then melt accelerates.
+ */
+export function sweOf(c: Climate, day: number, scale = 1, shift = 0): number {
+  const peak = Math.max(0, c.above * 0.25 * c.wet);
   if (peak === 0 || day <= ONSET) return 0;
-  const peakDay = 150 + (e - 1500) / 25; // 28 Feb at 1500 m, 20 Apr at 2800 m
+  const peakDay = 150 + c.above / 50 + c.lag + shift;
   const swe =
     day <= peakDay
       ? (peak * (day - ONSET)) / (peakDay - ONSET)
       : peak - (day - peakDay) * (6 + 0.25 * (day - peakDay)); // melt accelerates, mm/day
   return Math.max(0, Math.round(scale * swe));
 }
+
+/** SWE (mm) at elevation `e` (m), `lon`, `lat` (degrees) on water-year day `day` in 2025. */
+export const sweMm = (e: number, lon: number, lat: number, day: number): number =>
+  sweOf(climateAt(e, lon, lat), day);
 
 /** Snow depth (mm) of `swe` mm on water-year day `day`: density 220 kg/m³ rising to 450. */
 export function depthMm(swe: number, day: number): number {
@@ -151,7 +181,7 @@ export class Terrain {
           const d = inDem ? this.dem_(lon(c), lat) : Number.NaN;
           const k = c - c0;
           out[r * cols + c] = Number.isNaN(d)
-            ? Math.max(0, 2100 + sx1[k]! * cy1 + sx2[k]! * sy2 - east[k]!)
+            ? Math.max(0, 2100 + sx1[k]! * cy1 + sx2[k]! * sy2 - east[k]!, massifHeight(lon(c), lat))
             : d;
         }
       }
@@ -160,9 +190,34 @@ export class Terrain {
   }
 }
 
-/** A smooth relief of ranges and valleys (m): 900–3300 m over the West, falling east of 105° W. */
+/**
+ * The ranges the demo's basins drain, as domes: [lon, lat] of the summit (°), its height and the
+ * height at `radius` (m), radius (°). Heights follow the real ranges (USGS station pages): the
+ * Spanish Peaks over Cucharas R, the Elk Mountains over Slate R, the western Uintas over the Weber,
+ * the Sierra crest over the West Fork Carson, the Carson Range, and the Cascades at Bumping Lake.
+ */
+const MASSIFS: readonly (readonly [number, number, number, number, number])[] = [
+  [-105.1, 37.36, 3900, 2200, 0.2],
+  [-107.04, 38.93, 3750, 2700, 0.2],
+  [-111.0, 40.74, 3450, 2100, 0.3],
+  [-119.95, 38.72, 3150, 1800, 0.22],
+  [-119.93, 39.16, 2850, 1500, 0.15],
+  [-121.4, 46.8, 2150, 1100, 0.22],
+];
+
+/** The massifs' height (m) at a lon/lat (°), or 0 off every dome. */
+export function massifHeight(lon: number, lat: number): number {
+  let h = 0;
+  for (const [x, y, top, rim, r] of MASSIFS) {
+    const d2 = ((lon - x) * Math.cos((y * Math.PI) / 180)) ** 2 + (lat - y) ** 2;
+    if (d2 < r * r) h = Math.max(h, top - ((top - rim) * d2) / (r * r));
+  }
+  return h;
+}
+
+/** A smooth relief of ranges and valleys (m): 900–3300 m over the West, falling east of 105° W, with the massifs. */
 export function syntheticElevation(lon: number, lat: number): number {
   const ranges = 900 * Math.sin(lon * 1.7) * Math.cos(lat * 2.3);
   const hills = 300 * Math.sin(lon * 6.1) * Math.sin(lat * 5.3);
-  return Math.max(0, 2100 + ranges + hills - Math.max(0, lon + 105) * 120);
+  return Math.max(0, 2100 + ranges + hills - Math.max(0, lon + 105) * 120, massifHeight(lon, lat));
 }

@@ -162,7 +162,7 @@ export const NormalsResponse = {
   required: ['zone_layers', 'variables', 'zones', 'reference', 'results', 'pourpoint', 'dataset'],
   properties: {
     ...basinTable(
-      '<statistic>_<stat name> for statistic median, mean, p10, p90, min, max, years; the inner order of results',
+      '`<statistic>_<stat name>` for statistic median, mean, p10, p90, min, max, years; the inner order of results',
       'day of the water year (MM-DD, 10-01 … 09-30, 02-29 held by leap years) → [zone][variable]',
       ['number', 'null'],
       { reference: { $ref: 'Reference#' } },
@@ -176,7 +176,7 @@ export const WaterYearsResponse = {
   required: ['zone_layers', 'variables', 'zones', 'variable', 'results', 'pourpoint', 'dataset'],
   properties: {
     ...basinTable(
-      'peak_<mean>, peak_date, melt_out_date, apr1_<mean>, peak_<total>, apr1_<total>, dates',
+      '`peak_<mean>`, `peak_date`, `melt_out_date`, `apr1_<mean>`, `peak_<total>`, `apr1_<total>`, `dates`',
       'water year → [zone][variable] of number, ISO date or null',
       ['number', 'string', 'null'],
       { variable: str },
@@ -249,6 +249,39 @@ export const FeatureCollection = {
   },
 } as const;
 
+export const VersionResponse = {
+  $id: 'VersionResponse',
+  type: 'object',
+  required: ['version'],
+  properties: { version: { ...str, examples: ['0.1.0'] }, links },
+} as const;
+
+export const ProblemTypes = {
+  $id: 'ProblemTypes',
+  type: 'object',
+  description: 'every problem type of the error catalog, by key (each as /problems/{key} gives it)',
+  additionalProperties: { type: 'object', additionalProperties: true },
+} as const;
+
+export const DatasetList = {
+  $id: 'DatasetList',
+  type: 'object',
+  required: ['datasets'],
+  properties: {
+    datasets: {
+      type: 'array',
+      description: 'the active datasets, sorted by name',
+      items: {
+        type: 'object',
+        required: ['name'],
+        properties: { name: str, links },
+        additionalProperties: true,
+      },
+    },
+    links,
+  },
+} as const;
+
 export const LandingPage = {
   $id: 'LandingPage',
   type: 'object',
@@ -258,6 +291,9 @@ export const LandingPage = {
 export const SHARED_SCHEMAS = [
   Link,
   LandingPage,
+  VersionResponse,
+  ProblemTypes,
+  DatasetList,
   Problem,
   Reference,
   CompactStatsResponse,
@@ -291,17 +327,27 @@ export const DATASET_PARAM = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_
 export const POURPOINT_PARAM = {
   type: 'string',
   pattern: '^[a-zA-Z0-9-]+:[a-zA-Z]{2}:[a-zA-Z]+$',
-  description: 'station triplet <station>:<state>:<network>',
+  description: 'station triplet `<station>:<state>:<network>`, e.g. `09406000:UT:USGS`',
   examples: ['09406000:UT:USGS'],
 } as const;
 
 /** Query parameters shared by both stats routes. */
 export const STATS_COMMON = {
-  zone: { type: 'array', items: str, description: 'zone token LAYER or LAYER:PARAM=VALUE; repeat per axis' },
+  zone: {
+    type: 'array',
+    items: str,
+    description:
+      'zone token `LAYER` or `LAYER:PARAM=VALUE`, e.g. `terrain.elevation:band_step_ft=500`; repeat per axis (the first is outermost)',
+    examples: [['terrain.elevation'], ['terrain.elevation:band_step_ft=500', 'terrain.aspect']],
+  },
   variable: { type: 'array', items: str, description: 'variable key; repeatable; absent = all' },
   include_empty_zones: { type: 'boolean', default: false },
-  valid_fraction: { type: 'boolean', default: false, description: 'add valid_fraction_<variable>' },
-  units: { enum: ['metric', 'us'], default: 'metric', description: 'us: inches and acre-feet' },
+  valid_fraction: { type: 'boolean', default: false, description: 'add `valid_fraction_<variable>`' },
+  units: {
+    enum: ['metric', 'us'],
+    default: 'metric',
+    description: 'us: depths and precipitation in inches, volumes in acre-feet, temperatures in °F',
+  },
   f: { enum: ['json', 'csv'], description: 'format; wins over Accept' },
 } as const;
 
@@ -318,7 +364,7 @@ export const NORMALS_OPTIONS = {
     type: 'boolean',
     default: false,
     description:
-      'add median_<stat>, pct_median_<stat>, rank_<stat>, rank_of_<stat> against day-of-year normals',
+      'add `median_<stat>`, `pct_median_<stat>`, `rank_<stat>`, `rank_of_<stat>` against day-of-year normals',
   },
   normals_years: {
     ...YEAR_SPAN,
@@ -330,12 +376,52 @@ export const NORMALS_OPTIONS = {
 export { int, num, str };
 
 /** The responses of a stats-like route: its JSON schema or a CSV table (200), then its problems. */
+/** What a small answer looks like (the demo's North Creek, two elevation bands, one date). */
+const EXAMPLES: Record<string, { json: object; csv: string }> = {
+  CompactStatsResponse: {
+    json: {
+      zone_layers: ['terrain.elevation'],
+      variables: ['mean_swe_mm', 'total_swe_m3'],
+      zones: [
+        {
+          zone: [{ kind: 'band', layer: 'terrain.elevation', min: 7000, max: 8000, unit: 'ft' }],
+          area_m2: 33925000.5,
+        },
+        {
+          zone: [{ kind: 'band', layer: 'terrain.elevation', min: 8000, max: 9000, unit: 'ft' }],
+          area_m2: 7291000.25,
+        },
+      ],
+      results: {
+        '2025-04-01': [
+          [384.2, 13034000.1],
+          [511.7, 3730800.9],
+        ],
+      },
+      pourpoint: 'NORTHCK:UT:DEMO',
+      dataset: 'snodas',
+      query: { type: 'DateRange', start_date: '2025-04-01', end_date: '2025-04-01' },
+      links: [
+        {
+          href: 'http://127.0.0.1:8000/datasets/snodas/stats/NORTHCK:UT:DEMO/date-range?datetime=2025-04-01',
+          rel: 'self',
+          type: 'application/json',
+        },
+      ],
+    },
+    csv: 'date,terrain.elevation_min_ft,terrain.elevation_max_ft,area_m2,mean_swe_mm,total_swe_m3\r\n2025-04-01,7000,8000,33925000.5,384.2,13034000.1\r\n2025-04-01,8000,9000,7291000.25,511.7,3730800.9\r\n',
+  },
+};
+
 export const tableResponses = (ref: string, description: string) => ({
   200: {
     description,
     content: {
-      'application/json': { schema: { $ref: `${ref}#` } },
-      'text/csv': { schema: { type: 'string' } },
+      'application/json': {
+        schema: { $ref: `${ref}#` },
+        ...(EXAMPLES[ref] && { example: EXAMPLES[ref].json }),
+      },
+      'text/csv': { schema: { type: 'string' }, ...(EXAMPLES[ref] && { example: EXAMPLES[ref].csv }) },
     },
   },
   ...problemResponses(400, 404, 406, 409, 422, 503),

@@ -36,10 +36,19 @@ describe('API documentation pages render offline in headless Chromium', () => {
       const title = page.locator(selector).first();
       await title.waitFor({ timeout: 30_000 });
       assert.match(await title.innerText(), /snowdb API/);
-      await page
+      const op = page
         .locator(operation, { hasText: 'Stratified statistics of a basin over a date range' })
-        .first()
-        .waitFor({ timeout: 30_000 });
+        .first();
+      await op.waitFor({ timeout: 30_000 });
+      // Placeholders in angle brackets are shown, not eaten as HTML; parameters and bodies have examples.
+      if (path === '/docs') await op.click();
+      const triplet = page.getByText('<station>:<state>:<network>').first();
+      await triplet.waitFor({ timeout: 30_000 });
+      assert.match(await triplet.innerText(), /<station>:<state>:<network>/);
+      const text = await page.locator('body').innerText();
+      assert.match(text, /terrain\.elevation:band_step_ft=500/, 'the zone parameter has an example');
+      assert.match(text, /NORTHCK:UT:DEMO/, 'the stats response has an example');
+      assert.doesNotMatch(text, /station triplet ::/);
       assert.deepEqual(outside, []);
       await page.close();
     });

@@ -236,13 +236,13 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.ok(height > 1500 && height < 3000, String(height));
     for (const date of ['20250201', '20250329', '20250426']) {
       const swe = await at(join(dir, 'db/data/snodas/cogs', date, 'swe.tif'));
-      assert.equal(swe, sweMm(height, waterYearDay(date)), date);
+      assert.equal(swe, sweMm(height, lon, lat, waterYearDay(date)), date);
     }
   });
 
   it('US units reach every unit: precipitation in inches, snowpack temperature in °F, by the exact factors', async () => {
     type Body = { variables: string[]; results: Record<string, number[][]> };
-    const path = `/datasets/snodas/stats/${NORTH_CREEK}/date-range?datetime=2025-04-01&variable=precip_solid&variable=average_temp`;
+    const path = `/datasets/snodas/stats/${NORTH_CREEK}/date-range?datetime=2025-03-01&variable=precip_solid&variable=average_temp`;
     const metric = await api<Body>(path);
     const us = await api<Body>(`${path}&units=us`);
     assert.deepEqual(metric.variables, [
@@ -255,8 +255,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       'mean_precip_solid_in',
       'total_precip_solid_acre_ft',
     ]);
-    const [k, kg, m3] = metric.results['2025-04-01']![0]!;
-    const [f, inches, af] = us.results['2025-04-01']![0]!;
+    const [k, kg, m3] = metric.results['2025-03-01']![0]!;
+    const [f, inches, af] = us.results['2025-03-01']![0]!;
     assert.ok(k! > 200 && kg! > 0, `${k} K, ${kg} kg/m²`);
     assert.ok(Math.abs(f! - ((k! * 9) / 5 - 459.67)) < 1e-9, `${f} °F from ${k} K`);
     assert.ok(Math.abs(inches! - kg! / 25.4) < 1e-12 && Math.abs(af! - m3! / 1233.48183754752) < 1e-9);
@@ -431,12 +431,22 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const s = await api<Body>(
       `/datasets/swann/stats/${HURRICANE}/date-range?variable=swe&datetime=2025-04-26&normals=true&normals_years=${REF}`,
     );
-    const pct = s.results['2025-04-26']![0]![col(s, 'pct_median_mean_swe_mm')]!;
-    assert.equal(
-      await page.textContent('#season-title'),
-      `Water year 2025: ${Math.round(pct)} % of median on 2025-04-26`,
+    // The demo's south has melted out by 26 April, over a median under 0.1 in: no % of median
+    // (a bare basin is not "129 % of median"), and the headline says why.
+    const row = s.results['2025-04-26']![0]!;
+    const median = row[col(s, 'median_mean_swe_mm')]!;
+    assert.equal(row[col(s, 'pct_median_mean_swe_mm')], null);
+    assert.ok(median >= 0 && median < 2.54, String(median));
+    assert.match(
+      (await page.textContent('#season-title')) ?? '',
+      /^Water year 2025: 0(\.0+)? in on 2025-04-26 \(no snow at median: no % of median\)$/,
     );
-    assert.ok(pct > 50 && pct < 70, String(pct)); // the demo's south: a poor year
+    // On 1 April, the main snow-survey date, it is a poor year with a percentage.
+    const apr1 = await api<Body>(
+      `/datasets/swann/stats/${HURRICANE}/date-range?variable=swe&datetime=2025-04-01&normals=true&normals_years=${REF}`,
+    );
+    const pct = apr1.results['2025-04-01']![0]![col(apr1, 'pct_median_mean_swe_mm')]!;
+    assert.ok(pct > 5 && pct < 70, String(pct));
 
     // Metric: the API's mm exactly.
     await page.check('input[name=units][value=metric]');
@@ -574,6 +584,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       await page.textContent('#zones-note'),
       `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`,
     );
+    // One key names both lines of every card and the unit of their y axes.
+    assert.equal(
+      (await page.textContent('#zones-key'))?.trim(),
+      `this year  median of water years ${REF.replace('..', '–')} · values in mm`,
+    );
     const dates = Object.keys(s.results).sort();
     for (const k of [0, 4, s.zones.length - 1]) {
       const [xs, median, value] = await chartData(page, 'zones', k);
@@ -621,7 +636,14 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       .evaluateAll((r) => r.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
     assert.equal(doyRows.length, 5);
     assert.equal(doyRows[4]![1], '2025-04-26');
-    assert.equal(doyRows[4]![4], `${doy.results['2025-04-26']![0]![col(doy, 'rank_mean_swe_mm')]} of 5`);
+    // Every year ranks among the same five (2021–2024 and 2025); a tie at no snow has no rank.
+    const days = Object.keys(doy.results).sort();
+    days.forEach((d, i) => {
+      const row = doy.results[d]![0]!;
+      const rank = row[col(doy, 'rank_mean_swe_mm')];
+      assert.equal(row[col(doy, 'rank_of_mean_swe_mm')], 5, d);
+      assert.equal(doyRows[i]![4], rank === null ? '' : `${rank} of 5`, d);
+    });
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();

@@ -30,7 +30,13 @@ export function statsLinks(base: string, dataset: string, triplet?: string): Lin
 export async function datasetRoutes(app: FastifyInstance, db: Database): Promise<void> {
   app.get(
     '/datasets',
-    { schema: { tags: ['datasets'], summary: 'Active datasets, sorted by name' } },
+    {
+      schema: {
+        tags: ['datasets'],
+        summary: 'Active datasets, sorted by name',
+        response: jsonResponse('DatasetList', 'the active datasets'),
+      },
+    },
     (req, reply) => {
       const b = baseOf(req);
       const names = Object.entries(db.config.datasets)

@@ -69,17 +69,35 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
       });
     },
   );
-  app.get('/version', { schema: { tags: ['root'], summary: 'snowdb version' } }, (req, reply) =>
-    sendJson(reply, {
-      version: VERSION,
-      links: [
-        { href: `${baseOf(req)}/version`, rel: 'self' },
-        { href: `${baseOf(req)}/`, rel: 'root' },
-      ],
-    }),
+  app.get(
+    '/version',
+    {
+      schema: {
+        tags: ['root'],
+        summary: 'snowdb version',
+        response: jsonResponse('VersionResponse', 'the version'),
+      },
+    },
+    (req, reply) =>
+      sendJson(reply, {
+        version: VERSION,
+        links: [
+          { href: `${baseOf(req)}/version`, rel: 'self' },
+          { href: `${baseOf(req)}/`, rel: 'root' },
+        ],
+      }),
   );
-  app.get('/problems', { schema: { tags: ['root'], summary: 'Every problem type by key' } }, (_req, reply) =>
-    sendJson(reply, Object.fromEntries(Object.keys(ErrorCatalog).map((k) => [k, problemType(k)]))),
+  app.get(
+    '/problems',
+    {
+      schema: {
+        tags: ['root'],
+        summary: 'Every problem type by key',
+        response: jsonResponse('ProblemTypes', 'every problem type'),
+      },
+    },
+    (_req, reply) =>
+      sendJson(reply, Object.fromEntries(Object.keys(ErrorCatalog).map((k) => [k, problemType(k)]))),
   );
   app.get<{ Params: { key: string } }>(
     '/problems/:key',

@@ -199,7 +199,7 @@ async function panel() {
     : facts;
   const els = {
     season: { chart: $('season-chart'), title: $('season-title'), note: $('season-note') },
-    zones: { grid: $('zones-grid'), note: $('zones-note') },
+    zones: { grid: $('zones-grid'), note: $('zones-note'), key: $('zones-key') },
     years: { chart: $('years-chart'), doy: $('doy-table') },
   }[state.view];
   for (const chart of [app.charts[state.view]].flat()) chart?.destroy?.();

@@ -147,10 +147,8 @@ export async function zonesView(ctx, els) {
         ? `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`
         : 'Zone layers cover all of this basin.';
   // One key for every card: the solid line is this year, the dashed one the reference median.
-  els.note.insertAdjacentHTML(
-    'beforeend',
-    `<span class="key"><i class="key-this"></i> this year${ctx.ref ? ` <i class="key-median"></i> median of water years ${escapeHtml(ctx.ref.replace('..', '–'))}` : ''} · ${escapeHtml(u.unit)}</span>`,
-  );
+  els.key.hidden = zones.length === 0 && !lost;
+  els.key.innerHTML = `<i class="key-this"></i> this year${ctx.ref ? ` <i class="key-median"></i> median of water years ${escapeHtml(ctx.ref.replace('..', '–'))}` : ''} · values in ${escapeHtml(u.unit)}`;
   const dates = Object.keys(stats.results).sort();
   const vi = col(stats, stat);
   const mi = col(stats, `median_${stat}`);
