@@ -61,7 +61,15 @@ export const CompactStatsResponse = {
       items: {
         type: 'object',
         required: ['zone', 'area_m2'],
-        properties: { zone: { type: 'array', items: ZoneRef }, area_m2: { type: 'number', minimum: 0 } },
+        properties: {
+          zone: { type: 'array', items: ZoneRef },
+          area_m2: { type: 'number', minimum: 0 },
+          area_acres: {
+            type: 'number',
+            minimum: 0,
+            description: 'with units=us: the area in acres (m² ÷ 4,046.8564224)',
+          },
+        },
       },
     },
     results: {

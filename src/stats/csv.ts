@@ -43,19 +43,24 @@ export interface CellTable {
 }
 
 /** Header cells: the key column, the axis columns in selection order, `area_m2`, then the stat names. */
-const headerOf = (body: Pick<CellTable, 'zone_layers' | 'variables'>, key: string): string[] => [
+const headerOf = (body: Pick<CellTable, 'zone_layers' | 'variables' | 'zones'>, key: string): string[] => [
   key,
   ...body.zone_layers.flatMap(axisHeader),
   'area_m2',
+  ...(inAcres(body) ? ['area_acres'] : []),
   ...body.variables,
 ];
+
+/** Whether the cells name their area in acres too (US units). */
+const inAcres = (body: Pick<CellTable, 'zones'>) => body.zones[0]?.area_acres !== undefined;
 
 /** One row of cells per (key, emitted cell). */
 function* rowsOf(body: Pick<CellTable, 'zones' | 'results'>): Generator<string[]> {
   for (const [date, matrix] of Object.entries(body.results)) {
     for (let k = 0; k < body.zones.length; k++) {
       const z = body.zones[k]!;
-      yield [date, ...z.zone.flatMap(axisValues), num(z.area_m2), ...matrix[k]!.map(num)];
+      const acres = z.area_acres === undefined ? [] : [num(z.area_acres)];
+      yield [date, ...z.zone.flatMap(axisValues), num(z.area_m2), ...acres, ...matrix[k]!.map(num)];
     }
   }
 }
@@ -72,6 +77,6 @@ export function* csvLines(body: CellTable, key = 'date'): Generator<string> {
 
 /** The CSV table of an all-basins body: the one-basin table with a leading `pourpoint` column. */
 export function* allBasinsCsvLines(body: AllBasinsStats): Generator<string> {
-  yield line(['pourpoint', ...headerOf(body, 'date')]);
+  yield line(['pourpoint', ...headerOf({ ...body, zones: body.basins[0]?.zones ?? [] }, 'date')]);
   for (const b of body.basins) for (const row of rowsOf(b)) yield line([b.pourpoint, ...row]);
 }

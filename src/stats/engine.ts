@@ -3,6 +3,7 @@ import { SnowdbError } from '../errors.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
+import { M2_PER_ACRE } from './units.js';
 import { accumulateRuns, preparedBasin, readOnto } from './basin.js';
 import { openStatsPlan, type StatsPlan, type StatsQuery } from './plan.js';
 import { reduceFromSeries, type Sums } from './series-path.js';
@@ -11,7 +12,8 @@ import { reduceFromSeries, type Sums } from './series-path.js';
 export interface CompactStats {
   zone_layers: string[];
   variables: string[];
-  zones: { zone: ZoneRef[]; area_m2: number }[];
+  /** Cells: their zone refs and in-basin area, m² (and acres with US units). */
+  zones: { zone: ZoneRef[]; area_m2: number; area_acres?: number }[];
   results: Record<string, (number | null)[][]>;
 }
 
@@ -90,12 +92,17 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
     );
   });
   const axes = plan.axes.map((a) => a.axis);
+  // With US units each zone also names its area in acres (area_m2 stays: the spec's member).
+  const areas = (k: number) =>
+    plan.query.units === 'us'
+      ? { area_m2: area[k]!, area_acres: area[k]! / M2_PER_ACRE }
+      : { area_m2: area[k]! };
   return {
     zone_layers: axes.map((a) => a.layer),
     variables: columns.map((c) => c.name),
     zones: keep.map((k) => {
       if (k === unclassified)
-        return { zone: axes.map((a) => ({ kind: 'unclassified', layer: a.layer })), area_m2: area[k]! };
+        return { zone: axes.map((a) => ({ kind: 'unclassified', layer: a.layer })), ...areas(k) };
       const zone: ZoneRef[] = [];
       let rest = k;
       for (let a = axes.length - 1; a >= 0; a--) {
@@ -103,7 +110,7 @@ export async function executeStats(plan: StatsPlan, opts: ExecuteOptions = {}): 
         zone.unshift(axes[a]!.zones[rest % n]!);
         rest = Math.floor(rest / n);
       }
-      return { zone, area_m2: area[k]! };
+      return { zone, ...areas(k) };
     }),
     results,
   };

@@ -8,6 +8,8 @@ export const UNITS = ['metric', 'us'] as const;
 export type Units = (typeof UNITS)[number];
 
 export const MM_PER_INCH = 25.4;
+/** m² per international acre: 43,560 ft² × 0.3048² m²/ft². */
+export const M2_PER_ACRE = 4046.8564224;
 export const M3_PER_ACRE_FOOT = 1233.48183754752;
 
 /** K → °F: divide by 5/9, then add −459.67. */

@@ -176,20 +176,26 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(pp.features.length, 11);
   });
 
-  it('North Creek, delineated inside the bundled DEM, is wholly zoned: its bands sum to the basin', async () => {
-    const path = `/datasets/snodas/stats/${NORTH_CREEK}/date-range?datetime=2025-03-01&variable=swe`;
-    const whole = await api<Stats>(path);
-    for (const zone of ['terrain.elevation', 'landcover.forest_cover']) {
-      const by = await api<Stats>(`${path}&zone=${zone}`);
-      assert.ok(
-        by.zones.every((z) => z.zone.every((c) => c.kind !== 'unclassified')),
-        JSON.stringify(by.zones),
-      );
-      const sum = by.zones.reduce((t, z) => t + z.area_m2, 0);
-      assert.ok(
-        Math.abs(sum - whole.zones[0]!.area_m2) <= 1e-9 * sum,
-        `${zone}: ${sum} vs ${whole.zones[0]!.area_m2}`,
-      );
+  it('North Creek, delineated inside the bundled DEM, is wholly zoned on every dataset: its bands sum to the basin', async () => {
+    for (const [dataset, date, variable] of [
+      ['snodas', '2025-03-01', 'swe'],
+      ['swann', '2025-03-01', 'swe'],
+      ['instarr', '2025-03-01', 'snow_fraction'],
+    ] as const) {
+      const path = `/datasets/${dataset}/stats/${NORTH_CREEK}/date-range?datetime=${date}&variable=${variable}`;
+      const whole = await api<Stats>(path);
+      for (const zone of ['terrain.elevation', 'landcover.forest_cover']) {
+        const by = await api<Stats>(`${path}&zone=${zone}`);
+        assert.ok(
+          by.zones.every((z) => z.zone.every((c) => c.kind !== 'unclassified')),
+          JSON.stringify(by.zones),
+        );
+        const sum = by.zones.reduce((t, z) => t + z.area_m2, 0);
+        assert.ok(
+          Math.abs(sum - whole.zones[0]!.area_m2) <= 1e-9 * sum,
+          `${dataset} ${zone}: ${sum} vs ${whole.zones[0]!.area_m2}`,
+        );
+      }
     }
     // Doctor names no share for it (every other demo basin is partly or not at all under the DEM).
     assert.ok(!/^info\s+zones\s.*NORTHCK/m.test(first), first);

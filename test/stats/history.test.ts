@@ -297,6 +297,13 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     const metric = await json(...args);
     const us = await json(...args, '--units', 'us');
     assert.deepEqual(us.variables, ['mean_swe_in', 'total_swe_acre_ft']);
+    // Areas: acres beside m² (the spec's member stays), in JSON and in the CSV's next column.
+    const z = us.zones[0]! as Zone & { area_acres: number };
+    assert.equal(z.area_acres, z.area_m2 / 4046.8564224);
+    assert.equal((metric.zones[0] as Zone & { area_acres?: number }).area_acres, undefined);
+    const usCsv = (await cli(...args, '--units', 'us', '--format', 'csv')).split('\r\n');
+    assert.equal(usCsv[0], 'date,area_m2,area_acres,mean_swe_in,total_swe_acre_ft');
+    assert.equal(Number(usCsv[1]!.split(',')[2]), z.area_acres);
     for (const date of Object.keys(metric.results)) {
       const [mm, m3] = metric.results[date]![0]! as number[];
       const [inches, acreFt] = us.results[date]![0]! as number[];
