@@ -3,10 +3,10 @@ import { SnowdbError } from '../errors.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
-import { M2_PER_ACRE } from './units.js';
 import { accumulateRuns, preparedBasin, readOnto } from './basin.js';
 import { openStatsPlan, type StatsPlan, type StatsQuery } from './plan.js';
 import { reduceFromSeries, type Sums } from './series-path.js';
+import { M2_PER_ACRE } from './units.js';
 
 /** The compact stats body (docs/reference.md#stats). */
 export interface CompactStats {
