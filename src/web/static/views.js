@@ -25,16 +25,27 @@ function daysFrom(a, b) {
   return out;
 }
 
+/** Short names for chart axes, where a variable's description runs long. */
+const AXIS_WORDS = {
+  swe: 'snow water equivalent',
+  depth: 'snow depth',
+  snow_fraction: 'snow-covered fraction',
+  viewable_snow_fraction: 'viewable snow fraction',
+  average_temp: 'snowpack temperature',
+  precip_solid: 'solid precipitation',
+  precip_liquid: 'liquid precipitation',
+};
+
 /** The stat column of the chosen variable and measure, its unit and conversion. */
 export function columnOf(ctx) {
   const v = ctx.dataset.variables.find((x) => x.key === ctx.variable);
   const s = v.statistics.find((x) => x.reducer === ctx.measure) ?? v.statistics[0];
   const u = unitOf(s.unit, ctx.units);
-  // Axis labels fit the chart's height: the description up to its first '(' or ','.
-  const short = v.description.split(/ \(|,/)[0];
+  // Axis labels fit the chart's height: a short name, else the description up to its first '(' or ','.
+  const short = AXIS_WORDS[v.key] ?? v.description.split(/ \(|,/)[0];
   const what = s.reducer === 'total' ? `${short} volume` : short;
   // File names carry the unit on show: mean_swe_in in inches, total_swe_m3 in m³.
-  const file = `${s.stat_name.slice(0, -s.unit.length)}${u.unit.replace('³', '3').replace('-', '_')}`;
+  const file = `${s.stat_name.slice(0, -s.unit.length)}${u.unit.replace('³', '3').replace('-', '_').replace('%', 'percent')}`;
   return { stat: s.stat_name, u, label: what, file };
 }
 
