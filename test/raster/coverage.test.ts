@@ -266,7 +266,7 @@ describe('exact coverage of real BAGIS basins against independent oracles', () =
     '../../demo/basins/09111500_CO_USGS.geojson',
     '../../demo/basins/NORTHCK_UT_DEMO.geojson',
   ];
-  it('the cells with weight > 0 are exactly the cells OGR finds sharing area with the repaired basin, on the SNODAS, SWANN and SPIRES grids; each weight within 1e-9 of its cell area', async () => {
+  it('the cells with weight > 0 are exactly the cells OGR finds sharing area with the repaired basin, on the SNODAS, SWANN and SPIRES grids; weights agree to 1e-9', async () => {
     const grids: [string, Grid][] = [
       ['SNODAS', SNODAS_GRID],
       ['SWANN', SWANN_GRID],
@@ -298,11 +298,14 @@ describe('exact coverage of real BAGIS basins against independent oracles', () =
         ogr.map(([i]) => i),
         `${label}: cells with weight differ from OGR's`,
       );
-      for (const [i, inter, cellArea] of ogr)
-        assert.ok(
-          Math.abs(weights[i]! - inter) <= 1e-9 * cellArea,
-          `${label} cell ${i}: ${weights[i]} vs OGR ${inter}`,
-        );
+      // Every weight within 1e-9 of its cell's area, and within 1e-9 of itself once it is at least
+      // 0.1 % of the cell (slivers below that carry both sides' ~1e-16 × cell-area rounding).
+      for (const [i, inter, cellArea] of ogr) {
+        const d = Math.abs(weights[i]! - inter);
+        assert.ok(d <= 1e-9 * cellArea, `${label} cell ${i}: ${weights[i]} vs OGR ${inter}`);
+        if (inter >= 1e-3 * cellArea)
+          assert.ok(d <= 1e-9 * inter, `${label} cell ${i}: ${weights[i]} vs OGR ${inter} (relative)`);
+      }
       cells += ours.length;
     });
     assert.ok(cells > 30000, `${cells} cells compared`);
