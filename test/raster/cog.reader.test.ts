@@ -2,16 +2,19 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { deflateSync } from 'node:zlib';
+import { SnowdbError } from '../../src/errors.js';
 import { CountingSource, FileSource } from '../../src/io/source.js';
 import { Cog } from '../../src/raster/cog.reader.js';
 import { writeCog } from '../../src/raster/cog.writer.js';
 import { crsFromEpsg, MODIS_SINUSOIDAL } from '../../src/raster/crs.js';
 import type { TypedArray } from '../../src/raster/dtype.js';
 import type { Grid, Window } from '../../src/raster/grid.js';
+import { CompressionCode, decodeTile } from '../../src/raster/tiff/codecs.js';
 import { TileCache } from '../../src/raster/tile.cache.js';
 import { tempDir } from '../helpers/cli.js';
 import { gdalTool, oracle } from '../helpers/gdal.js';
-import { seeded } from '../helpers/raster.js';
+import { fixturePath, seeded } from '../helpers/raster.js';
 
 const bytesOf = (a: TypedArray) => Buffer.from(a.buffer, a.byteOffset, a.byteLength);
 
@@ -170,6 +173,40 @@ describe('COG reader against GDAL', () => {
       new Int16Array(256),
     );
     await import('node:fs/promises').then((fs) => fs.writeFile(path, 'hello, I am text'));
-    await assert.rejects(Cog.open(new FileSource(path)), /not-a-tiff\.tif: not a TIFF file/);
+    const src = new FileSource(path);
+    try {
+      await assert.rejects(Cog.open(src), /not-a-tiff\.tif: not a TIFF file/);
+    } finally {
+      await src.close(); // Node.js 26 fails a process whose file handle the GC closes
+    }
+  });
+});
+
+describe('tile decompression is bounded by the tile size', () => {
+  it('a deflate or zstd tile that inflates past width × height × sample size is refused, not inflated', async () => {
+    const tile = 256 * 256 * 4; // a float32 tile, bytes
+    const deflateBomb = deflateSync(Buffer.alloc(100_000_000)); // ~97 kB on disk
+    const zstdBomb = await readFile(fixturePath('bombs/zeros-50MB.zst')); // 1.5 kB on disk
+    for (const [code, bomb] of [
+      [CompressionCode.deflate, deflateBomb],
+      [CompressionCode.adobeDeflate, deflateBomb],
+      [CompressionCode.zstd, zstdBomb],
+    ] as const) {
+      const before = process.memoryUsage().arrayBuffers;
+      assert.throws(
+        () => decodeTile(code, bomb, tile),
+        (e: unknown) =>
+          e instanceof SnowdbError &&
+          e.key === 'invalid-raster' &&
+          /a tile inflates past its 262144 bytes/.test(e.message),
+      );
+      assert.ok(
+        process.memoryUsage().arrayBuffers - before < 20_000_000,
+        'nothing near the bomb size was held',
+      );
+    }
+    // A tile of exactly its size decodes, byte for byte.
+    const ok = Buffer.alloc(tile, 7);
+    assert.deepEqual(Buffer.from(decodeTile(CompressionCode.deflate, deflateSync(ok), tile)), ok);
   });
 });
