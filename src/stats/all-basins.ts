@@ -67,8 +67,8 @@ export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<Al
     .map((e) => e.triplet)
     .sort(byString)
     .map((pourpoint) => planStats({ dataset, index, dates }, { ...q, pourpoint }));
-  const note = emptySelectionNote(dataset.name, dates, q.dates);
-  return { plans, notes: note === null ? [] : [note] };
+  // Only an empty selection has a note: the dates were selected above already.
+  return { plans, notes: n === 0 ? [emptySelectionNote(dataset.name, dates, q.dates)!] : [] };
 }
 
 /** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
