@@ -42,7 +42,7 @@ function coordinate(f: H5File, name: string, values: Float64Array, a: Record<str
 }
 
 /** Rows [r0, r1) and columns [c0, c1) of a row-major grid of `cols` columns outside which every value is 0. */
-type Window = readonly [r0: number, r1: number, c0: number, c1: number];
+export type Window = readonly [r0: number, r1: number, c0: number, c1: number];
 
 /** The smallest window of `grids` (same shape) outside which all are 0; rows empty (r0 = r1) when all are 0. */
 export function nonZeroWindow(grids: readonly Int16Array[], cols: number): Window {
@@ -140,18 +140,19 @@ export const SWANN_GRID = gridOf(TEMPLATES['swann-800m']!);
 
 /**
  * Write a SWANN daily file: `swe`, `depth` are north-up int16 mm rows of the UA grid. With `sparse`,
- * only the window holding their non-zero values is written (0, no snow, elsewhere).
+ * only the window holding their non-zero values is written (0, no snow, elsewhere): `true` finds
+ * it; a Window names one known to hold them.
  */
 export async function writeSwann(
   path: string,
   date: string,
   swe: Int16Array,
   depth: Int16Array,
-  sparse = false,
+  sparse: boolean | Window = false,
 ): Promise<void> {
   await h5wasm.ready;
   const g = SWANN_GRID;
-  const window = sparse ? nonZeroWindow([swe, depth], g.width) : undefined;
+  const window = sparse === true ? nonZeroWindow([swe, depth], g.width) : sparse || undefined;
   const f = new h5wasm.File(path, 'w');
   try {
     coordinate(f, 'time', new Float64Array([daysSince1900(date)]), {

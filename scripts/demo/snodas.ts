@@ -166,20 +166,24 @@ const gzipped = new WeakMap<Int16Array, Buffer>();
 
 /**
  * A whole `SNODAS_<date>.tar` in memory: for each product its `.dat.gz` (from `grids`, raw header
- * units on the current lattice) and `.txt.gz` header, gzipped at level 1.
+ * units on the current lattice: native int16 values, or a Buffer of the `.dat`'s big-endian bytes)
+ * and `.txt.gz` header, gzipped at level 1.
  */
 export async function snodasTar(
   templatePath: string,
   date: string,
-  grids: (p: Product) => Int16Array,
+  grids: (p: Product) => Int16Array | Buffer,
 ): Promise<Buffer> {
   const members: { name: string; data: Uint8Array }[] = [];
   for (const p of PRODUCTS) {
     const stem = stemOf('us', p, date);
     const header = await headerText(templatePath, stem, p.units, 'current');
     const grid = grids(p);
-    const dat = gzipped.get(grid) ?? gzipSync(bigEndian(grid), { level: 1 });
-    gzipped.set(grid, dat);
+    let dat: Buffer;
+    if (grid instanceof Int16Array) {
+      dat = gzipped.get(grid) ?? gzipSync(bigEndian(grid), { level: 1 });
+      gzipped.set(grid, dat);
+    } else dat = gzipSync(grid, { level: 1 });
     members.push({ name: `${stem}.dat.gz`, data: dat });
     members.push({ name: `${stem}.txt.gz`, data: gzipSync(Buffer.from(header, 'latin1'), { level: 1 }) });
   }
