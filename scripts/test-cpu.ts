@@ -31,9 +31,16 @@ async function one(file: string, i: number): Promise<void> {
     });
     p.on('close', (c) => resolve(c ?? 1));
   });
-  const [user = 0, sys = 0, wall = 0] = readFileSync(timing, 'utf8').trim().split('\n').at(-1)!.split(' ').map(Number);
+  const [user = 0, sys = 0, wall = 0] = readFileSync(timing, 'utf8')
+    .trim()
+    .split('\n')
+    .at(-1)!
+    .split(' ')
+    .map(Number);
   rows.push({ file: relative(distTest, file), user, sys, wall, ok: code === 0 });
-  process.stderr.write(`${code === 0 ? 'ok  ' : 'FAIL'} ${(user + sys).toFixed(1).padStart(6)} CPU-s  ${relative(distTest, file)}\n`);
+  process.stderr.write(
+    `${code === 0 ? 'ok  ' : 'FAIL'} ${(user + sys).toFixed(1).padStart(6)} CPU-s  ${relative(distTest, file)}\n`,
+  );
 }
 
 const queue = files.map((f, i) => [f, i] as const);
@@ -46,6 +53,9 @@ rmSync(run.root, { recursive: true, force: true });
 rows.sort((a, b) => b.user + b.sys - (a.user + a.sys));
 const total = rows.reduce((s, r) => s + r.user + r.sys, 0);
 console.log('| file | CPU s (user + sys) | wall s |\n|---|---|---|');
-for (const r of rows) console.log(`| ${r.file}${r.ok ? '' : ' (FAILED)'} | ${(r.user + r.sys).toFixed(1)} | ${r.wall.toFixed(1)} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.file}${r.ok ? '' : ' (FAILED)'} | ${(r.user + r.sys).toFixed(1)} | ${r.wall.toFixed(1)} |`,
+  );
 console.log(`| **total (${rows.length} files)** | **${total.toFixed(0)}** | |`);
 process.exit(rows.every((r) => r.ok) ? 0 : 1);

@@ -123,8 +123,10 @@ function snowOf(
 function canvases<A>(make: (key: string) => A): (key: string) => A {
   const made = new Map<string, A>();
   return (key) => {
-    let a = made.get(key);
-    if (a === undefined) made.set(key, (a = make(key)));
+    const had = made.get(key);
+    if (had !== undefined) return had;
+    const a = make(key);
+    made.set(key, a);
     return a;
   };
 }
@@ -167,7 +169,8 @@ function snodasGrids(t: Snowy, day: number): (p: Product) => Int16Array | Buffer
   const { elev, cells, climate } = t;
   const { swe, depth } = snowOf(t, day);
   const [sweB, depthB, solid, temp, runoff, sublimation] = (
-['swe', 'depth', 'precip_solid', 'average_temp', 'runoff', 'sublimation'] as const).map(snodasCanvas) as [Buffer, Buffer, Buffer, Buffer, Buffer, Buffer];
+    ['swe', 'depth', 'precip_solid', 'average_temp', 'runoff', 'sublimation'] as const
+  ).map(snodasCanvas) as [Buffer, Buffer, Buffer, Buffer, Buffer, Buffer];
   for (const [k, i] of cells.entries()) {
     const e = elev[i]!;
     const s = swe[k]!;

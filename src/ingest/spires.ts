@@ -119,8 +119,8 @@ export const spiresIngester: Ingester = {
       // 35 M-cell array per variable cost more in first-touch page faults than the copies.
       const mosaics = new Map<string, ReturnType<typeof allocate>>();
       for (const [key, spec] of Object.entries(d.config.variables)) {
-        let out = mosaics.get(spec.dtype);
-        if (out === undefined) mosaics.set(spec.dtype, (out = allocate(spec.dtype, W * d.grid.height)));
+        const out = mosaics.get(spec.dtype) ?? allocate(spec.dtype, W * d.grid.height);
+        mosaics.set(spec.dtype, out);
         out.fill(spec.nodata);
         tiles.forEach((t, i) => {
           const f = opened[i]!;

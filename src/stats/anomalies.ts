@@ -4,7 +4,8 @@
  */
 import type { Database } from '../db/database.js';
 import { waterYearOf } from '../util/dates.js';
-import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
+import { type Cube, columnTable, type ExecuteOptions, executeCube } from './cube.js';
+import { type CompactStats, compactOf } from './engine.js';
 import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { planInputs, type StatsPlan } from './plan.js';
@@ -34,73 +35,78 @@ export const normalsColumns = (c: string): string[] => [
  */
 export async function withNormals(
   db: Database,
-  plan: StatsPlan,
-  body: CompactStats,
+  cube: Cube,
   years?: YearSpan,
   exec: ExecuteOptions = {},
 ): Promise<StatsWithNormals> {
+  const { plan } = cube;
   const { query } = plan;
+  const table = columnTable(cube);
+  const body = compactOf(cube, table);
+  const K = cube.cells.length;
+  const C = plan.columns.length;
+  const dates = plan.dates.map((d) => d.date);
+  const value = (i: number, k: number, c: number) => table[(i * K + k) * C + c]!; // NaN = none
   // A short series reads only its own days of the reference years; a long one every day (shared with /normals).
-  const days = new Set(Object.keys(body.results).map(dayKey));
+  const days = new Set(dates.map(dayKey));
   const t = await referenceTable(
     await planInputs(db, query.dataset, query.pourpoint),
     { ...query, years },
     days.size > 60 ? undefined : days,
     exec,
   );
-  const ref = t.base.variables;
-  if (t.base.zones.length !== body.zones.length) throw new Error('normals and stats cells differ');
-  const pairs = body.variables.flatMap((name, c) => {
-    const r = ref.indexOf(name);
-    const col = plan.columns.find((x) => x.name === name);
-    const spec = col && plan.dataset.config.variables[col.variable];
-    if (r < 0 || col === undefined || spec === undefined) return [];
+  const ref = t.header.variables;
+  if (t.header.zones.length !== K) throw new Error('normals and stats cells differ');
+  const pairs = plan.columns.flatMap((col, c) => {
+    const r = ref.indexOf(col.name);
+    const spec = plan.dataset.config.variables[col.variable];
+    if (r < 0 || spec === undefined) return [];
     // Floors per cell, in the column's unit (a volume's depends on the zone's area).
     const floors = Float64Array.from(body.zones, (z) => columnFloor(col, spec, z.area_m2));
     return [{ c, r, floors }];
   });
   const refYears = t.reference.water_years;
   // The answer's dates of each day whose water year is not a reference year: ranked beside them.
-  const extraDates = new Map<string, string[]>();
-  for (const date of Object.keys(body.results))
-    if (!refYears.includes(waterYearOf(date))) {
-      const list = extraDates.get(dayKey(date)) ?? [];
-      list.push(date);
-      extraDates.set(dayKey(date), list);
-    }
-  const buf = new Float64Array(refYears.length + Object.keys(body.results).length);
+  const extraDates = new Map<string, number[]>();
+  dates.forEach((date, i) => {
+    if (refYears.includes(waterYearOf(date))) return;
+    const list = extraDates.get(dayKey(date)) ?? [];
+    list.push(i);
+    extraDates.set(dayKey(date), list);
+  });
+  const buf = new Float64Array(refYears.length + dates.length);
   const results: Record<string, (number | null)[][]> = {};
-  for (const [date, rows] of Object.entries(body.results)) {
+  dates.forEach((date, i) => {
     const d = DAY_INDEX.get(dayKey(date))!;
     const own = refYears.indexOf(waterYearOf(date));
-    const others = (extraDates.get(dayKey(date)) ?? []).filter((x) => x !== date);
-    results[date] = rows.map((row, k) => [
+    const others = (extraDates.get(dayKey(date)) ?? []).filter((x) => x !== i);
+    results[date] = body.results[date]!.map((row, k) => [
       ...row,
       ...pairs.flatMap(({ c, r, floors }) => {
-        const v = row[c] ?? null;
+        const v = value(i, k, c);
         const floor = floors[k]!;
         const all = gather(t, d, k, r, buf);
         const median = all > 0 ? quantile(buf, all, 0.5) : null;
         const pct =
-          v !== null && median !== null && median > 0 && median >= floor ? (100 * v) / median : null;
-        if (v === null) return [median, pct, null, null];
+          !Number.isNaN(v) && median !== null && median > 0 && median >= floor ? (100 * v) / median : null;
+        if (Number.isNaN(v)) return [median, pct, null, null];
         // The other years of this day's set: reference years but this one, then the answer's extra years.
         let n = gather(t, d, k, r, buf, own);
         for (const x of others) {
-          const o = body.results[x]![k]![c] ?? null;
-          if (o !== null) buf[n++] = o;
+          const o = value(x, k, c);
+          if (!Number.isNaN(o)) buf[n++] = o;
         }
         let above = 0;
         let lowTie = false;
-        for (let i = 0; i < n; i++) {
-          if (buf[i]! > v) above++;
-          if (v < floor && buf[i]! < floor) lowTie = true;
+        for (let j = 0; j < n; j++) {
+          if (buf[j]! > v) above++;
+          if (v < floor && buf[j]! < floor) lowTie = true;
         }
         const rank = n === 0 || lowTie ? null : 1 + above;
         return [median, pct, rank, n + 1];
       }),
     ]);
-  }
+  });
   return {
     ...body,
     variables: [...body.variables, ...pairs.flatMap(({ c }) => normalsColumns(body.variables[c]!))],
@@ -122,6 +128,6 @@ export async function executeWithNormals(
   normals?: NormalsOption,
   opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
-  const body = await executeStats(plan, opts);
-  return normals === undefined ? body : withNormals(db, plan, body, normals.years, opts);
+  const cube = await executeCube(plan, opts);
+  return normals === undefined ? compactOf(cube) : withNormals(db, cube, normals.years, opts);
 }

@@ -187,26 +187,38 @@ export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   return prepared.get(key, () => prepare(plan));
 }
 
+/** One date's values of one variable: pixel j's value is `vals[base + idx[j]]`; `nodata` and NaN are skipped. */
+export interface RunValues {
+  readonly vals: TypedArray;
+  readonly base: number;
+  readonly idx: Int32Array;
+  readonly nodata: number;
+}
+
+/** Where a reduction adds: Σ weight (m²) and Σ value × weight per cell, the date's cells from `at`. */
+export interface SumTarget {
+  readonly sw: Float64Array;
+  readonly sv: Float64Array;
+  readonly at: number;
+}
+
 /**
- * Add one date's values of one variable into per-cell sums, run by run of the basin's pixels:
- * pixel j's value is `vals[base + idx[j]]`; pixels equal to `nodata` or NaN are skipped. sw[o + cell] += weight (m²), sv[o + cell] += value × weight, each cell's
- * pixels added in the basin's order: every engine path calls this, so sums are bit-equal.
+ * Add one date's values of one variable into per-cell sums, runs r0 … r1 − 1 of the basin's
+ * pixels: sw[at + cell] += weight, sv[at + cell] += value × weight, each cell's pixels added in
+ * the basin's order. Every engine path calls this, so sums are bit-equal.
  */
 export function accumulateRuns(
   basin: BasinRuns,
   r0: number,
   r1: number,
-  vals: TypedArray,
-  base: number,
-  idx: Int32Array,
-  nodata: number,
-  sw: Float64Array,
-  sv: Float64Array,
-  o: number,
+  src: RunValues,
+  out: SumTarget,
 ): void {
   const { runStart, runCell, weight } = basin;
+  const { vals, base, idx, nodata } = src;
+  const { sw, sv, at } = out;
   for (let r = r0; r < r1; r++) {
-    const k = o + runCell[r]!;
+    const k = at + runCell[r]!;
     let a = sw[k]!; // Σ weight, m²: kept in registers along the run, the same additions in order
     let s = sv[k]!;
     const j1 = runStart[r + 1]!;

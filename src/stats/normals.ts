@@ -9,8 +9,9 @@ import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
 import { AsyncLru } from '../util/lru.js';
-import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
-import { type PlanInputs, planInputs, planStats, type StatsQuery } from './plan.js';
+import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
+import type { CompactStats } from './engine.js';
+import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
 import { statsStateKey } from './state.js';
 import {
   checkYearSpan,
@@ -53,10 +54,13 @@ export interface NormalsBody extends Omit<CompactStats, 'results'> {
   results: Record<string, (number | null)[][]>;
 }
 
+/** What a table's rows are about: the axes, the column names and the emitted cells. */
+export type TableHeader = Omit<CompactStats, 'results'>;
+
 /** The reference values: per day of the water year, cell, column and reference year. */
 export interface ReferenceTable {
   readonly reference: Reference;
-  readonly base: CompactStats;
+  readonly header: TableHeader;
   /** Value of (day d, cell k, column c, year y) at ((d × cells + k) × columns + c) × years + y; NaN = none. */
   readonly values: Float64Array;
 }
@@ -127,26 +131,25 @@ function yearList(ys: readonly number[]): string {
   return parts.join(', ');
 }
 
-/** Arrange a stats body over the reference span by day, cell, column and year. */
-function tabulate(base: CompactStats, reference: Reference): ReferenceTable {
+/** Arrange a cube over the reference span by day, cell, column and year. */
+function tabulate(cube: Cube, reference: Reference): ReferenceTable {
+  const { plan } = cube;
   const ys = reference.water_years;
   const yearAt = new Map(ys.map((y, i) => [y, i]));
-  const K = base.zones.length;
-  const C = base.variables.length;
+  const K = cube.cells.length;
+  const C = plan.columns.length;
+  const table = columnTable(cube);
   const values = new Float64Array(WATER_YEAR_DAYS.length * K * C * ys.length).fill(Number.NaN);
-  for (const [date, rows] of Object.entries(base.results)) {
+  plan.dates.forEach(({ date }, i) => {
     const y = yearAt.get(waterYearOf(date));
-    if (y === undefined) continue;
+    if (y === undefined) return;
     const d = DAY_INDEX.get(dayKey(date))!;
     for (let k = 0; k < K; k++)
-      for (let c = 0; c < C; c++) {
-        const v = rows[k]![c];
-        if (v !== null && v !== undefined) values[((d * K + k) * C + c) * ys.length + y] = v;
-      }
-  }
+      for (let c = 0; c < C; c++) values[((d * K + k) * C + c) * ys.length + y] = table[(i * K + k) * C + c]!;
+  });
   // Per column, the years that gave it a value on the days read.
   const column_water_years: Record<string, number[]> = {};
-  base.variables.forEach((name, c) => {
+  plan.columns.forEach(({ name }, c) => {
     const got = new Uint8Array(ys.length);
     for (let d = 0; d < WATER_YEAR_DAYS.length; d++)
       for (let k = 0; k < K; k++) {
@@ -155,7 +158,12 @@ function tabulate(base: CompactStats, reference: Reference): ReferenceTable {
       }
     column_water_years[name] = ys.filter((_, y) => got[y] === 1);
   });
-  return { reference: { ...reference, column_water_years }, base, values };
+  const header: TableHeader = {
+    zone_layers: plan.axes.map((a) => a.axis.layer),
+    variables: plan.columns.map((c) => c.name),
+    zones: zonesOf(cube),
+  };
+  return { reference: { ...reference, column_water_years }, header, values };
 }
 
 /** The q-quantile of ascending `xs` (n ≥ 1), linear between order statistics (numpy's default). */
@@ -176,7 +184,7 @@ export function gather(
   skip = -1,
 ): number {
   const Y = t.reference.water_years.length;
-  const at = ((d * t.base.zones.length + k) * t.base.variables.length + c) * Y;
+  const at = ((d * t.header.zones.length + k) * t.header.variables.length + c) * Y;
   let n = 0;
   for (let y = 0; y < Y; y++) {
     const v = t.values[at + y]!;
@@ -188,7 +196,7 @@ export function gather(
 
 /** The normals body of a reference table. */
 export function normalsOf(t: ReferenceTable): NormalsBody {
-  const { base } = t;
+  const base = t.header;
   const buf = new Float64Array(t.reference.water_years.length);
   const results: Record<string, (number | null)[][]> = {};
   WATER_YEAR_DAYS.forEach((day, d) => {
@@ -219,27 +227,32 @@ export function normalsOf(t: ReferenceTable): NormalsBody {
   };
 }
 
+/** A table's bytes: its values (8 per number), plus its header and reference as UTF-16 JSON. */
+export const tableBytes = (t: ReferenceTable): number =>
+  t.values.byteLength + 2 * JSON.stringify([t.header, t.reference]).length;
+
 /** Reference tables by state key, ≤ 64 MiB. */
-const tables = new AsyncLru<ReferenceTable>(64 * 1024 * 1024, (t) => t.values.byteLength + t.values.length);
+const tables = new AsyncLru<ReferenceTable>(64 * 1024 * 1024, tableBytes);
 
 /** How a reference table is computed: `cached: false` reads every year again (benchmarks). */
 export interface NormalsOptions extends ExecuteOptions {
   readonly cached?: boolean;
 }
 
+/** A normals query resolved without reading a raster: the reference years and the stats plan over them. */
+export interface NormalsPlan {
+  readonly reference: Reference;
+  /** The reference span's dates (only `days` of them when given), valid fractions off. */
+  readonly stats: StatsPlan;
+  /** The days of the water year read (`MM-DD`); absent = all. */
+  readonly days?: ReadonlySet<string>;
+}
+
 /**
- * The reference table of a basin query, from the cache while nothing it reads has changed; with
- * `days` (`MM-DD`), only those days are read (the rest stay NaN). Valid fractions are not part of
- * normals. `exec.signal` abandons the wait; the shared fill stops once every query waiting on it
- * has left.
+ * Plan a basin's normals (pure): the reference years (`referenceYears`) and one stats plan over
+ * their dates; with `days`, only those days of each year.
  */
-export async function referenceTable(
-  inputs: PlanInputs,
-  q: NormalsQuery,
-  days?: ReadonlySet<string>,
-  o: NormalsOptions = {},
-): Promise<ReferenceTable> {
-  const { cached = true, ...exec } = o;
+export function planNormals(inputs: PlanInputs, q: NormalsQuery, days?: ReadonlySet<string>): NormalsPlan {
   const reference = referenceYears(inputs.dates, inputs.dataset.name, q.years);
   const dates = {
     type: 'DateRange' as const,
@@ -247,11 +260,42 @@ export async function referenceTable(
     end_date: waterYearSpan(reference.water_years.at(-1)!).last,
   };
   const held = days === undefined ? inputs.dates : inputs.dates.filter((d) => days.has(dayKey(d)));
-  const plan = planStats({ ...inputs, dates: held }, { ...q, dates, validFraction: false });
-  const key = `${statsStateKey(plan)}/${days === undefined ? '*' : [...days].sort().join(',')}`;
+  const stats = planStats({ ...inputs, dates: held }, { ...q, dates, validFraction: false });
+  return { reference, stats, ...(days && { days }) };
+}
+
+/** A key that changes whenever a normals plan's answer could (its stats plan's state and its days). */
+export function normalsStateKey(p: NormalsPlan): string {
+  return `${statsStateKey(p.stats)}/${p.days === undefined ? '*' : [...p.days].sort().join(',')}`;
+}
+
+/**
+ * The reference table of a normals plan, from the cache while nothing it reads has changed.
+ * `o.signal` abandons the wait; the shared fill stops once every query waiting on it has left.
+ */
+export async function executeNormals(p: NormalsPlan, o: NormalsOptions = {}): Promise<ReferenceTable> {
+  const { cached = true, ...exec } = o;
   const compute = async (signal?: AbortSignal) =>
-    tabulate(await executeStats(plan, { ...exec, signal }), reference);
-  return cached ? tables.get(key, compute, exec.signal) : compute(exec.signal);
+    tabulate(await executeCube(p.stats, { ...exec, signal }), p.reference);
+  return cached ? tables.get(normalsStateKey(p), compute, exec.signal) : compute(exec.signal);
+}
+
+/**
+ * The reference table of a basin query; with `days` (`MM-DD`), only those days are read (the
+ * rest stay NaN). Valid fractions are not part of normals.
+ */
+export async function referenceTable(
+  inputs: PlanInputs,
+  q: NormalsQuery,
+  days?: ReadonlySet<string>,
+  o: NormalsOptions = {},
+): Promise<ReferenceTable> {
+  return executeNormals(planNormals(inputs, q, days), o);
+}
+
+/** Plan a basin's normals against the database. */
+export async function openNormalsPlan(db: Database, q: NormalsQuery): Promise<NormalsPlan> {
+  return planNormals(await planInputs(db, q.dataset, q.pourpoint), q);
 }
 
 /** Day-of-year normals of one basin in an active dataset. */
@@ -260,6 +304,5 @@ export async function computeNormals(
   q: NormalsQuery,
   o: NormalsOptions = {},
 ): Promise<NormalsBody> {
-  const inputs = await planInputs(db, q.dataset, q.pourpoint);
-  return normalsOf(await referenceTable(inputs, q, undefined, o));
+  return normalsOf(await executeNormals(await openNormalsPlan(db, q), o));
 }

@@ -52,13 +52,8 @@ export function reducePage(
         runs,
         blockRun[b]!,
         blockRun[b + 1]!,
-        blocks[b]!,
-        page.tOff[m]!,
-        runs.pos,
-        nodata,
-        sums.sw,
-        sums.sv,
-        page.row[m]! * product,
+        { vals: blocks[b]!, base: page.tOff[m]!, idx: runs.pos, nodata },
+        { sw: sums.sw, sv: sums.sv, at: page.row[m]! * product },
       );
 }
 

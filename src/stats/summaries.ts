@@ -7,8 +7,10 @@
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
-import { type CompactStats, type ExecuteOptions, executeStats } from './engine.js';
-import { planInputs, planStats, type StatsQuery } from './plan.js';
+import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
+import type { CompactStats } from './engine.js';
+import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { statsStateKey } from './state.js';
 import { checkYearSpan, waterYearSpan, type YearSpan } from './water-year.js';
 
 export interface WaterYearsQuery extends Omit<StatsQuery, 'dates' | 'validFraction' | 'variables'> {
@@ -33,50 +35,71 @@ export interface WaterYearsBody extends Omit<CompactStats, 'results'> {
 /** Default melt-out thresholds by the mean's unit. */
 const MELT_OUT_BELOW: Record<string, number> = { mm: 1, in: 0.04 };
 
-/** Summarize one water year's dates (ascending) of a body whose columns are [mean, total]. */
-function summarize(body: CompactStats, dates: readonly string[], y: number, below: number): Value[][] {
-  const apr1 = body.results[`${y}-04-01`];
-  return body.zones.map((_, k) => {
-    let peak: string | null = null;
+/**
+ * Summarize one water year of a cube whose columns are [mean, total]: `table` is its column
+ * table, `rows` the year's date indices (ascending).
+ */
+function summarize(
+  cube: Cube,
+  table: Float64Array,
+  rows: readonly number[],
+  y: number,
+  below: number,
+): Value[][] {
+  const K = cube.cells.length;
+  const dates = cube.plan.dates;
+  const at = (i: number, k: number, c: number): number | null => {
+    const v = table[(i * K + k) * 2 + c]!;
+    return Number.isNaN(v) ? null : v;
+  };
+  const apr1 = rows.find((i) => dates[i]!.date === `${y}-04-01`);
+  return Array.from({ length: K }, (_, k) => {
+    let peak = -1;
     let top = Number.NEGATIVE_INFINITY;
-    for (const d of dates) {
-      const v = body.results[d]![k]![0] ?? null;
-      if (v !== null && v > top) [top, peak] = [v, d];
+    for (const i of rows) {
+      const v = at(i, k, 0);
+      if (v !== null && v > top) [top, peak] = [v, i];
     }
-    const at = peak === null ? null : body.results[peak]![k]!;
+    const peakValue = peak < 0 ? null : at(peak, k, 0);
+    const peakTotal = peak < 0 ? null : at(peak, k, 1);
     // A peak below the melt-out threshold is no snow season: it has no peak or melt-out date.
-    if (top < below) peak = null;
+    if (top < below) peak = -1;
     let meltOut: string | null = null;
-    if (peak !== null)
-      for (const d of dates) {
-        const v = body.results[d]![k]![0] ?? null;
-        if (d > peak && v !== null && v < below) {
-          meltOut = d;
+    if (peak >= 0)
+      for (const i of rows) {
+        const v = at(i, k, 0);
+        if (i > peak && v !== null && v < below) {
+          meltOut = dates[i]!.date;
           break;
         }
       }
     return [
-      at?.[0] ?? null,
-      peak,
+      peakValue,
+      peak < 0 ? null : dates[peak]!.date,
       meltOut,
-      apr1?.[k]?.[0] ?? null,
-      at?.[1] ?? null,
-      apr1?.[k]?.[1] ?? null,
-      dates.length,
+      apr1 === undefined ? null : at(apr1, k, 0),
+      peakTotal,
+      apr1 === undefined ? null : at(apr1, k, 1),
+      rows.length,
     ];
   });
 }
 
+/** A water-years query resolved without reading a raster. */
+export interface WaterYearsPlan {
+  /** The variable's mean and volume over the years' dates. */
+  readonly stats: StatsPlan;
+  readonly variable: string;
+  /** The melt-out threshold in the mean's unit, and that unit (mm or in). */
+  readonly below: number;
+  readonly unit: string;
+}
+
 /**
- * Water-year summaries of one basin in an active dataset.
+ * Plan water-year summaries (pure).
  * @throws QueryParameterError for a variable without a volume, an inverted span or a bad threshold.
  */
-export async function computeWaterYears(
-  db: Database,
-  q: WaterYearsQuery,
-  opts: ExecuteOptions = {},
-): Promise<WaterYearsBody> {
-  const inputs = await planInputs(db, q.dataset, q.pourpoint);
+export function planWaterYears(inputs: PlanInputs, q: WaterYearsQuery): WaterYearsPlan {
   const variable = q.variable ?? 'swe';
   const spec = inputs.dataset.config.variables[variable];
   if (spec?.volume_m_per_unit === undefined) {
@@ -94,27 +117,39 @@ export async function computeWaterYears(
     start_date: q.years ? waterYearSpan(q.years.start).first : null,
     end_date: q.years ? waterYearSpan(q.years.end).last : null,
   };
-  const plan = planStats(inputs, { ...q, dates, variables: [variable], validFraction: false });
-  const [mean, total] = plan.columns;
-  const unit = mean!.name.slice(`mean_${variable}_`.length); // mm, or in with US units
+  const stats = planStats(inputs, { ...q, dates, variables: [variable], validFraction: false });
+  const unit = stats.columns[0]!.name.slice(`mean_${variable}_`.length); // mm, or in with US units
   const below = q.meltOutBelow ?? MELT_OUT_BELOW[unit] ?? 0;
   if (!Number.isFinite(below) || below < 0)
     throw new QueryParameterError(`melt-out threshold ${below} is not a number ≥ 0`, {
       parameter: 'melt_out_below',
     });
-  const body = await executeStats(plan, opts);
-  const byYear = new Map<number, string[]>();
-  for (const { date } of plan.dates) {
+  return { stats, variable, below, unit };
+}
+
+/** A key that changes whenever a water-years plan's answer could. */
+export const waterYearsStateKey = (p: WaterYearsPlan): string => `${statsStateKey(p.stats)}/${p.below}`;
+
+/** Execute a water-years plan: per water year of its dates, the summaries of each cell. */
+export async function executeWaterYears(
+  p: WaterYearsPlan,
+  opts: ExecuteOptions = {},
+): Promise<WaterYearsBody> {
+  const cube = await executeCube(p.stats, opts);
+  const table = columnTable(cube);
+  const byYear = new Map<number, number[]>();
+  p.stats.dates.forEach(({ date }, i) => {
     const y = waterYearOf(date);
     const list = byYear.get(y) ?? [];
     if (list.length === 0) byYear.set(y, list);
-    list.push(date);
-  }
+    list.push(i);
+  });
   const results: Record<string, Value[][]> = {};
-  for (const [y, ds] of byYear) results[String(y)] = summarize(body, ds, y, below);
-  const threshold = `melt_out_below_${unit}` as const;
+  for (const [y, rows] of byYear) results[String(y)] = summarize(cube, table, rows, y, p.below);
+  const [mean, total] = p.stats.columns;
+  const threshold = `melt_out_below_${p.unit}` as const;
   return {
-    zone_layers: body.zone_layers,
+    zone_layers: p.stats.axes.map((a) => a.axis.layer),
     variables: [
       `peak_${mean!.name}`,
       'peak_date',
@@ -124,9 +159,26 @@ export async function computeWaterYears(
       `apr1_${total!.name}`,
       'dates',
     ],
-    zones: body.zones,
-    variable,
-    ...({ [threshold]: below } as Record<typeof threshold, number>),
+    zones: zonesOf(cube),
+    variable: p.variable,
+    ...({ [threshold]: p.below } as Record<typeof threshold, number>),
     results,
   };
+}
+
+/** Plan water-year summaries against the database. */
+export async function openWaterYearsPlan(db: Database, q: WaterYearsQuery): Promise<WaterYearsPlan> {
+  return planWaterYears(await planInputs(db, q.dataset, q.pourpoint), q);
+}
+
+/**
+ * Water-year summaries of one basin in an active dataset.
+ * @throws QueryParameterError for a variable without a volume, an inverted span or a bad threshold.
+ */
+export async function computeWaterYears(
+  db: Database,
+  q: WaterYearsQuery,
+  opts: ExecuteOptions = {},
+): Promise<WaterYearsBody> {
+  return executeWaterYears(await openWaterYearsPlan(db, q), opts);
 }

@@ -448,6 +448,29 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
         (JSON.parse(s.body) as Body).results,
         (await json('stats', 'hist', FULL, '--dates', '2011-03-01', '--with-normals')).results,
       );
+      // Normals and water-years carry an ETag of the state they read: If-None-Match gives 304 without
+      // reading a raster; another format, reference span or threshold is another entity.
+      const etagOf = async (path: string, inm?: string) => {
+        const r = await fetch(`${base}${path}`, { headers: inm ? { 'if-none-match': inm } : {} });
+        await r.arrayBuffer();
+        return { status: r.status, etag: r.headers.get('etag') };
+      };
+      const paths = [
+        `/datasets/hist/stats/${FULL}/normals`,
+        `/datasets/hist/stats/${FULL}/normals?f=csv`,
+        `/datasets/hist/stats/${FULL}/normals?normals_years=2005..2010`,
+        `/datasets/hist/stats/${FULL}/water-years`,
+        `/datasets/hist/stats/${FULL}/water-years?melt_out_below=5`,
+      ];
+      const tags: string[] = [];
+      for (const path of paths) {
+        const first = await etagOf(path);
+        assert.equal(first.status, 200, path);
+        assert.match(first.etag ?? '', /^"[\w-]{27}\/.+"$/, path);
+        assert.deepEqual(await etagOf(path, first.etag!), { status: 304, etag: first.etag }, path);
+        tags.push(first.etag!);
+      }
+      assert.equal(new Set(tags).size, paths.length, 'each answer its own entity tag');
       for (const [path, status, key] of [
         [`/datasets/hist/stats/${FULL}/normals?normals_years=2030..2031`, 409, 'no-reference-years'],
         [`/datasets/hist/stats/${FULL}/normals?normals_years=20x0`, 400, 'malformed-query-parameter'],

@@ -1,49 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { footprintOf, gridOf } from '../../src/datasets/config.js';
-import type { Dataset } from '../../src/datasets/registry.js';
-import { TEMPLATES } from '../../src/datasets/templates.js';
-import { datasetPaths } from '../../src/db/layout.js';
-import type { IndexEntry } from '../../src/pourpoints/index-file.js';
 import { dayOfYear, parseDateRange } from '../../src/stats/dates.js';
-import { type PlanInputs, planStats, type StatsQuery } from '../../src/stats/plan.js';
-
-/** The SNODAS template as a registered dataset at /db/data/snodas: no file is read or written. */
-const DIR = '/db/data/snodas';
-const config = TEMPLATES.snodas!;
-const dataset: Dataset = {
-  name: 'snodas',
-  link: { path: 'data/snodas/dataset.json', active: true },
-  configPath: `${DIR}/dataset.json`,
-  dir: DIR,
-  paths: datasetPaths(DIR),
-  config,
-  grid: gridOf(config),
-  footprint: footprintOf(config),
-};
-const entry = (triplet: string, coverage: 'full' | 'partial' | 'none'): IndexEntry => ({
-  triplet,
-  name: triplet,
-  point: [-113, 37],
-  areaMeters: 1e6,
-  geometryHash: 'ab',
-  basinBbox: [-113.1, 36.9, -112.9, 37.1],
-  coverage: { snodas: coverage },
-});
-const inputs: PlanInputs = {
-  dataset,
-  index: new Map([
-    ['A:UT:USGS', entry('A:UT:USGS', 'partial')],
-    ['B:UT:USGS', entry('B:UT:USGS', 'none')],
-  ]),
-  dates: ['2023-04-01', '2024-01-14', '2024-01-15', '2024-04-01', '2024-04-02'],
-};
-const query = (q: Partial<StatsQuery>): StatsQuery => ({
-  dataset: 'snodas',
-  pourpoint: 'A:UT:USGS',
-  dates: parseDateRange('../..'),
-  ...q,
-});
+import { planStats, type StatsQuery } from '../../src/stats/plan.js';
+import { inputs, query } from '../helpers/plan-inputs.js';
 
 describe('the stats plan (pure: no raster, no file)', () => {
   it('names every file a query reads: the AOI raster, the zone layer, one COG per date and variable', () => {

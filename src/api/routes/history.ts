@@ -2,12 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { csvLines } from '../../stats/csv.js';
 import { parseYearSpan } from '../../stats/dates.js';
-import { answerNotes, computeNormals } from '../../stats/normals.js';
-import { computeWaterYears } from '../../stats/summaries.js';
+import {
+  answerNotes,
+  executeNormals,
+  normalsOf,
+  normalsStateKey,
+  openNormalsPlan,
+} from '../../stats/normals.js';
+import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../../stats/summaries.js';
 import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
-import { DATASET_PARAM, POURPOINT_PARAM, STATS_COMMON, tableResponses, YEAR_SPAN } from '../schemas.js';
-import { type Common, cellOptions, sendCsv, statsLinks } from './stats.js';
+import { DATASET_PARAM, POURPOINT_PARAM, STATS_COMMON, YEAR_SPAN } from '../schemas.js';
+import { type Common, cellOptions, conditional, conditionalResponses, sendCsv, statsLinks } from './stats.js';
 
 type Params = { dataset: string; pourpoint: string };
 
@@ -19,7 +25,8 @@ const params = {
 
 const { valid_fraction: _, ...CELL } = STATS_COMMON;
 
-const ok = (ref: string, what: string) => tableResponses(ref, `${what} (JSON) or the CSV table (a download)`);
+const ok = (ref: string, what: string) =>
+  conditionalResponses(ref, `${what} (JSON) or the CSV table (a download)`);
 
 /** Day-of-year normals and water-year summaries of one basin. */
 export async function historyRoutes(app: FastifyInstance, db: Database): Promise<void> {
@@ -57,7 +64,9 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         ...queryCaps(req),
         years: y === undefined ? undefined : parseYearSpan(y, 'normals_years'),
       };
-      const body = await admit(req, reply, (exec) => computeNormals(db, q, exec));
+      const plan = await openNormalsPlan(db, q);
+      if (conditional(req, reply, normalsStateKey(plan), format)) return reply.code(304).send();
+      const body = normalsOf(await admit(req, reply, (exec) => executeNormals(plan, exec)));
       if (format === 'csv')
         return sendCsv(reply, `${pourpoint.replaceAll(':', '-')}_normals.csv`, csvLines(body, 'day'));
       const up = {
@@ -115,7 +124,9 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         years: req.query.years === undefined ? undefined : parseYearSpan(req.query.years, 'years'),
         meltOutBelow: req.query.melt_out_below,
       };
-      const body = await admit(req, reply, (exec) => computeWaterYears(db, q, exec));
+      const plan = await openWaterYearsPlan(db, q);
+      if (conditional(req, reply, waterYearsStateKey(plan), format)) return reply.code(304).send();
+      const body = await admit(req, reply, (exec) => executeWaterYears(plan, exec));
       if (format === 'csv')
         return sendCsv(
           reply,

@@ -93,22 +93,30 @@ export function notModified(header: string | undefined, etag: string): boolean {
   });
 }
 
+/** The ETag suffix of an answer with normals columns against `normals` ('' without). */
+const against = (normals: NormalsOption | undefined): string =>
+  normals === undefined ? '' : `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
+
 /**
- * Set the ETag of an answer from the key of the state it reads, its format and its normals; whether
- * the request's If-None-Match names it (then the answer is 304).
+ * Set the ETag of an answer from the key of the state it reads and its format; whether the
+ * request's If-None-Match names it (then the answer is 304).
  */
-function conditional(
+export function conditional(
   req: FastifyRequest,
   reply: FastifyReply,
   stateKey: string,
   format: string,
-  normals: NormalsOption | undefined,
 ): boolean {
-  const against = normals && `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
-  const etag = `"${stateKey}.${format}${against ?? ''}"`;
+  const etag = `"${stateKey}.${format}"`;
   reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
   return notModified(req.headers['if-none-match'], etag);
 }
+
+/** The responses of a table route: 200 (JSON or CSV) and 304. */
+export const conditionalResponses = (ref: string, what: string) => ({
+  ...tableResponses(ref, what),
+  304: { description: 'not modified (If-None-Match matched the ETag)' },
+});
 
 /** Answer one stats request: negotiate, ETag/304, compute, then JSON envelope or streamed CSV. */
 async function answer(
@@ -123,7 +131,8 @@ async function answer(
   const q: StatsQuery = { dataset, pourpoint, dates, ...cells, ...queryCaps(req) };
   const normals = normalsOption(req.query);
   const plan = await openStatsPlan(db, q);
-  if (conditional(req, reply, statsStateKey(plan), format, normals)) return reply.code(304).send();
+  if (conditional(req, reply, `${statsStateKey(plan)}${against(normals)}`, format))
+    return reply.code(304).send();
   const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, normals, exec));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
@@ -145,13 +154,10 @@ const params = {
   required: ['dataset', 'pourpoint'],
 } as const;
 
-const response = {
-  ...tableResponses(
-    'CompactStatsResponse',
-    'the compact stats envelope (JSON) or the CSV table (a download)',
-  ),
-  304: { description: 'not modified (If-None-Match matched the ETag)' },
-};
+const response = conditionalResponses(
+  'CompactStatsResponse',
+  'the compact stats envelope (JSON) or the CSV table (a download)',
+);
 
 /** The stats routes: a basin over a date range, a basin on a day of year, every basin at once. */
 export async function statsRoutes(app: FastifyInstance, db: Database): Promise<void> {
@@ -176,13 +182,10 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
           required: ['date'],
           additionalProperties: false,
         },
-        response: {
-          ...tableResponses(
-            'AllBasinsStatsResponse',
-            'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
-          ),
-          304: response[304],
-        },
+        response: conditionalResponses(
+          'AllBasinsStatsResponse',
+          'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
+        ),
       },
     },
     async (req, reply) => {
@@ -192,7 +195,8 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const normals = normalsOption(req.query);
       const q = { dataset, dates, ...cellOptions(req.query), ...queryCaps(req), normals };
       const plan = await planAllBasins(db, q);
-      if (conditional(req, reply, allBasinsStateKey(plan), format, normals)) return reply.code(304).send();
+      if (conditional(req, reply, `${allBasinsStateKey(plan)}${against(normals)}`, format))
+        return reply.code(304).send();
       const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, normals, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));

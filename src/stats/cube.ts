@@ -1,0 +1,146 @@
+/**
+ * The one executor of a stats plan: a typed cube of sums. Per variable, Σ weight with data and
+ * Σ value × weight per (date, cell), the cells' in-basin areas, and which cells an answer emits.
+ * Every answer (the compact body, CSV, normals, anomalies, water-year summaries, every basin) is
+ * a view of cubes (`columnTable`, `zonesOf`), not of another answer's wire format.
+ */
+import { SnowdbError } from '../errors.js';
+import { seriesView } from '../series/read.js';
+import { mapPool } from '../util/pool.js';
+import type { ZoneRef } from '../zones/schemes.js';
+import { accumulateRuns, preparedBasin, readOnto } from './basin.js';
+import type { StatsPlan } from './plan.js';
+import { reduceFromSeries, type Sums } from './series-path.js';
+import { M2_PER_ACRE } from './units.js';
+
+export interface ExecuteOptions {
+  /** false: read every date from its COG, ignoring the series store (the straightforward engine). */
+  readonly series?: boolean;
+  /** Decoded bytes above which a variable's store scan runs in worker threads (default 32 MiB). */
+  readonly threadsAbove?: number;
+  /** Abandons the work at its next check (between dates, pages and worker jobs). */
+  readonly signal?: AbortSignal;
+}
+
+/** A plan executed: typed sums per variable over the plan's dates and cells. */
+export interface Cube {
+  readonly plan: StatsPlan;
+  /** In-basin area of each cell of the crossing (then the unclassified cell), m². */
+  readonly area: Float64Array;
+  /**
+   * The cells an answer emits, ascending: those with area, or with `includeEmptyZones` every
+   * cell of the crossing (the unclassified one still only with area).
+   */
+  readonly cells: Int32Array;
+  /** Per variable, in `plan.variables` order: sums flat by date index × product + cell. */
+  readonly sums: readonly Sums[];
+}
+
+/**
+ * Execute a plan: per date, per cell of the crossed zone axes, each variable's sums (weights = the
+ * AOI raster's exact coverage × cell area, over pixels with data). Dates the series store holds
+ * are read from it; the rest from their COGs.
+ */
+export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): Promise<Cube> {
+  const { dataset: d, product } = plan;
+  const basin = await preparedBasin(plan);
+  const { area } = basin;
+  const keep: number[] = [];
+  // The last cell holds the basin's unzoned pixels (with any axis): kept only when it has area.
+  const unclassified = plan.axes.length > 0 ? product - 1 : -1;
+  for (let k = 0; k < product; k++)
+    if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
+  const nd = plan.dates.length;
+  const view = opts.series === false ? null : await seriesView(d);
+  const sums: Sums[] = [];
+  for (const [vi, v] of plan.variables.entries()) {
+    opts.signal?.throwIfAborted();
+    const spec = d.config.variables[v]!;
+    const all: Sums = { sw: new Float64Array(nd * product), sv: new Float64Array(nd * product) };
+    const fromSeries =
+      view === null ? new Set<number>() : await reduceFromSeries(plan, basin, view, v, all, opts);
+    const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
+    await mapPool(rest, 8, async (i) => {
+      opts.signal?.throwIfAborted();
+      const { date, cogs } = plan.dates[i]!;
+      const raster = await readOnto(cogs[vi]!, null, basin.window, spec.nodata);
+      if (raster === null) {
+        throw new SnowdbError(
+          'date-incomplete',
+          `${d.name} ${date} has no '${v}' raster (re-ingest that date)`,
+        );
+      }
+      accumulateRuns(
+        basin,
+        0,
+        basin.runCell.length,
+        { vals: raster.data, base: 0, idx: basin.at, nodata: spec.nodata },
+        { sw: all.sw, sv: all.sv, at: i * product },
+      );
+    });
+    sums.push(all);
+  }
+  return { plan, area, cells: Int32Array.from(keep), sums };
+}
+
+/**
+ * Every column's value per date and emitted cell, in the columns' units, flat: (date index ×
+ * emitted cells + j) × columns + c; NaN where the answer says null (no pixel with data, or no area
+ * for a valid fraction).
+ */
+export function columnTable(cube: Cube): Float64Array {
+  const { plan, area, cells, sums } = cube;
+  const { product, columns } = plan;
+  const K = cells.length;
+  const C = columns.length;
+  const out = new Float64Array(plan.dates.length * K * C);
+  columns.forEach((col, c) => {
+    const { sw: SW, sv: SV } = sums[plan.variables.indexOf(col.variable)]!;
+    const spec = plan.dataset.config.variables[col.variable]!;
+    const perM = spec.volume_m_per_unit ?? 0; // m per stored unit × scale (volumes only)
+    for (let i = 0; i < plan.dates.length; i++)
+      for (let j = 0; j < K; j++) {
+        const k = cells[j]!;
+        const sw = SW[i * product + k]!;
+        const sv = SV[i * product + k]!;
+        let v: number;
+        if (col.kind === 'valid') v = area[k]! > 0 ? sw / area[k]! : Number.NaN;
+        else if (!(sw > 0)) v = Number.NaN;
+        else if (col.kind === 'mean') v = sv / sw / spec.scale_factor / col.divisor + col.offset;
+        else v = ((sv / spec.scale_factor) * perM) / col.divisor; // m³ = Σ value(unit) × m/unit × m²
+        out[(i * K + j) * C + c] = v;
+      }
+  });
+  return out;
+}
+
+/** An emitted cell: its zone on each axis and its in-basin area (m², and acres with US units). */
+export interface CubeZone {
+  zone: ZoneRef[];
+  area_m2: number;
+  area_acres?: number;
+}
+
+/** The emitted cells' zones and areas, in cube order. */
+export function zonesOf(cube: Cube): CubeZone[] {
+  const { plan, area, cells } = cube;
+  const axes = plan.axes.map((a) => a.axis);
+  const unclassified = axes.length > 0 ? plan.product - 1 : -1;
+  // With US units each zone also names its area in acres (area_m2 stays: the spec's member).
+  const areas = (k: number) =>
+    plan.query.units === 'us'
+      ? { area_m2: area[k]!, area_acres: area[k]! / M2_PER_ACRE }
+      : { area_m2: area[k]! };
+  return Array.from(cells, (k) => {
+    if (k === unclassified)
+      return { zone: axes.map((a) => ({ kind: 'unclassified', layer: a.layer })), ...areas(k) };
+    const zone: ZoneRef[] = [];
+    let rest = k;
+    for (let a = axes.length - 1; a >= 0; a--) {
+      const n = axes[a]!.zones.length;
+      zone.unshift(axes[a]!.zones[rest % n]!);
+      rest = Math.floor(rest / n);
+    }
+    return { zone, ...areas(k) };
+  });
+}
