@@ -13,7 +13,14 @@ import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../..
 import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
 import { DATASET_PARAM, POURPOINT_PARAM, STATS_COMMON, YEAR_SPAN } from '../schemas.js';
-import { type Common, cellOptions, conditional, conditionalResponses, sendCsv, statsLinks } from './stats.js';
+import {
+  type Common,
+  cellOptions,
+  conditional,
+  conditionalResponses,
+  sendCsv,
+  statsLinks,
+} from '../tables.js';
 
 type Params = { dataset: string; pourpoint: string };
 

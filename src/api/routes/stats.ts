@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
@@ -14,21 +13,18 @@ import { type DateQuery, dayOfYear, parseDateRange, parseYearSpan } from '../../
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
-import type { Units } from '../../stats/units.js';
-import { admit, baseOf, type Link, queryCaps, seg, selfOf, sendJson } from '../http.js';
-import { type Format, negotiate } from '../negotiate.js';
-import { DATASET_PARAM, NORMALS_OPTIONS, POURPOINT_PARAM, STATS_COMMON, tableResponses } from '../schemas.js';
+import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
+import { negotiate } from '../negotiate.js';
+import { DATASET_PARAM, NORMALS_OPTIONS, POURPOINT_PARAM, STATS_COMMON } from '../schemas.js';
+import {
+  type Common,
+  cellOptions,
+  conditional,
+  conditionalResponses,
+  sendCsv,
+  statsLinks,
+} from '../tables.js';
 
-export interface Common {
-  zone?: string[];
-  variable?: string[];
-  include_empty_zones?: boolean;
-  valid_fraction?: boolean;
-  units?: Units;
-  normals?: boolean;
-  normals_years?: string;
-  f?: Format;
-}
 type Params = { dataset: string; pourpoint: string };
 
 /** The dates part of a CSV download name: `<start|open>-<end|open>` or `<month>-<day>_<Y1>-<Y2>`. */
@@ -42,15 +38,6 @@ export function csvFileName(triplet: string, q: DateQuery, zones: number): strin
   return `${triplet.replaceAll(':', '-')}_${datesPart(q)}${zones > 0 ? `_zonal_${zones}` : ''}.csv`;
 }
 
-/** The query options every stats route takes, as the engine names them. */
-export const cellOptions = (q: Common) => ({
-  zones: q.zone ?? [],
-  variables: q.variable ?? [],
-  includeEmptyZones: q.include_empty_zones,
-  validFraction: q.valid_fraction,
-  units: q.units,
-});
-
 /** `normals=true` (with `normals_years`) → the normals option. */
 function normalsOption(q: Common): NormalsOption | undefined {
   if (q.normals_years !== undefined && q.normals !== true)
@@ -63,60 +50,9 @@ function normalsOption(q: Common): NormalsOption | undefined {
   };
 }
 
-/** A CSV table as a named, streamed download. */
-export function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
-  return reply
-    .type('text/csv; charset=utf-8')
-    .header('Content-Disposition', `attachment; filename="${name}"`)
-    .send(Readable.from(lines));
-}
-
-/** `self`, `root`, any `extra`, then `alternate` → the same request as CSV. */
-export function statsLinks(req: FastifyRequest, extra: Link[] = []): Link[] {
-  const self = selfOf(req);
-  const csv = new URL(self);
-  csv.searchParams.set('f', 'csv');
-  return [
-    { href: self, rel: 'self', type: 'application/json' },
-    { href: `${baseOf(req)}/`, rel: 'root', type: 'application/json' },
-    ...extra,
-    { href: csv.href, rel: 'alternate', type: 'text/csv', title: 'csv' },
-  ];
-}
-
-/** Whether an If-None-Match header names this entity tag (or is `*`). */
-export function notModified(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  return header.split(',').some((t) => {
-    const v = t.trim().replace(/^W\//, '');
-    return v === '*' || v === etag;
-  });
-}
-
 /** The ETag suffix of an answer with normals columns against `normals` ('' without). */
 const against = (normals: NormalsOption | undefined): string =>
   normals === undefined ? '' : `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
-
-/**
- * Set the ETag of an answer from the key of the state it reads and its format; whether the
- * request's If-None-Match names it (then the answer is 304).
- */
-export function conditional(
-  req: FastifyRequest,
-  reply: FastifyReply,
-  stateKey: string,
-  format: string,
-): boolean {
-  const etag = `"${stateKey}.${format}"`;
-  reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
-  return notModified(req.headers['if-none-match'], etag);
-}
-
-/** The responses of a table route: 200 (JSON or CSV) and 304. */
-export const conditionalResponses = (ref: string, what: string) => ({
-  ...tableResponses(ref, what),
-  304: { description: 'not modified (If-None-Match matched the ETag)' },
-});
 
 /** Answer one stats request: negotiate, ETag/304, compute, then JSON envelope or streamed CSV. */
 async function answer(

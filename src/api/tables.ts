@@ -1,0 +1,81 @@
+/**
+ * How a table answer (stats, normals, water-years) is sent, shared by the table routes: the cell
+ * options every one takes, its ETag and 304, its links, and CSV as a streamed download.
+ */
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Units } from '../stats/units.js';
+import { baseOf, type Link, selfOf } from './http.js';
+import type { Format } from './negotiate.js';
+import { tableResponses } from './schemas.js';
+
+/** The query parameters every table route takes. */
+export interface Common {
+  zone?: string[];
+  variable?: string[];
+  include_empty_zones?: boolean;
+  valid_fraction?: boolean;
+  units?: Units;
+  normals?: boolean;
+  normals_years?: string;
+  f?: Format;
+}
+/** The query options every stats route takes, as the engine names them. */
+export const cellOptions = (q: Common) => ({
+  zones: q.zone ?? [],
+  variables: q.variable ?? [],
+  includeEmptyZones: q.include_empty_zones,
+  validFraction: q.valid_fraction,
+  units: q.units,
+});
+
+/** A CSV table as a named, streamed download. */
+export function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('Content-Disposition', `attachment; filename="${name}"`)
+    .send(Readable.from(lines));
+}
+
+/** `self`, `root`, any `extra`, then `alternate` → the same request as CSV. */
+export function statsLinks(req: FastifyRequest, extra: Link[] = []): Link[] {
+  const self = selfOf(req);
+  const csv = new URL(self);
+  csv.searchParams.set('f', 'csv');
+  return [
+    { href: self, rel: 'self', type: 'application/json' },
+    { href: `${baseOf(req)}/`, rel: 'root', type: 'application/json' },
+    ...extra,
+    { href: csv.href, rel: 'alternate', type: 'text/csv', title: 'csv' },
+  ];
+}
+
+/** Whether an If-None-Match header names this entity tag (or is `*`). */
+export function notModified(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  return header.split(',').some((t) => {
+    const v = t.trim().replace(/^W\//, '');
+    return v === '*' || v === etag;
+  });
+}
+
+/**
+ * Set the ETag of an answer from the key of the state it reads and its format; whether the
+ * request's If-None-Match names it (then the answer is 304).
+ */
+export function conditional(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  stateKey: string,
+  format: string,
+): boolean {
+  const etag = `"${stateKey}.${format}"`;
+  reply.header('ETag', etag).header('Cache-Control', 'no-cache').header('Vary', 'Accept, Accept-Encoding');
+  return notModified(req.headers['if-none-match'], etag);
+}
+
+/** The responses of a table route: 200 (JSON or CSV) and 304. */
+export const conditionalResponses = (ref: string, what: string) => ({
+  ...tableResponses(ref, what),
+  304: { description: 'not modified (If-None-Match matched the ETag)' },
+});
