@@ -2,7 +2,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { createInflateRaw } from 'node:zlib';
+import { crc32, createInflateRaw } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
 
 /** One member of a zip archive, from its central directory. */
@@ -13,6 +13,8 @@ export interface ZipMember {
   readonly compressedSize: number;
   readonly size: number;
   readonly localHeaderOffset: number;
+  /** CRC-32 of the uncompressed bytes, from the central directory. */
+  readonly crc32: number;
 }
 
 const EOCD = 0x06054b50;
@@ -20,6 +22,8 @@ const EOCD64_LOCATOR = 0x07064b50;
 const CENTRAL = 0x02014b50;
 const LOCAL = 0x04034b50;
 const MAX32 = 0xffffffff;
+
+const hex = (n: number) => n.toString(16).padStart(8, '0');
 
 async function readAt(fh: FileHandle, offset: number, length: number): Promise<Buffer> {
   const buf = Buffer.alloc(length);
@@ -86,7 +90,14 @@ export async function listZip(path: string): Promise<ZipMember[]> {
         }
         x += 4 + len;
       }
-      out.push({ name, method: cd.readUInt16LE(p + 10), compressedSize, size, localHeaderOffset });
+      out.push({
+        name,
+        method: cd.readUInt16LE(p + 10),
+        compressedSize,
+        size,
+        localHeaderOffset,
+        crc32: cd.readUInt32LE(p + 16),
+      });
       p += 46 + nameLen + extraLen + commentLen;
     }
     return out;
@@ -97,8 +108,8 @@ export async function listZip(path: string): Promise<ZipMember[]> {
 
 /**
  * Extract one member to `target` (written beside it, renamed into place when complete), streaming
- * with bounded memory.
- * @throws SnowdbError `invalid-source` for an unsupported method or a size mismatch.
+ * with bounded memory; its bytes must have the size and CRC-32 its directory entry declares.
+ * @throws SnowdbError `invalid-source` for an unsupported method, a size or a CRC-32 mismatch.
  */
 export async function extractZipMember(path: string, m: ZipMember, target: string): Promise<void> {
   if (m.method !== 0 && m.method !== 8)
@@ -126,9 +137,11 @@ export async function extractZipMember(path: string, m: ZipMember, target: strin
     const output = createWriteStream(part);
     // The output may not pass the size the central directory declares (a zip bomb stops there).
     let seen = 0;
+    let crc = 0;
     const bounded = new Transform({
       transform(chunk: Buffer, _enc, done) {
         seen += chunk.length;
+        crc = crc32(chunk, crc);
         if (seen > m.size)
           done(
             new SnowdbError(
@@ -146,6 +159,11 @@ export async function extractZipMember(path: string, m: ZipMember, target: strin
       throw new SnowdbError(
         'invalid-source',
         `${path}: ${m.name} extracted to ${written} bytes, expected ${m.size}`,
+      );
+    if (crc !== m.crc32)
+      throw new SnowdbError(
+        'invalid-source',
+        `${path}: ${m.name} has CRC-32 ${hex(crc)}, its directory entry declares ${hex(m.crc32)} (a corrupt download?)`,
       );
     await rename(part, target);
   } catch (e) {

@@ -5,14 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { deflateRawSync, gzipSync } from 'node:zlib';
 import { SnowdbError } from '../../src/errors.js';
 import { decodeSnodasProduct, type SnodasProduct } from '../../src/formats/snodas.js';
-import { extractZipMember } from '../../src/formats/zip.js';
+import { extractZipMember, listZip } from '../../src/formats/zip.js';
 import { tempDir } from '../helpers/cli.js';
+import { fixturePath } from '../helpers/raster.js';
 import { headerText } from '../helpers/snodas.js';
 
 const GRID_BYTES = 6935 * 3351 * 2; // the masked grid, int16
@@ -72,6 +73,7 @@ describe('bounded decoders', () => {
         compressedSize: data.length,
         size: 1000,
         localHeaderOffset: 0,
+        crc32: 0, // the CRC-32 of 64 MiB of zeros is not 0: only the size check can stop it first
       };
       await assert.rejects(
         extractZipMember(zip, member, target),
@@ -79,9 +81,49 @@ describe('bounded decoders', () => {
       );
       assert.equal(existsSync(target), false);
       assert.equal(existsSync(`${target}.part`), false);
-      // The same member declared at its true size extracts.
-      await extractZipMember(zip, { ...member, size: 64 << 20 }, target);
+      // The same member declared at its true size and CRC-32 extracts.
+      await assert.rejects(
+        extractZipMember(zip, { ...member, size: 64 << 20 }, target),
+        refused(/nlcd\.tif has CRC-32 [0-9a-f]{8}, its directory entry declares 00000000/),
+      );
+      assert.equal(existsSync(target), false);
+      await extractZipMember(zip, { ...member, size: 64 << 20, crc32: 0xb2eb30ed }, target);
       assert.equal(existsSync(target), true);
+    } finally {
+      await cleanup();
+    }
+  });
+
+  it('a ZIP64 archive from Info-ZIP lists and extracts; a member whose bytes do not match its CRC-32 is refused', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const zip = fixturePath('zip/zip64.zip');
+      const members = await listZip(zip);
+      // The uncompressed size of swe.txt is only in the ZIP64 extra field (0xffffffff in the entry).
+      assert.deepEqual(
+        members.map((m) => [m.name, m.method, m.size, m.crc32.toString(16)]),
+        [
+          ['swe.txt', 8, 5200, '1ae473ac'],
+          ['depth.txt', 0, 5, 'faa31c69'],
+        ],
+      );
+      await extractZipMember(zip, members[0]!, join(dir, 'swe.txt'));
+      assert.equal(await readFile(join(dir, 'swe.txt'), 'utf8'), 'snow water equivalent, mm\n'.repeat(200));
+      // One byte of the stored member changed: the same size, another CRC-32.
+      const bytes = await readFile(zip);
+      const at = bytes.indexOf('depth', members[1]!.localHeaderOffset + 30 + 'depth.txt'.length);
+      bytes[at] = 'D'.charCodeAt(0);
+      const corrupt = join(dir, 'corrupt.zip');
+      await writeFile(corrupt, bytes);
+      const target = join(dir, 'depth.txt');
+      await assert.rejects(
+        extractZipMember(corrupt, (await listZip(corrupt))[1]!, target),
+        refused(
+          /depth\.txt has CRC-32 [0-9a-f]{8}, its directory entry declares faa31c69 \(a corrupt download\?\)/,
+        ),
+      );
+      assert.equal(existsSync(target), false);
+      assert.equal(existsSync(`${target}.part`), false);
     } finally {
       await cleanup();
     }
