@@ -42,6 +42,7 @@ export const ErrorCatalog = {
   'date-locked': { status: 503, title: 'Date locked by another ingest', exit: 1 },
   'queue-unreachable': { status: 503, title: 'Job queue (Redis) unreachable', exit: 1 },
   'queue-job-failed': { status: 500, title: 'Queued job failed on every attempt', exit: 1 },
+  'invalid-queue-job': { status: 500, title: 'Malformed job on the queue', exit: 1 },
   'series-locked': { status: 503, title: 'Series store locked by another writer', exit: 1 },
   'basin-raster-missing': { status: 409, title: 'Basin AOI raster missing', exit: 1 },
   'invalid-path-parameter': { status: 422, title: 'Invalid path parameter', exit: 1 },

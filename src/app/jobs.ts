@@ -3,7 +3,8 @@
  * with what a worker does and the result of a job whose every attempt failed; and the queued
  * forms of ingest, fetch, generate-zones and rebuild-series, which give a local run's report.
  */
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
 import { openDataset, openNamedDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
@@ -22,6 +23,8 @@ import { type FetchChoices, fetchOptions } from './fetch-options.js';
 import type { Settings } from './settings.js';
 
 interface JobKind<D, R> {
+  /** What a job of this kind carries: a worker runs only payloads it parses. */
+  readonly payload: z.ZodType<D>;
   /** Run on a worker, against the worker's own database and settings. */
   run(db: Database, settings: Settings, data: D): Promise<R>;
   /** The result of a job whose every attempt threw or whose workers died. */
@@ -49,7 +52,35 @@ interface FetchDateJob extends QueuedJob {
   readonly keepDownloads: boolean;
 }
 
+/** Payload parts: an absolute path (as every worker sees it), a dataset name, a date. */
+const absolute = z.string().refine(isAbsolute, 'an absolute path');
+const name = z.string().min(1).max(200);
+const yyyymmdd = z.string().regex(/^\d{8}$/, 'YYYYMMDD');
+const iso = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'YYYY-MM-DD');
+const queued = { root: absolute };
+
+const ingestPayload = z.strictObject({
+  ...queued,
+  name,
+  job: z.strictObject({
+    date: yyyymmdd,
+    files: z.array(absolute).min(1),
+    fields: z.record(z.string(), z.string()),
+    rank: z.int().min(0),
+  }),
+  options: z.strictObject({ force: z.boolean(), swapPauseMs: z.int().min(0).optional() }),
+});
+
+const fetchPayload = z.strictObject({
+  ...queued,
+  name,
+  base: z.string().min(1),
+  date: iso,
+  keepDownloads: z.boolean(),
+});
+
 const ingestDateJob: JobKind<IngestDateJob, DateResult> = {
+  payload: ingestPayload,
   run: (db, _settings, m) => runJob(m, db),
   failed: (m, reason) => ({
     date: isoDate(m.job.date),
@@ -60,6 +91,7 @@ const ingestDateJob: JobKind<IngestDateJob, DateResult> = {
 };
 
 const fetchDateJob: JobKind<FetchDateJob, readonly FetchResult[]> = {
+  payload: fetchPayload,
   run: async (db, settings, m) => {
     const o = await fetchOptions(settings, { concurrency: 1, keepDownloads: m.keepDownloads });
     return (await fetchDates(db, m.name, m.base, m.date, m.date, { ...o, series: false })).results;
@@ -110,6 +142,14 @@ interface ZonesJob extends QueuedJob {
 }
 
 const zonesJob: JobKind<ZonesJob, ZoneOutcome[] | Carried> = {
+  payload: z.strictObject({
+    ...queued,
+    names: z.array(name).min(1),
+    provider: z.enum(PROVIDERS),
+    source: absolute.optional(),
+    urls: z.strictObject({ threeDep: z.string().min(1), nlcd: z.string().min(1) }),
+    force: z.boolean(),
+  }),
   run: (db, _settings, m) =>
     carrying(
       generateZones(db, m.names, {
@@ -130,27 +170,57 @@ interface SeriesPageJob extends QueuedJob {
 }
 
 const seriesPageJob: JobKind<SeriesPageJob, number | Carried> = {
+  payload: z.strictObject({
+    ...queued,
+    name,
+    task: z.strictObject({
+      variable: name,
+      page: z.string().min(1).max(40),
+      dates: z.array(iso).min(1),
+      blockSet: z.int().min(0),
+    }),
+  }),
   run: async (db, _settings, m) => carrying(writeRebuildPage(await openDataset(db, m.name), m.task)),
   failed: (m, reason) => lost(`series page ${m.task.variable} ${m.task.page}`, reason),
 };
 
-const JOB_KINDS: Readonly<Record<string, JobKind<never, unknown>>> = {
+const JOB_KINDS: Readonly<Record<string, JobKind<unknown, unknown>>> = {
   'ingest-date': ingestDateJob,
   'fetch-date': fetchDateJob,
   'zones-provider': zonesJob,
   'series-page': seriesPageJob,
 };
 
-/** Run a job a worker took. */
-export function runQueuedJob(
-  db: Database,
-  settings: Settings,
+/**
+ * A job's kind and payload checked before any work: what a worker took from Redis is input like
+ * any other (another snowdb version, or anyone who can write to the queue, put it there).
+ * @throws SnowdbError `invalid-queue-job` naming the kind and what is wrong (no retry mends it).
+ */
+export function checkedJob(
   kind: string,
   data: unknown,
-): Promise<unknown> {
+): { kind: JobKind<unknown, unknown>; root: string; data: unknown } {
   const k = JOB_KINDS[kind];
-  if (k === undefined) throw new Error(`unknown job kind '${kind}' (a newer snowdb enqueued it?)`);
-  return k.run(db, settings, data as never);
+  if (k === undefined)
+    throw new SnowdbError(
+      'invalid-queue-job',
+      `unknown job kind '${kind}' (a newer snowdb enqueued it?); this worker runs ${Object.keys(JOB_KINDS).join(', ')}`,
+    );
+  const parsed = k.payload.safeParse(data);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const at = issue.path.length > 0 ? issue.path.join('.') : 'the payload';
+    throw new SnowdbError('invalid-queue-job', `a '${kind}' job is malformed at ${at}: ${issue.message}`);
+  }
+  return { kind: k, root: (parsed.data as QueuedJob).root, data: parsed.data };
+}
+
+/** A job a worker took, its payload checked (`checkedJob`). */
+export type CheckedJob = ReturnType<typeof checkedJob>;
+
+/** Run a checked job against the database its payload names (opened by the caller). */
+export function runQueuedJob(db: Database, settings: Settings, job: CheckedJob): Promise<unknown> {
+  return job.kind.run(db, settings, job.data);
 }
 
 /**

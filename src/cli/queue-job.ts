@@ -1,20 +1,28 @@
 /**
  * Worker-thread entry of `snowdb worker`: one queued job (BullMQ sandboxed processor). Like
- * main.ts it is an entry point, so it reads the settings from the environment itself.
+ * main.ts it is an entry point, so it reads the settings from the environment itself. A job whose
+ * kind or payload does not check fails at once, without a retry (no retry mends it).
  */
-import { type QueuedJob, runQueuedJob } from '../app/jobs.js';
+import { UnrecoverableError } from 'bullmq';
+import { type CheckedJob, checkedJob, runQueuedJob } from '../app/jobs.js';
 import { settingsFrom } from '../app/settings.js';
 import { Database } from '../db/database.js';
+import { SnowdbError } from '../errors.js';
 
 const settings = settingsFrom(process.env);
 const databases = new Map<string, Promise<Database>>(); // root → the open database
 
-export default function process_(job: { name: string; data: QueuedJob }): Promise<unknown> {
-  const { root } = job.data;
-  let db = databases.get(root);
-  if (db === undefined) {
-    db = Database.open(root);
-    databases.set(root, db);
+export default async function process_(job: { name: string; data: unknown }): Promise<unknown> {
+  let checked: CheckedJob;
+  try {
+    checked = checkedJob(job.name, job.data);
+  } catch (e) {
+    throw SnowdbError.is(e) ? new UnrecoverableError(e.message) : e;
   }
-  return db.then((d) => runQueuedJob(d, settings, job.name, job.data));
+  let db = databases.get(checked.root);
+  if (db === undefined) {
+    db = Database.open(checked.root);
+    databases.set(checked.root, db);
+  }
+  return runQueuedJob(await db, settings, checked);
 }

@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Queue } from 'bullmq';
+import { queueName, redisOptions } from '../../src/queue/connection.js';
 import { snodasArchiveFile } from '../helpers/archive.js';
 import { cliOk, snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
@@ -128,6 +130,20 @@ describe('the job queue: snowdb worker processes on a real Redis', () => {
       byDate(JSON.parse(i.stdout) as Report),
       DATES.map((d) => `${iso(d)} up-to-date`),
     );
+    assert.deepEqual(await snapshotTree(root), before);
+    // A malformed job put on the queue by anyone else: failed at once, not retried, the worker
+    // still serving and the database untouched.
+    const queue = new Queue(queueName(root), { connection: redisOptions(redis.url) });
+    try {
+      const job = await queue.add('ingest-date', { root: 'db', name: 'snodas' }, { attempts: 3 });
+      while ((await job.getState()) !== 'failed') await new Promise((r) => setTimeout(r, 50));
+      const failed = await queue.getJob(job.id!);
+      assert.equal(failed?.attemptsMade, 1, 'no retry');
+      assert.match(failed?.failedReason ?? '', /'ingest-date' job is malformed at root: an absolute path/);
+    } finally {
+      await queue.close();
+    }
+    assert.ok([...workers].every((w) => w.exitCode === null));
     assert.deepEqual(await snapshotTree(root), before);
     await stopWorkers();
   });
