@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { dayOfYear, parseDateRange } from '../../src/stats/dates.js';
-import { planStats, type StatsQuery } from '../../src/stats/plan.js';
+import { planStats } from '../../src/stats/plan.js';
 import { inputs, query } from '../helpers/plan-inputs.js';
 
 describe('the stats plan (pure: no raster, no file)', () => {
