@@ -36,6 +36,8 @@ export const ENV = {
   queueLockMs: 'SNOWDB_QUEUE_LOCK_MS',
   /** Job queue: ms an enqueuing command waits for an unreachable Redis before it gives up. */
   queueGraceMs: 'SNOWDB_QUEUE_GRACE_MS',
+  /** Cache budgets in MiB by cache name, `name=MiB,…` (names and defaults: docs/reference.md#caches). */
+  cacheMb: 'SNOWDB_CACHE_MB',
   /** Replicas: seconds between asks for a newer published tree (default 60; 0 never asks). */
   replicaRefreshS: 'SNOWDB_REPLICA_REFRESH_S',
   /** An S3-compatible server (MinIO, Ceph…) for s3:// locations; the S3-only name wins. */

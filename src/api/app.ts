@@ -14,6 +14,7 @@ import { Admission } from '../app/admission.js';
 import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
+import { cacheReport } from '../util/caches.js';
 import { VERSION } from '../version.js';
 import { PROBLEM_JSON, type Problem, problemOf, problemOfKey, scrubPaths } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
@@ -167,6 +168,22 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     );
   });
 
+  // What the caches held and how they served, for whoever sizes them (SNOWDB_CACHE_MB).
+  app.addHook('onClose', async () => {
+    app.log.info(
+      {
+        caches: cacheReport().map(({ name, entries, bytes, maxBytes, hits, misses }) => ({
+          name,
+          entries,
+          bytes,
+          maxBytes,
+          hits,
+          misses,
+        })),
+      },
+      'caches at shutdown',
+    );
+  });
   await app.register(async (scope) => {
     await serviceRoutes(scope);
     await datasetRoutes(scope, db);

@@ -264,6 +264,37 @@ export const VersionResponse = {
   properties: { version: { ...str, examples: ['0.1.0'] }, links },
 } as const;
 
+const count = { type: 'integer', minimum: 0 } as const;
+
+export const StatusResponse = {
+  $id: 'StatusResponse',
+  type: 'object',
+  required: ['uptime_s', 'caches'],
+  properties: {
+    uptime_s: { type: 'number', description: 'seconds since this process started' },
+    caches: {
+      type: 'array',
+      description:
+        "this process's caches by name: what each holds and how it has served (sizes: SNOWDB_CACHE_MB)",
+      items: {
+        type: 'object',
+        required: ['name', 'what', 'entries', 'bytes', 'max_bytes', 'hits', 'misses', 'hit_rate'],
+        properties: {
+          name: { ...str, examples: ['series-blocks'] },
+          what: str,
+          entries: count,
+          bytes: { ...count, description: 'counted bytes held' },
+          max_bytes: { ...count, description: 'the budget' },
+          hits: count,
+          misses: count,
+          hit_rate: { type: ['number', 'null'], description: 'hits ÷ (hits + misses); null before any ask' },
+        },
+      },
+    },
+    links,
+  },
+} as const;
+
 export const ProblemTypes = {
   $id: 'ProblemTypes',
   type: 'object',
@@ -300,6 +331,7 @@ export const SHARED_SCHEMAS = [
   Link,
   LandingPage,
   VersionResponse,
+  StatusResponse,
   ProblemTypes,
   DatasetList,
   Problem,

@@ -1,7 +1,9 @@
 import { ENV } from '../env.js';
+import { SnowdbError } from '../errors.js';
 import type { S3Settings } from '../io/bucket.s3.js';
 import type { GitHubSettings } from '../io/github.js';
 import type { QueueSettings } from '../queue/connection.js';
+import { CACHES, sizeCaches } from '../util/caches.js';
 import { NLCD_URL, THREEDEP_URL, type ZoneSourceUrls } from '../zones/sources.js';
 
 /** What the environment configures (variable names: `ENV` in src/env.ts). */
@@ -27,6 +29,8 @@ export interface Settings {
   readonly s3: S3Settings;
   /** A replica asks for a newer published tree this often, ms (0: never). */
   readonly replicaRefreshMs: number;
+  /** Cache budgets as the environment names them (`name=MiB,…`; `cacheSizesFrom` checks them). */
+  readonly cacheMb: string | undefined;
 }
 
 const trim = (u: string) => u.replace(/\/+$/, '');
@@ -75,5 +79,30 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       region: set(env[ENV.awsRegion]) ?? set(env[ENV.awsDefaultRegion]),
     },
     replicaRefreshMs: 1000 * count(env[ENV.replicaRefreshS], 60),
+    cacheMb: set(env[ENV.cacheMb]),
   };
+}
+
+/**
+ * Size the process's caches from the settings (`SNOWDB_CACHE_MB=series-blocks=256,normals=0`):
+ * named caches get that many MiB, the rest their defaults.
+ * @throws SnowdbError `usage-error` for a malformed entry or a name that is no cache.
+ */
+export function applyCacheSizes(s: Settings): void {
+  const mib: Record<string, number> = {};
+  for (const part of (s.cacheMb ?? '').split(',').filter((p) => p.trim() !== '')) {
+    const m = /^\s*([a-z][a-z-]*)\s*=\s*(\d+(?:\.\d+)?)\s*$/.exec(part);
+    if (m === null)
+      throw new SnowdbError(
+        'usage-error',
+        `${ENV.cacheMb}: '${part}' is not name=MiB (e.g. series-blocks=256)`,
+      );
+    mib[m[1]!] = Number(m[2]);
+  }
+  const unknown = sizeCaches(mib);
+  if (unknown.length > 0)
+    throw new SnowdbError(
+      'usage-error',
+      `${ENV.cacheMb}: no cache named ${unknown.map((n) => `'${n}'`).join(', ')}; the caches: ${Object.keys(CACHES).join(', ')}`,
+    );
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { SnowdbError } from '../errors.js';
-import { AsyncLru } from '../util/lru.js';
+import { namedCache } from '../util/caches.js';
 import type { Bucket } from './bucket.js';
 import {
   blobKey,
@@ -15,14 +15,14 @@ import type { Source } from './source.js';
 import type { Signature, Store } from './store.js';
 
 /** Whole files kept in memory by content (configs, indexes, basin records), ≤ 64 MiB. */
-const WHOLE_FILES = new AsyncLru<Buffer>(64 << 20, (b) => b.length);
+const WHOLE_FILES = namedCache<Buffer>('replica-files', (b) => b.length);
 /**
  * Blob bytes in aligned chunks of CHUNK bytes, by blob and chunk index, ≤ 256 MiB: blobs never
  * change, a series page's header and its blocks share chunks, and basins read blocks near each
  * other's, so a read rounded out to whole chunks serves the reads after it.
  */
 const CHUNK = 64 << 10;
-const CHUNKS = new AsyncLru<Uint8Array>(256 << 20, (b) => b.length);
+const CHUNKS = namedCache<Uint8Array>('replica-chunks', (b) => b.length);
 
 /** An error like the filesystem's for a path the published tree does not hold. */
 const absent = (path: string): NodeJS.ErrnoException =>

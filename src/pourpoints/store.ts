@@ -5,7 +5,7 @@ import { SnowdbError } from '../errors.js';
 import { namesIn, readExistingFile, readFileIfExists } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
 import { simplifyGeometry } from '../raster/simplify.js';
-import { AsyncLru } from '../util/lru.js';
+import { namedCache } from '../util/caches.js';
 import { type IndexEntry, readIndex } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import { checkTriplet } from './triplet.js';
@@ -68,7 +68,10 @@ export async function readStoredBasin(db: Database, triplet: string): Promise<Ba
 }
 
 /** Serialized basin records by file and signature: a basin page is then one stat and no parse. */
-const serialized = new AsyncLru<BasinJson>(64 << 20, (v) => v.geometry.length);
+const serialized = namedCache<BasinJson>(
+  'basin-records',
+  (v) => v.geometry.length + 2 * JSON.stringify(v.record).length, // bytes + the record's UTF-16 JSON
+);
 
 /** A basin record's members without its polygon, and the polygon as JSON text (UTF-8 bytes). */
 export interface BasinJson {
@@ -91,7 +94,7 @@ export function storedBasinJson(db: Database, triplet: string): Promise<BasinJso
 }
 
 /** Simplified basin outlines as GeoJSON text (UTF-8), by record, geometry hash and tolerance (a map page asks for all). */
-const simplified = new AsyncLru<Buffer>(32 << 20, (json) => json.length);
+const simplified = namedCache<Buffer>('basin-outlines', (json) => json.length);
 
 /**
  * A basin's polygon simplified with `tolerance` (degrees, Douglas–Peucker per ring) as GeoJSON

@@ -160,7 +160,6 @@ export class Cog {
         run.push(i);
       else runs.push([i]);
     }
-    const tileBytes = lvl.tileWidth * lvl.tileHeight * DTYPES[this.dtype].bytes;
     for (const run of runs) {
       const first = run[0]!;
       const start = lvl.offsets[first] ?? 0;
@@ -170,7 +169,7 @@ export class Cog {
         const rel = (lvl.offsets[i] ?? 0) - start;
         const p = bytes.then((b) => this.decode(lvl, i, b.subarray(rel, rel + (lvl.counts[i] ?? 0))));
         this.tilesFetched++;
-        out[position.get(i)!] = this.cache.put(this.key(levelIndex, i), p, tileBytes);
+        out[position.get(i)!] = this.cache.put(this.key(levelIndex, i), p);
       }
     }
     return Promise.all(out as Promise<TypedArray>[]);

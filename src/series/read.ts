@@ -1,7 +1,7 @@
 /**
  * Reading the series store: a per-dataset view (block set, stale dates, page listing) reloaded
  * only when one of its files changes, page headers read once, decoded blocks in one process-wide
- * LRU. Local page bytes are read with positional reads on a synchronously opened descriptor: they
+ * cache ('series-blocks'). Local page bytes are read with positional reads on a synchronously opened descriptor: they
  * are small page-cache reads, cheaper than thread-pool round trips, and a query makes thousands.
  * A replica's pages are read with one range request per run of adjacent blocks.
  */
@@ -11,6 +11,7 @@ import { namesIn } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
 import { storeOf } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
+import { namedCache } from '../util/caches.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
 import { staleSeriesDates } from './build.js';
 import { decodeBlock, HEADER_PROBE, headerLength, type PageHeader, parsePageHeader } from './page.js';
@@ -31,10 +32,8 @@ export interface SeriesView {
 const views = new Map<string, { key: string; view: SeriesView | null; at: number }>();
 let generation = 0;
 
-/** Decoded blocks by page (key: view generation and page file), LRU by bytes (≤ 64 MiB). */
-const cached = new Map<string, { blocks: Map<number, TypedArray>; bytes: number }>();
-let cachedBytes = 0;
-const MAX_CACHED_BYTES = 64 * 1024 * 1024;
+/** Decoded blocks by view generation, page file and block. */
+const decoded = namedCache<TypedArray>('series-blocks', (b) => b.byteLength);
 
 /** The dataset's store as it is now, or null when it has none (one stat per file it rests on). */
 export async function seriesView(d: Dataset): Promise<SeriesView | null> {
@@ -226,24 +225,18 @@ export async function cachedBlocks(
   r: BlockRanges,
   ordinals: readonly number[],
 ): Promise<TypedArray[]> {
-  const key = `${view.generation}|${r.path}`;
-  const page = cached.get(key) ?? { blocks: new Map<number, TypedArray>(), bytes: 0 };
-  cached.delete(key); // most recently used goes last
-  cached.set(key, page);
-  const out = ordinals.map((k) => page.blocks.get(k));
+  const key = (k: number) => `${view.generation}|${r.path}|${ordinals[k]}`;
+  const out = ordinals.map((_, k) => decoded.peek(key(k)));
   const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
-  if (missing.length > 0)
-    (await readBlocksFromStore(r, missing)).forEach((v, m) => {
-      const i = missing[m]!;
-      page.blocks.set(ordinals[i]!, v);
-      page.bytes += v.byteLength;
-      cachedBytes += v.byteLength;
-      out[i] = v;
+  if (missing.length > 0) {
+    // One read for every missing block (adjacent ones in one run), each then held on its own.
+    const read = readBlocksFromStore(r, missing);
+    missing.forEach((i, m) => {
+      out[i] = decoded.put(
+        key(i),
+        read.then((blocks) => blocks[m]!),
+      );
     });
-  while (cachedBytes > MAX_CACHED_BYTES && cached.size > 1) {
-    const [k, oldest] = cached.entries().next().value as [string, { bytes: number }];
-    cached.delete(k);
-    cachedBytes -= oldest.bytes;
   }
-  return out as TypedArray[];
+  return Promise.all(out as Promise<TypedArray>[]);
 }

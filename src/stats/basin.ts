@@ -12,7 +12,7 @@ import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../raster/grid.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
-import { AsyncLru } from '../util/lru.js';
+import { namedCache } from '../util/caches.js';
 import type { StatsPlan } from './plan.js';
 import { stateSignatures } from './state.js';
 
@@ -172,10 +172,21 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   };
 }
 
-/** Prepared basins by key, LRU by bytes (≤ 64 MiB). */
-const prepared = new AsyncLru<PreparedBasin>(
-  64 * 1024 * 1024,
-  (b) => b.at.length * 20 + b.area.byteLength + b.blocks.byteLength * 2 + b.runCell.byteLength * 2,
+/** Prepared basins by key, LRU by bytes: every typed array a prepared basin holds, their objects and the series layout. */
+const prepared = namedCache<PreparedBasin>(
+  'basins',
+  (b) =>
+    b.at.byteLength +
+    b.cell.byteLength +
+    b.weight.byteLength +
+    b.area.byteLength +
+    b.blocks.byteLength +
+    b.blockRun.byteLength +
+    b.runStart.byteLength +
+    b.runCell.byteLength +
+    b.pos.byteLength +
+    4096 + // the basin object, its nine typed arrays' objects and its key's share (~3 KiB measured)
+    8 * b.blocks.length, // its block ordinals in the series layout (stats/series-path.ts)
 );
 
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */

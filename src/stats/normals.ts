@@ -7,8 +7,8 @@
  */
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
+import { namedCache } from '../util/caches.js';
 import { waterYearOf } from '../util/dates.js';
-import { AsyncLru } from '../util/lru.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import type { CompactStats } from './engine.js';
 import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
@@ -231,8 +231,8 @@ export function normalsOf(t: ReferenceTable): NormalsBody {
 export const tableBytes = (t: ReferenceTable): number =>
   t.values.byteLength + 2 * JSON.stringify([t.header, t.reference]).length;
 
-/** Reference tables by state key, ≤ 64 MiB. */
-const tables = new AsyncLru<ReferenceTable>(64 * 1024 * 1024, tableBytes);
+/** Reference tables by state key. */
+const tables = namedCache<ReferenceTable>('normals', tableBytes);
 
 /** How a reference table is computed: `cached: false` reads every year again (benchmarks). */
 export interface NormalsOptions extends ExecuteOptions {

@@ -1,12 +1,15 @@
 /**
  * Values made by async functions, kept by key and evicted least recently used once their sizes
- * (known when each resolves) pass `maxBytes`. Concurrent asks for one key share one make; a failed
+ * (known when each resolves; with the key and the entry's own cost) pass `maxBytes`. Concurrent asks for one key share one make; a failed
  * make is forgotten. The newest value is kept even when it alone is over the budget.
  *
  * Each ask may bring an AbortSignal: an ask whose signal aborts rejects at once with its reason,
  * and the shared make's own signal aborts when every ask waiting on it has left (an ask without
  * a signal never leaves), so abandoned work stops while work someone still waits for goes on.
  */
+/** What an entry costs beside its value and key, bytes: the entry, its promise and AbortController (measured ~0.9 KiB). */
+const ENTRY_BYTES = 1024;
+
 interface Entry<V> {
   readonly value: Promise<V>;
   readonly control: AbortController;
@@ -16,12 +19,23 @@ interface Entry<V> {
   bytes: number;
 }
 
+/** What a cache holds and how it has served: entries, counted bytes, its budget, hits and misses. */
+export interface CacheStats {
+  readonly entries: number;
+  readonly bytes: number;
+  readonly maxBytes: number;
+  readonly hits: number;
+  readonly misses: number;
+}
+
 export class AsyncLru<V> {
   private readonly entries = new Map<string, Entry<V>>();
   private bytes = 0;
+  private hits = 0;
+  private misses = 0;
 
   constructor(
-    private readonly maxBytes: number,
+    private maxBytes: number,
     private readonly sizeOf: (v: V) => number,
   ) {}
 
@@ -32,16 +46,71 @@ export class AsyncLru<V> {
 
   get(key: string, make: (signal: AbortSignal) => Promise<V>, signal?: AbortSignal): Promise<V> {
     signal?.throwIfAborted();
-    let entry = this.entries.get(key);
-    if (entry?.control.signal.aborted) entry = undefined; // being given up
-    if (entry !== undefined) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    } else entry = this.start(key, make);
+    const entry = this.touch(key) ?? this.start(key, make);
     return entry.settled ? entry.value : this.wait(entry, signal);
   }
 
+  /** The value held for `key` (a hit, made most recent), or undefined (nothing counted). */
+  peek(key: string): Promise<V> | undefined {
+    return this.touch(key)?.value;
+  }
+
+  /** Hold `value` under `key` (a miss: the caller made it), replacing any entry. */
+  put(key: string, value: Promise<V>): Promise<V> {
+    this.drop(key);
+    return this.start(key, () => value).value;
+  }
+
+  /** Entries, counted bytes, budget, hits and misses. */
+  stats(): CacheStats {
+    return {
+      entries: this.entries.size,
+      bytes: this.bytes,
+      maxBytes: this.maxBytes,
+      hits: this.hits,
+      misses: this.misses,
+    };
+  }
+
+  /** A new budget, bytes: entries beyond it are evicted now, least recently used first. */
+  resize(maxBytes: number): void {
+    this.maxBytes = maxBytes;
+    this.evict();
+  }
+
+  /** Forget every entry (counts stay). */
+  clear(): void {
+    this.entries.clear();
+    this.bytes = 0;
+  }
+
+  /** A live entry for `key`, made most recent and counted a hit; undefined (no count) when none. */
+  private touch(key: string): Entry<V> | undefined {
+    const entry = this.entries.get(key);
+    if (entry === undefined || entry.control.signal.aborted) return undefined; // absent, or being given up
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    this.hits++;
+    return entry;
+  }
+
+  private drop(key: string): void {
+    const old = this.entries.get(key);
+    if (old === undefined) return;
+    this.entries.delete(key);
+    this.bytes -= old.bytes;
+  }
+
+  private evict(): void {
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= this.maxBytes || this.entries.size <= 1) break;
+      this.entries.delete(k);
+      this.bytes -= e.bytes;
+    }
+  }
+
   private start(key: string, make: (signal: AbortSignal) => Promise<V>): Entry<V> {
+    this.misses++;
     const control = new AbortController();
     const value = make(control.signal);
     const entry: Entry<V> = { value, control, waiting: 0, settled: false, bytes: 0 };
@@ -50,13 +119,9 @@ export class AsyncLru<V> {
       (v) => {
         entry.settled = true;
         if (this.entries.get(key) !== entry) return; // evicted while it was made
-        entry.bytes = this.sizeOf(v);
+        entry.bytes = this.sizeOf(v) + 2 * key.length + ENTRY_BYTES; // the key as UTF-16, at most
         this.bytes += entry.bytes;
-        for (const [k, e] of this.entries) {
-          if (this.bytes <= this.maxBytes || this.entries.size <= 1) break;
-          this.entries.delete(k);
-          this.bytes -= e.bytes;
-        }
+        this.evict();
       },
       () => {
         entry.settled = true;

@@ -157,11 +157,17 @@ describe('COG reader against GDAL', () => {
   });
 
   it('bounds the decoded-tile cache by bytes', async () => {
-    const tiles = new TileCache(3 * 256 * 256 * 2);
+    const tile = 256 * 256 * 2; // bytes of one decoded tile
+    const tiles = new TileCache(3.5 * tile); // three tiles with their keys and entries, not four
     const a = await Cog.open(new FileSource(files[0]!.path), tiles);
     await a.readWindow({ col: 0, row: 0, width: 700, height: 530 }); // 3 × 3 tiles of 128 KiB
-    assert.equal(tiles.size, 3);
-    assert.ok(tiles.bytes <= tiles.maxBytes);
+    const s = tiles.stats();
+    // Nine tiles decoded (misses), three kept: their counted bytes (tile, key, entry) within the budget.
+    assert.deepEqual([s.entries, s.misses, s.hits], [3, 9, 0]);
+    assert.ok(s.bytes > 3 * tile && s.bytes < 3 * tile + 3 * 2048, String(s.bytes));
+    assert.ok(s.bytes <= s.maxBytes);
+    await a.readWindow({ col: 600, row: 520, width: 100, height: 10 }); // tile (2, 2): decoded last, held
+    assert.deepEqual([tiles.stats().hits, tiles.stats().misses], [1, 9]);
     await a.close();
   });
 

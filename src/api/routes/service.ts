@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { ErrorCatalog, type ErrorKey, SnowdbError } from '../../errors.js';
+import { cacheReport } from '../../util/caches.js';
 import { VERSION } from '../../version.js';
 import { baseOf, sendJson } from '../http.js';
 import { problemTypeUri } from '../problems.js';
@@ -65,6 +66,7 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
           { href: `${b}/redoc`, rel: 'service-doc', type: 'text/html', title: 'ReDoc' },
           { href: `${b}/problems`, rel: 'describedby', type: 'application/json', title: 'Problem types' },
           { href: `${b}/version`, rel: 'version', type: 'application/json' },
+          { href: `${b}/status`, rel: 'status', type: 'application/json', title: 'Caches of this server' },
         ],
       });
     },
@@ -83,6 +85,29 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
         version: VERSION,
         links: [
           { href: `${baseOf(req)}/version`, rel: 'self' },
+          { href: `${baseOf(req)}/`, rel: 'root' },
+        ],
+      }),
+  );
+  app.get(
+    '/status',
+    {
+      schema: {
+        tags: ['root'],
+        summary: "This server process's caches: entries, bytes held, budget, hits and misses",
+        response: jsonResponse('StatusResponse', 'uptime and caches'),
+      },
+    },
+    (req, reply) =>
+      sendJson(reply, {
+        uptime_s: Math.round(process.uptime() * 10) / 10,
+        caches: cacheReport().map(({ maxBytes, ...c }) => ({
+          ...c,
+          max_bytes: maxBytes,
+          hit_rate: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : null,
+        })),
+        links: [
+          { href: `${baseOf(req)}/status`, rel: 'self' },
           { href: `${baseOf(req)}/`, rel: 'root' },
         ],
       }),

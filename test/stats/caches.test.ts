@@ -1,0 +1,147 @@
+/**
+ * The process's caches: each counts at least the memory its entries hold (measured on the heap
+ * after a full GC), the server reports them at /status, and SNOWDB_CACHE_MB sizes them or names
+ * what is wrong with it.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/api/app.js';
+import { Database } from '../../src/db/database.js';
+import { parseDateRange } from '../../src/stats/dates.js';
+import { computeStats } from '../../src/stats/engine.js';
+import { executeNormals, openNormalsPlan } from '../../src/stats/normals.js';
+import { type CacheName, cacheReport, namedCache, sizeCaches } from '../../src/util/caches.js';
+import { snowdb } from '../helpers/cli.js';
+import { HALF, historyDb } from '../helpers/history-db.js';
+
+v8.setFlagsFromString('--expose-gc');
+const gc = runInNewContext('gc') as () => void;
+/** Bytes live on the JS heap and in array buffers after a full collection. */
+const live = () => {
+  gc();
+  gc();
+  const m = process.memoryUsage();
+  return m.heapUsed + m.arrayBuffers;
+};
+const counted = (name: CacheName) => cacheReport().find((c) => c.name === name)!;
+
+describe('caches', () => {
+  let db: Database;
+  let env: Record<string, string>;
+  let app: FastifyInstance;
+  before(async () => {
+    env = await historyDb();
+    db = await Database.open(env.SNOWDB_CONFIG!);
+    app = await buildApp(db);
+  });
+  after(() => app.close());
+
+  it('prepared basins and normals tables: the bytes a cache counts are at least what its entries keep alive', async () => {
+    for (const [name, fill] of [
+      [
+        'basins',
+        (i: number) =>
+          computeStats(db, {
+            dataset: 'hist',
+            pourpoint: HALF,
+            dates: parseDateRange('2011-03-01'),
+            zones: [`terrain.elevation:band_step_ft=${100 + 10 * i}`],
+          }),
+      ],
+      [
+        'normals',
+        async (i: number) =>
+          executeNormals(
+            await openNormalsPlan(db, {
+              dataset: 'hist',
+              pourpoint: HALF,
+              zones: ['terrain.elevation'],
+              years: { start: 2004 + (i % 8), end: 2012 + Math.floor(i / 8) },
+            }),
+          ),
+      ],
+    ] as const) {
+      const cache = namedCache(name, () => 0); // the cache itself (it is made already)
+      for (let i = 0; i < 40; i++) await fill(i); // warm: code and shared state, then forget the entries
+      cache.clear();
+      // What 40 entries keep alive: the memory that becomes free when the cache lets them go
+      // (the median of three rounds: the heap moves by tens of kB on its own).
+      const rounds: { bytes: number; freed: number }[] = [];
+      for (let round = 0; round < 3; round++) {
+        for (let i = 0; i < 40; i++) await fill(40 * (round + 1) + i);
+        const { entries, bytes } = counted(name);
+        assert.equal(entries, 40, name);
+        const m0 = live();
+        cache.clear();
+        rounds.push({ bytes, freed: m0 - live() });
+      }
+      rounds.sort((a, b) => a.freed - b.freed);
+      const held = rounds[1]!;
+      const freed = held.freed;
+      assert.ok(held.bytes >= freed, `${name}: counted ${held.bytes} B, the entries kept ${freed} B`);
+      assert.ok(held.bytes < 3 * freed, `${name}: counted ${held.bytes} B against ${freed} B kept`);
+    }
+  });
+
+  it('GET /status reports every cache: entries, bytes, budget, hits, misses and hit rate', async () => {
+    const q = {
+      dataset: 'hist',
+      pourpoint: HALF,
+      dates: parseDateRange('2011-03-02'),
+      zones: ['terrain.elevation:band_step_ft=2000'],
+    };
+    const b0 = counted('basins');
+    await computeStats(db, q);
+    await computeStats(db, q); // the same basin and axes: a hit
+    const r = await app.inject({ method: 'GET', url: '/status' });
+    assert.equal(r.statusCode, 200, r.body);
+    const body = r.json() as {
+      caches: { name: string; hits: number; misses: number; max_bytes: number; hit_rate: number | null }[];
+    };
+    assert.deepEqual(
+      body.caches.map((c) => c.name),
+      [
+        'basin-outlines',
+        'basin-records',
+        'basins',
+        'normals',
+        'replica-chunks',
+        'replica-files',
+        'series-blocks',
+      ],
+    );
+    const basins = body.caches.find((c) => c.name === 'basins')!;
+    assert.deepEqual([basins.misses - b0.misses, basins.hits - b0.hits], [1, 1]);
+    assert.equal(basins.hit_rate, basins.hits / (basins.hits + basins.misses));
+    assert.equal(basins.max_bytes, 64 * 1024 * 1024);
+    assert.equal(body.caches.find((c) => c.name === 'replica-chunks')!.hit_rate, null, 'never asked here');
+  });
+
+  it('SNOWDB_CACHE_MB sizes caches by name; a malformed entry or an unknown name is a usage error', async () => {
+    try {
+      assert.deepEqual(sizeCaches({ normals: 1, 'series-blocks': 0.5 }), []);
+      assert.equal(counted('normals').maxBytes, 1024 * 1024);
+      assert.equal(counted('series-blocks').maxBytes, 512 * 1024);
+      assert.equal(counted('basins').maxBytes, 64 * 1024 * 1024);
+      assert.ok(
+        counted('normals').bytes <= 1024 * 1024 || counted('normals').entries === 1,
+        'evicted to the budget',
+      );
+      for (const [value, message] of [
+        ['basins=lots', /SNOWDB_CACHE_MB: 'basins=lots' is not name=MiB \(e\.g\. series-blocks=256\)/],
+        ['tiles=64', /SNOWDB_CACHE_MB: no cache named 'tiles'; the caches: basins, normals, series-blocks/],
+      ] as const) {
+        const r = await snowdb(['status'], { env: { ...env, SNOWDB_CACHE_MB: value } });
+        assert.equal(r.code, 2, r.stderr);
+        assert.match(r.stderr, message);
+      }
+      const ok = await snowdb(['status'], { env: { ...env, SNOWDB_CACHE_MB: 'normals=128, basins=16' } });
+      assert.equal(ok.code, 0, ok.stderr);
+    } finally {
+      sizeCaches({});
+    }
+  });
+});
