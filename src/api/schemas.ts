@@ -413,7 +413,7 @@ export const NORMALS_OPTIONS = {
   },
 } as const;
 
-export { int, num, str };
+export { int, str };
 
 /** The responses of a stats-like route: its JSON schema or a CSV table (200), then its problems. */
 /** What a small answer looks like (the demo's North Creek, two elevation bands, one date). */

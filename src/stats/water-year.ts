@@ -56,13 +56,6 @@ export function waterYearCounts(dates: readonly string[]): readonly WaterYearCou
   return out;
 }
 
-/** The water years every day of which is among `dates` (ISO, ascending, distinct), ascending. */
-export function completeWaterYears(dates: readonly string[]): number[] {
-  return waterYearCounts(dates)
-    .filter((c) => c.complete)
-    .map((c) => c.water_year);
-}
-
 /**
  * The default reference water years of a dataset's dates (ISO, ascending): every water year
  * before the current one (the water year of the newest date), and the current one too once it

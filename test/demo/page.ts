@@ -152,13 +152,6 @@ export function chartData(
   );
 }
 
-/** The table the page shows under its chart: column labels and rows of cell texts. */
-export async function shownTable(
-  page: Page,
-): Promise<{ columns: string[]; rows: (string | number | null)[][] }> {
-  return page.evaluate(() => (globalThis as unknown as { snowdb: { shown: never } }).snowdb.shown);
-}
-
 /** NRCS classes of % of median: lower bound (inclusive) and the colour the page uses. */
 export const NRCS: readonly (readonly [number, string])[] = [
   [-Infinity, '#d73027'],

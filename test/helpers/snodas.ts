@@ -14,7 +14,7 @@ import { fixturePath } from './raster.js';
 
 const run = promisify(execFile);
 
-export { COLS, type Lattice, PRODUCTS, ROWS, stemOf } from '../../scripts/demo/snodas.js';
+export { COLS, type Lattice, PRODUCTS, ROWS } from '../../scripts/demo/snodas.js';
 
 /** Raw values (header units) of row `row` of product index k into `out`: a band of data, nodata elsewhere. */
 export function rawRow(k: number, row: number, out: Int16Array): void {
