@@ -5,7 +5,6 @@
 import { ErrorCatalog } from '../errors.js';
 
 const str = { type: 'string' } as const;
-const num = { type: 'number' } as const;
 const int = { type: 'integer' } as const;
 
 export const Link = {

@@ -12,7 +12,6 @@ import { type DateQuery, emptySelectionNote, selectDates } from './dates.js';
 import { MAX_QUERY_VALUES, MAX_ZONE_CELLS } from './limits.js';
 import { type Units, unitIn } from './units.js';
 
-
 export interface StatsQuery {
   readonly dataset: string;
   readonly pourpoint: string;
