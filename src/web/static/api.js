@@ -26,7 +26,8 @@ export async function getJson(path, params, signal) {
   let r;
   try {
     r = await fetch(url, { headers: { Accept: 'application/json' }, signal });
-  } catch (e) {
+  } catch (err) {
+    const e = /** @type {Error} */ (err);
     if (e.name === 'AbortError') throw e;
     throw new Problem(0, 'The snowdb server did not answer', e.message);
   }
@@ -70,7 +71,8 @@ export async function withBusy(el, load) {
       status.className = 'status';
     }
     return out;
-  } catch (e) {
+  } catch (err) {
+    const e = /** @type {Error} */ (err);
     if (el.dataset.ticket !== ticket || e.name === 'AbortError') return null;
     if (status) {
       status.textContent = e instanceof Problem ? e.message : `Something went wrong: ${e.message}`;

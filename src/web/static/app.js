@@ -9,7 +9,8 @@ import { renderTable, setDownloads } from './table.js';
 import { areaText, convert, num } from './units.js';
 import { columnOf, seasonView, yearsView, zonesView } from './views.js';
 
-const $ = (id) => document.getElementById(id);
+/** A form control or section of the page by id (the page's ids are its own: each is there). @type {(id: string) => HTMLInputElement} */
+const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 const seg = encodeURIComponent;
 const state = readUrl();
 const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown: null };
@@ -58,10 +59,10 @@ function fillControls() {
     .statistics.find((s) => s.reducer === 'mean')?.unit;
   options(
     $('measure'),
-    [
+    /** @type {[string, string][]} */ ([
       ['mean', MEAN_LABEL[unit] ?? 'basin mean'],
       ['total', 'water volume (basin total)'],
-    ].filter(([r]) => has(r)),
+    ]).filter(([r]) => has(r)),
     state.measure,
   );
   // The units choice applies to depths and volumes only (a snow-cover fraction stays in %).
@@ -81,10 +82,10 @@ function fillControls() {
   if (!ref || !past.includes(ref.start) || !past.includes(ref.end))
     state.ref = defaultRef(wys, current) ?? undefined;
   const r = parseRef(state.ref);
-  for (const [id, v] of [
+  for (const [id, v] of /** @type {[string, number | undefined][]} */ ([
     ['ref-start', r?.start],
     ['ref-end', r?.end],
-  ])
+  ]))
     options(
       $(id),
       past.map((y) => [y, `WY ${y}`]),
@@ -106,10 +107,18 @@ function fillControls() {
       return label;
     }),
   );
-  for (const u of document.querySelectorAll('input[name=units]'))
+  for (const u of /** @type {NodeListOf<HTMLInputElement>} */ (
+    document.querySelectorAll('input[name=units]')
+  ))
     u.checked = u.value === (state.units ?? 'us');
 }
 
+/**
+ * Fill a select with (value, label) pairs and select `value`.
+ * @param {HTMLSelectElement | HTMLInputElement} select
+ * @param {readonly (readonly [string | number, string])[]} pairs
+ * @param {string | number} [value]
+ */
 function options(select, pairs, value) {
   select.replaceChildren(...pairs.map(([v, label]) => new Option(label, String(v))));
   if (value !== undefined) select.value = String(value);
@@ -185,7 +194,7 @@ async function overview() {
 async function panel() {
   const c = ctx();
   const f = c.basin;
-  for (const t of document.querySelectorAll('[role=tab]'))
+  for (const t of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[role=tab]')))
     t.setAttribute('aria-selected', String(t.dataset.view === state.view));
   for (const v of Object.keys(VIEWS)) $(`view-${v}`).hidden = v !== state.view;
   $('panel').hidden = !f;
@@ -319,7 +328,8 @@ async function main() {
   on(
     'ref',
     'change',
-    () => (state.ref = `${$('ref-start').value}..${Math.max($('ref-start').value, $('ref-end').value)}`),
+    () =>
+      (state.ref = `${$('ref-start').value}..${Math.max(Number($('ref-start').value), Number($('ref-end').value))}`),
     everything,
   );
   on(
@@ -333,7 +343,11 @@ async function main() {
     'years-pick',
     'change',
     () =>
-      (state.years = [...document.querySelectorAll('#years-pick input:checked')].map((i) => Number(i.value))),
+      (state.years = [
+        .../** @type {NodeListOf<HTMLInputElement>} */ (
+          document.querySelectorAll('#years-pick input:checked')
+        ),
+      ].map((i) => Number(i.value))),
     panel,
   );
   on(
@@ -342,9 +356,9 @@ async function main() {
     (e) => (state.q = e.target.value || undefined),
     () => {},
   );
-  for (const t of document.querySelectorAll('[role=tab]'))
+  for (const t of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[role=tab]')))
     t.addEventListener('click', () => {
-      state.view = t.dataset.view;
+      state.view = t.dataset.view ?? 'season';
       save();
       panel();
     });

@@ -6,7 +6,10 @@
 
 const MAX_LAT = 85.0511287798; // Web Mercator's edge, as Leaflet's SphericalMercator
 
-/** A [lon, lat] position as Web Mercator unit coordinates: x and y in [0, 1], y down (as Leaflet's EPSG3857). */
+/**
+ * A [lon, lat] position as Web Mercator unit coordinates: x and y in [0, 1], y down (as Leaflet's EPSG3857).
+ * @param {number} lon @param {number} lat @param {number[] | Float64Array} out @param {number} at
+ */
 export function mercator(lon, lat, out = [0, 0], at = 0) {
   const s = Math.sin((Math.max(-MAX_LAT, Math.min(MAX_LAT, lat)) * Math.PI) / 180);
   out[at] = lon / 360 + 0.5;

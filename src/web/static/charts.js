@@ -37,6 +37,7 @@ function fitWidth(el, chart, height) {
   return chart;
 }
 
+/** @type {Promise<unknown> | null} */
 let library = null; // the promise of uPlot's script, started by the first chart
 
 /** Load uPlot (a global) on first use: the map and list paint without it (~40 ms of script less). */

@@ -165,7 +165,9 @@ export class BasinList {
       );
     }
     html.push(pad(n - last));
-    const focused = this.body.contains(document.activeElement) ? document.activeElement.dataset.i : undefined;
+    const focused = this.body.contains(document.activeElement)
+      ? /** @type {HTMLElement} */ (document.activeElement).dataset.i
+      : undefined;
     this.body.innerHTML = html.join('');
     // The row that had the keyboard keeps it when it is still drawn.
     if (focused !== undefined)

@@ -37,7 +37,9 @@ export function num(v) {
   return FORMATS[digits].format(v);
 }
 
-/** NRCS classes of % of median: [lower bound (inclusive), label, colour]. */
+/** A class of % of median: lower bound (inclusive; '' for none), label, colour. @typedef {readonly [number | string, string, string]} PctClass */
+
+/** NRCS classes of % of median: [lower bound (inclusive), label, colour]. @type {readonly PctClass[]} */
 export const CLASSES = [
   [-Infinity, '< 50 %', '#d73027'],
   [50, '50–69 %', '#fc8d59'],
@@ -47,15 +49,20 @@ export const CLASSES = [
   [130, '130–149 %', '#91bfdb'],
   [150, '≥ 150 %', '#4575b4'],
 ];
+/** @type {PctClass} */
 export const NO_DATA = ['', 'no median', '#c9c9c9'];
 /** A median under the variable's floor (0.1 in of SWE, 1 in of depth): no % of median is given. */
+/** @type {PctClass} */
 export const NO_SNOW = ['', 'no snow at median', '#c7a977']; // bare-ground tan: ΔE > 10 from every class, colour-blind too
 
-/** The class of a % of median (null → NO_SNOW where the day has a median, else NO_DATA). */
+/**
+ * The class of a % of median (null → NO_SNOW where the day has a median, else NO_DATA).
+ * @returns {PctClass}
+ */
 export function classOf(pct, median = null) {
   if (pct === null || pct === undefined || !Number.isFinite(pct))
     return median === null || median === undefined ? NO_DATA : NO_SNOW;
   let c = CLASSES[0];
-  for (const k of CLASSES) if (pct >= k[0]) c = k;
+  for (const k of CLASSES) if (pct >= Number(k[0])) c = k;
   return c;
 }

@@ -76,6 +76,7 @@ export async function seasonView(ctx, els) {
   const n = Object.fromEntries(
     ['median', 'p10', 'p90', 'min', 'max'].map((k) => [k, normals ? col(normals, `${k}_${stat}`) : -1]),
   );
+  /** @type {Record<'xs' | 'value' | 'median' | 'p10' | 'p90' | 'min' | 'max', (number | null)[]>} */
   const s = { xs: [], value: [], median: [], p10: [], p90: [], min: [], max: [] };
   const rows = [];
   for (const d of days) {
