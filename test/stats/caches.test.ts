@@ -40,9 +40,11 @@ describe('caches', () => {
   after(() => app.close());
 
   it('prepared basins and normals tables: the bytes a cache counts are at least what its entries keep alive', async () => {
-    for (const [name, fill] of [
+    // Entries per round: many small basins (a few kB each), fewer normals tables (~2 MB each).
+    for (const [name, n, fill] of [
       [
         'basins',
+        40,
         (i: number) =>
           computeStats(db, {
             dataset: 'hist',
@@ -53,27 +55,28 @@ describe('caches', () => {
       ],
       [
         'normals',
+        10,
         async (i: number) =>
           executeNormals(
             await openNormalsPlan(db, {
               dataset: 'hist',
               pourpoint: HALF,
-              zones: ['terrain.elevation'],
+              zones: ['terrain.elevation:band_step_ft=100'], // many bands: ~2 MB a table
               years: { start: 2004 + (i % 8), end: 2012 + Math.floor(i / 8) },
             }),
           ),
       ],
     ] as const) {
       const cache = namedCache(name, () => 0); // the cache itself (it is made already)
-      for (let i = 0; i < 40; i++) await fill(i); // warm: code and shared state, then forget the entries
+      for (let i = 0; i < n; i++) await fill(i); // warm: code and shared state, then forget the entries
       cache.clear();
-      // What 40 entries keep alive: the memory that becomes free when the cache lets them go
+      // What n entries keep alive: the memory that becomes free when the cache lets them go
       // (the median of three rounds: the heap moves by tens of kB on its own).
       const rounds: { bytes: number; freed: number }[] = [];
       for (let round = 0; round < 3; round++) {
-        for (let i = 0; i < 40; i++) await fill(40 * (round + 1) + i);
+        for (let i = 0; i < n; i++) await fill(n * (round + 1) + i);
         const { entries, bytes } = counted(name);
-        assert.equal(entries, 40, name);
+        assert.equal(entries, n, name);
         const m0 = live();
         cache.clear();
         rounds.push({ bytes, freed: m0 - live() });
