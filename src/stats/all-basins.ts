@@ -11,20 +11,18 @@ import { QueryParameterError } from '../errors.js';
 import { indexOf } from '../pourpoints/store.js';
 import { byString } from '../util/compare.js';
 import type { ZoneRef } from '../zones/schemes.js';
-import { executeWithNormals, type NormalsOption, type StatsWithNormals } from './anomalies.js';
+import { executeWithNormals, type StatsWithNormals } from './anomalies.js';
 import { emptySelectionNote, selectDates } from './dates.js';
 import type { CompactStats, ExecuteOptions } from './engine.js';
 import type { Reference } from './normals.js';
-import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { answerWidth, checkAnswerSize, planStats, type StatsPlan, type StatsQuery } from './plan.js';
 import { statsStateKey } from './state.js';
 
 /** Most dates one all-basins query may select. */
 export const MAX_ALL_BASINS_DATES = 31;
 
-export interface AllBasinsQuery extends Omit<StatsQuery, 'pourpoint'> {
-  /** Add normals columns (each basin against its own reference years). */
-  readonly normals?: NormalsOption;
-}
+/** Every basin's query: a stats query without the basin (normals: each basin against its own reference years). */
+export type AllBasinsQuery = Omit<StatsQuery, 'pourpoint'>;
 
 /** One basin's part of an all-basins answer: the compact body without the shared header. */
 export interface BasinStats {
@@ -67,6 +65,13 @@ export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<Al
     .map((e) => e.triplet)
     .sort(byString)
     .map((pourpoint) => planStats({ dataset, index, dates }, { ...q, pourpoint }));
+  // The whole answer is one body: its numbers are the sum over the basins.
+  const sizes = plans.map((p) => p.dates.length * answerWidth(p) * p.product);
+  checkAnswerSize(
+    sizes.reduce((a, b) => a + b, 0),
+    q.maxValues,
+    `${plans.length} basins × ${n} dates × their cells × ${plans[0] ? answerWidth(plans[0]) : 0} columns`,
+  );
   // Only an empty selection has a note: the dates were selected above already.
   return { plans, notes: n === 0 ? [emptySelectionNote(dataset.name, dates, q.dates)!] : [] };
 }
@@ -83,12 +88,11 @@ export function allBasinsStateKey(p: AllBasinsPlan): string {
 export async function executeAllBasins(
   db: Database,
   p: AllBasinsPlan,
-  normals: NormalsOption | undefined,
   opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats> {
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
   for (const plan of p.plans) {
-    const body: CompactStats = await executeWithNormals(db, plan, normals, opts);
+    const body: CompactStats = await executeWithNormals(db, plan, opts);
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;
     const { reference } = body as Partial<StatsWithNormals>;
@@ -111,5 +115,5 @@ export async function computeAllBasins(
   q: AllBasinsQuery,
   opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats> {
-  return executeAllBasins(db, await planAllBasins(db, q), q.normals, opts);
+  return executeAllBasins(db, await planAllBasins(db, q), opts);
 }

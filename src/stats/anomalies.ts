@@ -9,6 +9,9 @@ import { type CompactStats, compactOf } from './engine.js';
 import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { planInputs, type StatsPlan } from './plan.js';
+
+export type { NormalsOption } from './plan.js';
+
 import { DAY_INDEX, dayKey } from './water-year.js';
 
 /** A stats body with normals columns, and the reference years behind them. */
@@ -115,19 +118,13 @@ export async function withNormals(
   };
 }
 
-/** Whether and against which years an answer carries normals columns. */
-export interface NormalsOption {
-  /** Reference water years (default: `defaultReferenceYears`). */
-  readonly years?: YearSpan;
-}
-
-/** Execute a plan, with normals columns when `normals` is given. */
+/** Execute a plan, with normals columns when its query asks for them. */
 export async function executeWithNormals(
   db: Database,
   plan: StatsPlan,
-  normals?: NormalsOption,
   opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
   const cube = await executeCube(plan, opts);
+  const normals = plan.query.normals;
   return normals === undefined ? compactOf(cube) : withNormals(db, cube, normals.years, opts);
 }

@@ -11,7 +11,14 @@ import { namedCache } from '../util/caches.js';
 import { waterYearOf } from '../util/dates.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import type { CompactStats } from './engine.js';
-import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import {
+  checkAnswerSize,
+  type PlanInputs,
+  planInputs,
+  planStats,
+  type StatsPlan,
+  type StatsQuery,
+} from './plan.js';
 import { statsStateKey } from './state.js';
 import {
   checkYearSpan,
@@ -260,7 +267,10 @@ export function planNormals(inputs: PlanInputs, q: NormalsQuery, days?: Readonly
     end_date: waterYearSpan(reference.water_years.at(-1)!).last,
   };
   const held = days === undefined ? inputs.dates : inputs.dates.filter((d) => days.has(dayKey(d)));
-  const stats = planStats({ ...inputs, dates: held }, { ...q, dates, validFraction: false });
+  const stats = planStats(
+    { ...inputs, dates: held },
+    { ...q, dates, validFraction: false, normals: undefined },
+  );
   return { reference, stats, ...(days && { days }) };
 }
 
@@ -293,9 +303,21 @@ export async function referenceTable(
   return executeNormals(planNormals(inputs, q, days), o);
 }
 
-/** Plan a basin's normals against the database. */
+/**
+ * Plan a basin's normals answer against the database: its size (every day of the water year ×
+ * cell × column × statistic, not the dates read) checked against the query's cap first.
+ * @throws SnowdbError `query-too-large`; as `planNormals`.
+ */
 export async function openNormalsPlan(db: Database, q: NormalsQuery): Promise<NormalsPlan> {
-  return planNormals(await planInputs(db, q.dataset, q.pourpoint), q);
+  const p = planNormals(await planInputs(db, q.dataset, q.pourpoint), q);
+  const [D, K, C, S] = [
+    WATER_YEAR_DAYS.length,
+    p.stats.product,
+    p.stats.columns.length,
+    NORMAL_STATISTICS.length,
+  ];
+  checkAnswerSize(D * K * C * S, q.maxValues, `${D} days × ${K} cells × ${C} columns × ${S} statistics`);
+  return p;
 }
 
 /** Day-of-year normals of one basin in an active dataset. */

@@ -11,6 +11,16 @@ import { parseZoneTokens } from '../zones/tokens.js';
 import { type DateQuery, emptySelectionNote, selectDates } from './dates.js';
 import { MAX_QUERY_VALUES, MAX_ZONE_CELLS } from './limits.js';
 import { type Units, unitIn } from './units.js';
+import type { YearSpan } from './water-year.js';
+
+/** Whether and against which years an answer carries normals columns. */
+export interface NormalsOption {
+  /** Reference water years (default: `defaultReferenceYears`). */
+  readonly years?: YearSpan;
+}
+
+/** The normals columns each mean and volume column adds: median, % of median, rank, rank of. */
+export const NORMALS_COLUMNS_PER_STAT = 4;
 
 export interface StatsQuery {
   readonly dataset: string;
@@ -28,6 +38,8 @@ export interface StatsQuery {
   readonly maxValues?: number;
   /** Depths in mm and volumes in m³ (metric, the default) or inches and acre-feet (us). */
   readonly units?: Units;
+  /** Add normals columns (`anomalies.ts`) after the stat columns. */
+  readonly normals?: NormalsOption;
 }
 
 /** One output column: a variable's mean, volume or valid fraction, in the query's units. */
@@ -126,15 +138,12 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
   const aoi = d.paths.aoi(entry.triplet);
   const dates = selectDates(inputs.dates, q.dates);
   const product = crossing + (axes.length > 0 ? 1 : 0);
-  const values = dates.length * product * columns.length;
-  const most = q.maxValues ?? MAX_QUERY_VALUES;
-  if (values > most) {
-    throw new SnowdbError(
-      'query-too-large',
-      `the query asks for ${values.toLocaleString('en-US')} numbers (${dates.length} dates × ${product} cells × ${columns.length} columns), more than the limit of ${most.toLocaleString('en-US')}; ask for fewer dates, zones or variables`,
-      { limit: most },
-    );
-  }
+  const width = widthOf(columns, q.normals !== undefined);
+  checkAnswerSize(
+    dates.length * product * width,
+    q.maxValues,
+    `${dates.length} dates × ${product} cells × ${width} columns${q.normals ? ' (normals included)' : ''}`,
+  );
   return {
     dataset: d,
     entry,
@@ -158,6 +167,28 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
       units,
     },
   };
+}
+
+/** An answer's columns: the stat columns, and with normals four more per mean and volume. */
+const widthOf = (columns: readonly Column[], normals: boolean): number =>
+  columns.length +
+  (normals ? NORMALS_COLUMNS_PER_STAT * columns.filter((c) => c.kind !== 'valid').length : 0);
+
+/** The columns of a plan's answer (its stat columns, and the normals columns it asks for). */
+export const answerWidth = (p: StatsPlan): number => widthOf(p.columns, p.query.normals !== undefined);
+
+/**
+ * Refuse an answer of more than `most` numbers (default MAX_QUERY_VALUES) before any work.
+ * @throws SnowdbError `query-too-large` naming the numbers (`how`: what multiplies to them).
+ */
+export function checkAnswerSize(values: number, most: number | undefined, how: string): void {
+  const limit = most ?? MAX_QUERY_VALUES;
+  if (values > limit)
+    throw new SnowdbError(
+      'query-too-large',
+      `the query asks for ${values.toLocaleString('en-US')} numbers (${how}), more than the limit of ${limit.toLocaleString('en-US')}; ask for fewer dates, zones or variables`,
+      { limit },
+    );
 }
 
 /**

@@ -492,5 +492,44 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
         assert.equal((JSON.parse(r.body) as { type: string }).type, `/problems/${key}`);
       }
     });
+
+    it('every answer is sized before any work: normals by day × cell × column × statistic, normals columns and every basin counted', async () => {
+      // A server capped at 50,000 numbers an answer (and a read); swe has 2 columns; band_step_ft=250
+      // gives 63 cells, 100 gives 153.
+      const small = await buildApp(await Database.open(root), { limits: { maxValues: 50_000 } });
+      try {
+        const get = (url: string) => small.inject({ method: 'GET', url });
+        const refused = async (url: string, numbers: RegExp) => {
+          const r = await get(url);
+          assert.equal(r.statusCode, 422, `${url}: ${r.body}`);
+          const p = r.json() as { type: string; detail: string; limit: number };
+          assert.equal(p.type, '/problems/query-too-large');
+          assert.equal(p.limit, 50_000);
+          assert.match(p.detail, numbers);
+        };
+        // Normals of one reference year: 365 dates read × 63 cells × 2 = 45,990 fits, but the answer
+        // is 366 days × 63 cells × 2 columns × 7 statistics = 322,812.
+        const one = 'normals_years=2011..2011';
+        assert.equal((await get(`/datasets/hist/stats/${FULL}/normals?${one}`)).statusCode, 200);
+        await refused(
+          `/datasets/hist/stats/${FULL}/normals?${one}&zone=terrain.elevation:band_step_ft=250`,
+          /asks for 322,812 numbers \(366 days × 63 cells × 2 columns × 7 statistics\)/,
+        );
+        // 181 dates × 63 cells × 2 columns = 22,806 fits; with normals, 10 columns: 114,030.
+        const range = 'datetime=2011-01-01/2011-06-30&zone=terrain.elevation:band_step_ft=250';
+        assert.equal((await get(`/datasets/hist/stats/${FULL}/date-range?${range}`)).statusCode, 200);
+        await refused(
+          `/datasets/hist/stats/${FULL}/date-range?${range}&normals=true`,
+          /asks for 114,030 numbers \(181 dates × 63 cells × 10 columns \(normals included\)\)/,
+        );
+        // Every basin with normals: 31 dates × 153 cells × 10 columns = 47,430 a basin; 94,860 in one body.
+        await refused(
+          `/datasets/hist/stats?date=2011-03-01/2011-03-31&zone=terrain.elevation:band_step_ft=100&normals=true`,
+          /asks for 94,860 numbers \(2 basins × 31 dates × their cells × 10 columns\)/,
+        );
+      } finally {
+        await small.close();
+      }
+    });
   });
 });

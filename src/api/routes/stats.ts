@@ -50,10 +50,6 @@ function normalsOption(q: Common): NormalsOption | undefined {
   };
 }
 
-/** The ETag suffix of an answer with normals columns against `normals` ('' without). */
-const against = (normals: NormalsOption | undefined): string =>
-  normals === undefined ? '' : `.n${normals.years ? `${normals.years.start}-${normals.years.end}` : ''}`;
-
 /** Answer one stats request: negotiate, ETag/304, compute, then JSON envelope or streamed CSV. */
 async function answer(
   db: Database,
@@ -64,12 +60,11 @@ async function answer(
   const format = negotiate(req.query.f, req.headers.accept);
   const { dataset, pourpoint } = req.params;
   const cells = cellOptions(req.query);
-  const q: StatsQuery = { dataset, pourpoint, dates, ...cells, ...queryCaps(req) };
   const normals = normalsOption(req.query);
+  const q: StatsQuery = { dataset, pourpoint, dates, ...cells, ...queryCaps(req), normals };
   const plan = await openStatsPlan(db, q);
-  if (conditional(req, reply, `${statsStateKey(plan)}${against(normals)}`, format))
-    return reply.code(304).send();
-  const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, normals, exec));
+  if (conditional(req, reply, statsStateKey(plan), format)) return reply.code(304).send();
+  const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, exec));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
   const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
@@ -131,9 +126,8 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const normals = normalsOption(req.query);
       const q = { dataset, dates, ...cellOptions(req.query), ...queryCaps(req), normals };
       const plan = await planAllBasins(db, q);
-      if (conditional(req, reply, `${allBasinsStateKey(plan)}${against(normals)}`, format))
-        return reply.code(304).send();
-      const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, normals, exec));
+      if (conditional(req, reply, allBasinsStateKey(plan), format)) return reply.code(304).send();
+      const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
       const notes = answerNotes(

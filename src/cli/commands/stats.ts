@@ -140,10 +140,17 @@ export function registerStats(program: Command, run: Runner): void {
         const cap = Number(opts.maxZoneCells);
         if (!Number.isInteger(cap) || cap < 1)
           throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
-        const q = { dataset, pourpoint, dates, ...cellQuery(opts), validFraction: opts.validFraction };
+        const q = {
+          dataset,
+          pourpoint,
+          dates,
+          ...cellQuery(opts),
+          validFraction: opts.validFraction,
+          normals: normalsOption(opts),
+        };
         const db = await ctx.openDatabase('read');
         const plan = await openStatsPlan(db, { ...q, maxZoneCells: cap });
-        const body = await executeWithNormals(db, plan, normalsOption(opts));
+        const body = await executeWithNormals(db, plan);
         const ref = (body as Partial<StatsWithNormals>).reference;
         for (const note of answerNotes(dataset, plan.notes, [ref])) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, [{ pourpoint, zones: body.zones }]);
@@ -178,14 +185,14 @@ export function registerStatsAll(program: Command, run: Runner): void {
     ) =>
       run(cmd, async (ctx) => {
         const db = await ctx.openDatabase('read');
-        const normals = normalsOption(opts);
         const plan = await planAllBasins(db, {
           dataset,
           dates: parseDateRange(opts.date, 'date'),
           ...cellQuery(opts),
           validFraction: opts.validFraction,
+          normals: normalsOption(opts),
         });
-        const body: AllBasinsStats = await executeAllBasins(db, plan, normals);
+        const body: AllBasinsStats = await executeAllBasins(db, plan);
         const refs = body.basins.map((b) => b.reference);
         for (const note of answerNotes(dataset, plan.notes, refs)) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, body.basins);
