@@ -4,12 +4,11 @@
  * every path sums in the same order and gives the same bits). Prepared basins are kept in a
  * process-wide cache keyed by the AOI and zone-layer file signatures and the axes.
  */
+import { readOnto } from '../datasets/read-onto.js';
 import { SnowdbError } from '../errors.js';
 import { fileSignature } from '../io/memo.js';
-import { storeOf } from '../io/store.js';
-import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
-import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../raster/grid.js';
+import type { Window } from '../raster/grid.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
 import { namedCache } from '../util/caches.js';
@@ -45,46 +44,6 @@ export interface PreparedBasin {
 
 /** What the reduction needs of a prepared basin (plain typed arrays: a worker gets a copy). */
 export type BasinRuns = Pick<PreparedBasin, 'blockRun' | 'runStart' | 'runCell' | 'weight' | 'pos'>;
-
-/**
- * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
- * raster lies at the window its `tag` holds (col row width height), or covers the whole grid when
- * `tag` is null; `want` null = the raster's own window. One open per file; null when it is absent.
- * A raster that covers `want` is returned as read (its own pixel type, no copy).
- */
-export async function readOnto(
-  path: string,
-  tag: string | null,
-  want: Window | null,
-  fill: number,
-): Promise<{ data: TypedArray; window: Window } | null> {
-  const src = storeOf(path).source(path);
-  try {
-    const cog = await Cog.open(src).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return null;
-      throw e;
-    });
-    if (cog === null) return null;
-    const at = tag === null ? fullWindow(cog.grid) : parseWindowTag(cog.metadata.items[tag] ?? null);
-    if (at === null) throw new SnowdbError('invalid-raster', `${path}: no ${tag} tag`);
-    const w = want ?? at;
-    const inter = intersectWindows(at, w);
-    const local = inter && { ...inter, col: inter.col - at.col, row: inter.row - at.row };
-    if (inter && local && inter.width === w.width && inter.height === w.height)
-      return { data: await cog.readWindow(local), window: w };
-    const data = new Float64Array(w.width * w.height).fill(fill);
-    if (inter && local) {
-      const part = await cog.readWindow(local);
-      for (let r = 0; r < inter.height; r++) {
-        const dst = (inter.row - w.row + r) * w.width + (inter.col - w.col);
-        for (let c = 0; c < inter.width; c++) data[dst + c] = part[r * inter.width + c]!;
-      }
-    }
-    return { data, window: w };
-  } finally {
-    await src.close();
-  }
-}
 
 async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   const { dataset: d, entry, product } = plan;

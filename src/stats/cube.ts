@@ -4,11 +4,13 @@
  * Every answer (the compact body, CSV, normals, anomalies, water-year summaries, every basin) is
  * a view of cubes (`columnTable`, `zonesOf`), not of another answer's wire format.
  */
+
+import { readOnto } from '../datasets/read-onto.js';
 import { SnowdbError } from '../errors.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
-import { accumulateRuns, preparedBasin, readOnto } from './basin.js';
+import { accumulateRuns, preparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 import { reduceFromSeries, type Sums } from './series-path.js';
 import { M2_PER_ACRE } from './units.js';

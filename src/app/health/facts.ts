@@ -1,5 +1,6 @@
 import { aoiHash, readHeader } from '../../datasets/artifacts.js';
 import { ingestedDates } from '../../datasets/inventory.js';
+import { readOnto } from '../../datasets/read-onto.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
@@ -11,7 +12,6 @@ import { type Pending, readPending } from '../../pourpoints/pending.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
 import type { Grid } from '../../raster/grid.js';
 import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
-import { readOnto } from '../../stats/basin.js';
 import { mapPool } from '../../util/pool.js';
 import { enabledLayers, layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
 
