@@ -7,26 +7,72 @@ import { storeOf } from '../io/store.js';
 import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../raster/grid.js';
+import { TileCache } from '../raster/tile.cache.js';
+
+/**
+ * Rasters opened once for the reads of one answer and closed together: every basin of an
+ * every-basin answer reads a date's COG through one open file and one tile cache (a tile under
+ * two basins is decoded once).
+ */
+export class RasterSession {
+  private readonly opened = new Map<string, Promise<Cog | null>>();
+  /** Decoded tiles of every raster of the session, bytes. */
+  private readonly tiles = new TileCache(128 * 1024 * 1024);
+
+  /** The raster at `path`, opened on first ask; null when it is absent. */
+  open(path: string): Promise<Cog | null> {
+    let cog = this.opened.get(path);
+    if (cog === undefined) {
+      cog = openCog(path, this.tiles);
+      this.opened.set(path, cog);
+    }
+    return cog;
+  }
+
+  /** Close every raster opened (the session is not used afterwards). */
+  async close(): Promise<void> {
+    const all = [...this.opened.values()];
+    this.opened.clear();
+    await Promise.all(
+      all.map((c) =>
+        c.then(
+          (x) => x?.close(),
+          () => undefined,
+        ),
+      ),
+    );
+  }
+}
+
+/** Open a stored raster (null when absent), its source closed again when the open fails. */
+async function openCog(path: string, tiles?: TileCache): Promise<Cog | null> {
+  const src = storeOf(path).source(path);
+  try {
+    return await Cog.open(src, tiles);
+  } catch (e) {
+    await src.close();
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw e;
+  }
+}
 
 /**
  * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
  * raster lies at the window its `tag` holds (col row width height), or covers the whole grid when
  * `tag` is null; `want` null = the raster's own window. One open per file; null when it is absent.
- * A raster that covers `want` is returned as read (its own pixel type, no copy).
+ * A raster that covers `want` is returned as read (its own pixel type, no copy). With `session`,
+ * the raster is opened through it (and stays open until the session closes).
  */
 export async function readOnto(
   path: string,
   tag: string | null,
   want: Window | null,
   fill: number,
+  session?: RasterSession,
 ): Promise<{ data: TypedArray; window: Window } | null> {
-  const src = storeOf(path).source(path);
+  const cog = await (session ? session.open(path) : openCog(path));
+  if (cog === null) return null;
   try {
-    const cog = await Cog.open(src).catch((e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return null;
-      throw e;
-    });
-    if (cog === null) return null;
     const at = tag === null ? fullWindow(cog.grid) : parseWindowTag(cog.metadata.items[tag] ?? null);
     if (at === null) throw new SnowdbError('invalid-raster', `${path}: no ${tag} tag`);
     const w = want ?? at;
@@ -44,6 +90,6 @@ export async function readOnto(
     }
     return { data, window: w };
   } finally {
-    await src.close();
+    if (!session) await cog.close();
   }
 }

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { datesOf } from '../datasets/inventory.js';
+import { RasterSession } from '../datasets/read-onto.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
@@ -91,19 +92,33 @@ export async function executeAllBasins(
   opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats> {
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
-  for (const plan of p.plans) {
-    const body: CompactStats = await executeWithNormals(db, plan, opts);
-    out.zone_layers = body.zone_layers;
-    out.variables = body.variables;
-    const { reference } = body as Partial<StatsWithNormals>;
-    out.basins.push({
-      pourpoint: plan.query.pourpoint,
-      zones: body.zones,
-      results: body.results,
-      ...(reference && { reference }),
-    });
+  // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
+  const rasters = new RasterSession();
+  try {
+    for (const plan of p.plans) await addBasin(db, plan, { ...opts, rasters }, out);
+  } finally {
+    await rasters.close();
   }
   return out;
+}
+
+/** Execute one basin's plan into an all-basins answer. */
+async function addBasin(
+  db: Database,
+  plan: StatsPlan,
+  opts: ExecuteOptions,
+  out: AllBasinsStats,
+): Promise<void> {
+  const body: CompactStats = await executeWithNormals(db, plan, opts);
+  out.zone_layers = body.zone_layers;
+  out.variables = body.variables;
+  const { reference } = body as Partial<StatsWithNormals>;
+  out.basins.push({
+    pourpoint: plan.query.pourpoint,
+    zones: body.zones,
+    results: body.results,
+    ...(reference && { reference }),
+  });
 }
 
 /**

@@ -5,7 +5,7 @@
  * a view of cubes (`columnTable`, `zonesOf`), not of another answer's wire format.
  */
 
-import { readOnto } from '../datasets/read-onto.js';
+import { type RasterSession, readOnto } from '../datasets/read-onto.js';
 import { SnowdbError } from '../errors.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
@@ -22,6 +22,8 @@ export interface ExecuteOptions {
   readonly threadsAbove?: number;
   /** Abandons the work at its next check (between dates, pages and worker jobs). */
   readonly signal?: AbortSignal;
+  /** Rasters shared with the other cubes of one answer (every basin at once). */
+  readonly rasters?: RasterSession;
 }
 
 /** A plan executed: typed sums per variable over the plan's dates and cells. */
@@ -65,7 +67,7 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     await mapPool(rest, 8, async (i) => {
       opts.signal?.throwIfAborted();
       const { date, cogs } = plan.dates[i]!;
-      const raster = await readOnto(cogs[vi]!, null, basin.window, spec.nodata);
+      const raster = await readOnto(cogs[vi]!, null, basin.window, spec.nodata, opts.rasters);
       if (raster === null) {
         throw new SnowdbError(
           'date-incomplete',
