@@ -5,7 +5,7 @@
  * old page with a new block list: it reads such dates from the COGs instead.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingestedDates } from '../datasets/inventory.js';
 import type { Dataset } from '../datasets/registry.js';
@@ -171,6 +171,8 @@ async function rebuildLocked(
   progress: (done: number, total: number) => void,
   writePages: PageWriter = writePagesHere,
 ): Promise<SeriesBuildReport> {
+  // The marks before any COG is read: an ingest that swaps a date meanwhile leaves a newer one.
+  const seen = await staleMarks(d);
   const set = blockSetOf(d.grid, await basinBlocks(d));
   await mkdir(d.paths.seriesDir, { recursive: true });
   await writeBlockSet(d, set.ids);
@@ -189,7 +191,7 @@ async function rebuildLocked(
   for (const n of await namesIn(d.paths.seriesDir))
     if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
       await rm(join(d.paths.seriesDir, n), { recursive: true, force: true });
-  await rm(d.paths.seriesStaleDir, { recursive: true, force: true });
+  await clearMarksSeen(d, seen);
   const bytes = sizes.reduce((a, b) => a + b, 0);
   return { variables, blocks: set.ids.length, pages: tasks.length, dates: dates.length, bytes };
 }
@@ -201,8 +203,17 @@ async function rebuildLocked(
  */
 export async function markSeriesStale(d: Dataset, date: string): Promise<void> {
   if (!(await pathExists(d.paths.seriesBlocks))) return;
-  await mkdir(d.paths.seriesStaleDir, { recursive: true });
-  await writeFile(d.paths.seriesStale(date), randomBytes(8).toString('hex'));
+  const mark = randomBytes(8).toString('hex');
+  for (let attempt = 0; ; attempt++) {
+    await mkdir(d.paths.seriesStaleDir, { recursive: true });
+    try {
+      await writeFile(d.paths.seriesStale(date), mark);
+      return;
+    } catch (e) {
+      // The folder was removed as it emptied (clearMarksSeen) between the two steps: again.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
+    }
+  }
 }
 
 /** Run `fn` holding the store's lock (one writer at a time, across processes). */
@@ -240,11 +251,9 @@ export async function refreshSeries(d: Dataset): Promise<number> {
 async function refreshLocked(d: Dataset): Promise<number> {
   const set = await readBlockSet(d);
   if (set === null) return (await rebuildLocked(d, () => {})).pages;
-  const stale = await staleSeriesDates(d);
+  const seen = await staleMarks(d);
+  const stale = [...seen.keys()];
   if (stale.length === 0) return 0;
-  const marks = await Promise.all(
-    stale.map((date) => readFile(d.paths.seriesStale(date), 'utf8').catch(() => null)),
-  );
   const ingested = new Set(await ingestedDates(d));
   const all = datesByPage([...ingested]);
   const cache = new BlockValuesCache();
@@ -265,11 +274,30 @@ async function refreshLocked(d: Dataset): Promise<number> {
       written++;
     }
   }
-  for (const [i, date] of stale.entries()) {
-    const now = await readFile(d.paths.seriesStale(date), 'utf8').catch(() => null);
-    if (now === marks[i]) await rm(d.paths.seriesStale(date), { force: true });
-  }
+  await clearMarksSeen(d, seen);
   return written;
+}
+
+/** Each stale date's mark (its nonce), ISO dates ascending. */
+async function staleMarks(d: Dataset): Promise<Map<string, string | null>> {
+  const dates = await staleSeriesDates(d);
+  const marks = await Promise.all(
+    dates.map((date) => readFile(d.paths.seriesStale(date), 'utf8').catch(() => null)),
+  );
+  return new Map(dates.map((date, i) => [date, marks[i]!]));
+}
+
+/**
+ * Clear the marks a rebuild or refresh saw before it read any COG, each only while unchanged: a
+ * date swapped meanwhile has a new mark (or a first one) and stays stale, so its pages are
+ * written again by the next refresh and readers take it from its COGs until then.
+ */
+async function clearMarksSeen(d: Dataset, seen: ReadonlyMap<string, string | null>): Promise<void> {
+  for (const [date, mark] of seen) {
+    const now = await readFile(d.paths.seriesStale(date), 'utf8').catch(() => null);
+    if (now === mark) await rm(d.paths.seriesStale(date), { force: true });
+  }
+  await rmdir(d.paths.seriesStaleDir).catch(() => {}); // only when empty (markSeriesStale remakes it)
 }
 
 /**

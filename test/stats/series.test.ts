@@ -4,7 +4,15 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
-import { markSeriesStale } from '../../src/series/build.js';
+import { ingestDate } from '../../src/ingest/date.js';
+import { ingesterFor } from '../../src/ingest/ingesters.js';
+import {
+  markSeriesStale,
+  rebuildSeries,
+  refreshSeries,
+  staleSeriesDates,
+  writeRebuildPage,
+} from '../../src/series/build.js';
 import { seriesView } from '../../src/series/read.js';
 import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
@@ -155,5 +163,39 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     const fixed = await snowdb(['doctor', '--include-inactive'], { env });
     assert.doesNotMatch(fixed.stdout + fixed.stderr, /series/);
     assert.equal((await readFile(join(series, 'blocks.bin'))).subarray(0, 8).toString(), 'SDBSBL01');
+  });
+
+  it('a replacing ingest that lands while the store is rebuilt stays stale: readers get its new values, then a refresh writes them', async () => {
+    const db = await Database.open(root());
+    const d = await openDataset(db, 'snodas');
+    const tar = await zionTar(dir, '20240116', () => 500); // 2024-01-16 again: 500 mm everywhere
+    const [src] = await ingesterFor(d).plan([tar]);
+    // The rebuild writes every page (reading 2024-01-16's old COGs), then, before it ends, the
+    // date is replaced: the order two processes can take.
+    await rebuildSeries(
+      d,
+      () => {},
+      async (ds, tasks) => {
+        const sizes: number[] = [];
+        for (const t of tasks) sizes.push(await writeRebuildPage(ds, t));
+        const r = await ingestDate(ds, src!, { force: true });
+        assert.equal(r.action, 'ingested');
+        return sizes;
+      },
+    );
+    assert.deepEqual(await staleSeriesDates(d), ['2024-01-16'], 'the swap’s mark outlives the rebuild');
+    const plan = await openStatsPlan(db, {
+      dataset: 'snodas',
+      pourpoint: ZION,
+      dates: { type: 'DateRange', start_date: '2024-01-16', end_date: '2024-01-16' },
+      variables: ['swe'],
+    });
+    const plain = await executeStats(plan, { series: false });
+    const mean = plain.results['2024-01-16']![0]![0] as number;
+    assert.ok(Math.abs(mean - 500) < 1e-9 * 500, String(mean)); // Σ 500·w / Σ w, to rounding
+    assert.deepEqual(await executeStats(plan), plain, 'the store path reads the new COGs');
+    assert.equal(await refreshSeries(d), 2, 'swe and depth: the page of 2024-01-16 written again');
+    assert.deepEqual(await staleSeriesDates(d), []);
+    assert.deepEqual(await executeStats(plan), plain);
   });
 });
