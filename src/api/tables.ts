@@ -5,9 +5,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Units } from '../stats/units.js';
-import { baseOf, type Link, selfOf } from './http.js';
+import { baseOf, type Link, seg, selfOf } from './http.js';
 import type { Format } from './negotiate.js';
-import { tableResponses } from './schemas.js';
+import { DATASET_PARAM, POURPOINT_PARAM, tableResponses } from './schemas.js';
 
 /** The query parameters every table route takes. */
 export interface Common {
@@ -78,4 +78,19 @@ export function conditional(
 export const conditionalResponses = (ref: string, what: string) => ({
   ...tableResponses(ref, what),
   304: { description: 'not modified (If-None-Match matched the ETag)' },
+});
+
+/** The path parameters of a one-basin table route, and their schema. */
+export type BasinParams = { dataset: string; pourpoint: string };
+export const basinParams = {
+  type: 'object',
+  properties: { dataset: DATASET_PARAM, pourpoint: POURPOINT_PARAM },
+  required: ['dataset', 'pourpoint'],
+} as const;
+
+/** The `up` link of a one-basin answer: the basin's Feature. */
+export const upLink = (req: FastifyRequest, pourpoint: string): Link => ({
+  href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`,
+  rel: 'up',
+  type: 'application/geo+json',
 });

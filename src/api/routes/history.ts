@@ -10,25 +10,20 @@ import {
   openNormalsPlan,
 } from '../../stats/normals.js';
 import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../../stats/summaries.js';
-import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
+import { admit, queryCaps, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
-import { DATASET_PARAM, POURPOINT_PARAM, STATS_COMMON, YEAR_SPAN } from '../schemas.js';
+import { STATS_COMMON, YEAR_SPAN } from '../schemas.js';
 import {
+  type BasinParams,
+  basinParams,
   type Common,
   cellOptions,
   conditional,
   conditionalResponses,
   sendCsv,
   statsLinks,
+  upLink,
 } from '../tables.js';
-
-type Params = { dataset: string; pourpoint: string };
-
-const params = {
-  type: 'object',
-  properties: { dataset: DATASET_PARAM, pourpoint: POURPOINT_PARAM },
-  required: ['dataset', 'pourpoint'],
-} as const;
 
 const { valid_fraction: _, ...CELL } = STATS_COMMON;
 
@@ -37,14 +32,14 @@ const ok = (ref: string, what: string) =>
 
 /** Day-of-year normals and water-year summaries of one basin. */
 export async function historyRoutes(app: FastifyInstance, db: Database): Promise<void> {
-  app.get<{ Params: Params; Querystring: Common & { normals_years?: string } }>(
+  app.get<{ Params: BasinParams; Querystring: Common & { normals_years?: string } }>(
     '/datasets/:dataset/stats/:pourpoint/normals',
     {
       schema: {
         tags: ['stats'],
         summary:
           'Day-of-year normals of a basin: per day of the water year and cell, median, mean, p10, p90, min, max and years',
-        params,
+        params: basinParams,
         querystring: {
           type: 'object',
           properties: {
@@ -76,23 +71,18 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       const body = normalsOf(await admit(req, reply, (exec) => executeNormals(plan, exec)));
       if (format === 'csv')
         return sendCsv(reply, `${pourpoint.replaceAll(':', '-')}_normals.csv`, csvLines(body, 'day'));
-      const up = {
-        href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`,
-        rel: 'up',
-        type: 'application/geo+json',
-      };
       const notes = answerNotes(dataset, [], [body.reference]);
       return sendJson(reply, {
         ...body,
         pourpoint,
         dataset,
         ...(notes.length > 0 && { notes }),
-        links: statsLinks(req, [up]),
+        links: statsLinks(req, [upLink(req, pourpoint)]),
       });
     },
   );
   app.get<{
-    Params: Params;
+    Params: BasinParams;
     Querystring: Omit<Common, 'variable'> & { variable?: string; years?: string; melt_out_below?: number };
   }>(
     '/datasets/:dataset/stats/:pourpoint/water-years',
@@ -100,7 +90,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       schema: {
         tags: ['stats'],
         summary: 'Water-year summaries of a basin: peak SWE and its date, melt-out date, SWE on 1 April',
-        params,
+        params: basinParams,
         querystring: {
           type: 'object',
           properties: {
@@ -140,12 +130,12 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
           `${pourpoint.replaceAll(':', '-')}_water-years.csv`,
           csvLines(body, 'water_year'),
         );
-      const up = {
-        href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`,
-        rel: 'up',
-        type: 'application/geo+json',
-      };
-      return sendJson(reply, { ...body, pourpoint, dataset, links: statsLinks(req, [up]) });
+      return sendJson(reply, {
+        ...body,
+        pourpoint,
+        dataset,
+        links: statsLinks(req, [upLink(req, pourpoint)]),
+      });
     },
   );
 }

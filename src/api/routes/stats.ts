@@ -13,19 +13,20 @@ import { type DateQuery, dayOfYear, parseDateRange, parseYearSpan } from '../../
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
 import { statsStateKey } from '../../stats/state.js';
-import { admit, baseOf, queryCaps, seg, sendJson } from '../http.js';
+import { admit, queryCaps, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
-import { DATASET_PARAM, NORMALS_OPTIONS, POURPOINT_PARAM, STATS_COMMON } from '../schemas.js';
+import { DATASET_PARAM, NORMALS_OPTIONS, STATS_COMMON } from '../schemas.js';
 import {
+  type BasinParams,
+  basinParams,
   type Common,
   cellOptions,
   conditional,
   conditionalResponses,
   sendCsv,
   statsLinks,
+  upLink,
 } from '../tables.js';
-
-type Params = { dataset: string; pourpoint: string };
 
 /** The dates part of a CSV download name: `<start|open>-<end|open>` or `<month>-<day>_<Y1>-<Y2>`. */
 const datesPart = (q: DateQuery): string =>
@@ -53,7 +54,7 @@ function normalsOption(q: Common): NormalsOption | undefined {
 /** Answer one stats request: negotiate, ETag/304, compute, then JSON envelope or streamed CSV. */
 async function answer(
   db: Database,
-  req: FastifyRequest<{ Params: Params; Querystring: Common }>,
+  req: FastifyRequest<{ Params: BasinParams; Querystring: Common }>,
   reply: FastifyReply,
   dates: DateQuery,
 ): Promise<FastifyReply> {
@@ -67,7 +68,6 @@ async function answer(
   const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, exec));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, cells.zones.length), csvLines(body));
-  const up = { href: `${baseOf(req)}/pourpoints/${seg(pourpoint)}`, rel: 'up', type: 'application/geo+json' };
   const notes = answerNotes(dataset, plan.notes, [(body as Partial<StatsWithNormals>).reference]);
   return sendJson(reply, {
     ...body,
@@ -75,15 +75,9 @@ async function answer(
     dataset,
     query: dates,
     ...(notes.length > 0 && { notes }),
-    links: statsLinks(req, [up]),
+    links: statsLinks(req, [upLink(req, pourpoint)]),
   });
 }
-
-const params = {
-  type: 'object',
-  properties: { dataset: DATASET_PARAM, pourpoint: POURPOINT_PARAM },
-  required: ['dataset', 'pourpoint'],
-} as const;
 
 const response = conditionalResponses(
   'CompactStatsResponse',
@@ -144,13 +138,13 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       });
     },
   );
-  app.get<{ Params: Params; Querystring: Common & { datetime: string } }>(
+  app.get<{ Params: BasinParams; Querystring: Common & { datetime: string } }>(
     '/datasets/:dataset/stats/:pourpoint/date-range',
     {
       schema: {
         tags: ['stats'],
         summary: 'Stratified statistics of a basin over a date range',
-        params,
+        params: basinParams,
         querystring: {
           type: 'object',
           properties: {
@@ -172,7 +166,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
     (req, reply) => answer(db, req, reply, parseDateRange(req.query.datetime)),
   );
   app.get<{
-    Params: Params;
+    Params: BasinParams;
     Querystring: Common & { month: number; day: number; start_year: number; end_year: number };
   }>(
     '/datasets/:dataset/stats/:pourpoint/doy',
@@ -180,7 +174,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       schema: {
         tags: ['stats'],
         summary: 'Stratified statistics of a basin on one calendar day in every year of a span',
-        params,
+        params: basinParams,
         querystring: {
           type: 'object',
           properties: {
