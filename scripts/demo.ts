@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { mapPool } from '../src/util/pool.js';
 import { DEMO_DATES, HISTORY_DATES, HISTORY_YEARS, SPIRES_DATES } from './demo/snow.js';
 import { DEMO_TILES, type Produced, SOURCE_KINDS, type SourceKind } from './demo/sources.js';
+import { withHugePages } from './huge-pages.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
@@ -29,7 +30,7 @@ const { values: opts } = parseArgs({
 });
 const dir = resolve(opts.dir);
 const root = `${dir}/db`;
-const env = { ...process.env, SNOWDB_CONFIG: root };
+const env = withHugePages({ ...process.env, SNOWDB_CONFIG: root });
 const zion = `${repo}test/fixtures/zion`;
 const started = Date.now();
 const seconds = (t0: number) => `${((Date.now() - t0) / 1000).toFixed(1)} s`;

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withHugePages } from './huge-pages.js';
 
 export const distTest = fileURLToPath(new URL('../test', import.meta.url));
 /** The longest files start first, so the runners finish together (the rest by path). */
@@ -47,6 +48,10 @@ export function runFolders(): { root: string; fixtures: string; env: Record<stri
   return {
     root: base ?? fixtures,
     fixtures,
-    env: { SNOWDB_TEST_FIXTURES: fixtures, ...(base && { TMPDIR: base }) },
+    env: {
+      SNOWDB_TEST_FIXTURES: fixtures,
+      ...(base && { TMPDIR: base }),
+      GLIBC_TUNABLES: withHugePages(process.env).GLIBC_TUNABLES!,
+    },
   };
 }
