@@ -1,9 +1,10 @@
 import { availableParallelism } from 'node:os';
-import { Worker } from 'node:worker_threads';
 import { openDataset } from '../datasets/registry.js';
 import { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { isoDate as iso } from '../util/dates.js';
+import { mapPool } from '../util/pool.js';
+import { WorkerPool } from '../util/workers.js';
 import { type DateResult, type IngestDateOptions, ingestDate } from './date.js';
 import type { DateSource } from './types.js';
 
@@ -29,23 +30,6 @@ export async function runJob(m: JobMessage, db?: Database): Promise<DateResult> 
   }
 }
 
-/** Post one job to a worker and wait for its answer (or its death). */
-function call(w: Worker, m: JobMessage): Promise<DateResult> {
-  return new Promise((resolve, reject) => {
-    const onMessage = (r: DateResult) => {
-      w.off('error', onError);
-      resolve(r);
-    };
-    const onError = (e: Error) => {
-      w.off('message', onMessage);
-      reject(e);
-    };
-    w.once('message', onMessage);
-    w.once('error', onError);
-    w.postMessage(m);
-  });
-}
-
 /** Runs date jobs somewhere and gives their results in the jobs' order (`runJobs`: here). */
 export type DateExecutor = (
   root: string,
@@ -55,50 +39,36 @@ export type DateExecutor = (
   onProgress?: (done: number, total: number) => void,
 ) => Promise<DateResult[]>;
 
+/** The row of a date whose worker died under it. */
+const died = (job: DateSource, e: unknown): DateResult => ({
+  date: iso(job.date),
+  action: 'failed',
+  source: job.files.join(' '),
+  message: `worker died: ${(e as Error).message}`,
+});
+
 /**
  * Run date jobs on up to min(jobs, cores) worker threads (one job: in this thread). Results keep
- * the jobs' order.
+ * the jobs' order; the threads stop at the end.
  */
 export const runJobs: DateExecutor = async (root, name, jobs, options, onProgress) => {
   let done = 0;
-  const tick = () => onProgress?.(++done, jobs.length);
+  const tick = <T>(r: T): T => {
+    onProgress?.(++done, jobs.length);
+    return r;
+  };
   if (jobs.length <= 1) {
     const out = [];
-    for (const job of jobs) {
-      out.push(await runJob({ root, name, job, options }));
-      tick();
-    }
+    for (const job of jobs) out.push(tick(await runJob({ root, name, job, options })));
     return out;
   }
-  const results = new Array<DateResult>(jobs.length);
-  let next = 0;
   const n = Math.min(jobs.length, availableParallelism());
-  const url = new URL('./worker.js', import.meta.url);
-  await Promise.all(
-    Array.from({ length: n }, async () => {
-      let w = new Worker(url);
-      try {
-        while (next < jobs.length) {
-          const i = next++;
-          const job = jobs[i]!;
-          try {
-            results[i] = await call(w, { root, name, job, options });
-          } catch (e) {
-            results[i] = {
-              date: iso(job.date),
-              action: 'failed',
-              source: job.files.join(' '),
-              message: `worker died: ${(e as Error).message}`,
-            };
-            await w.terminate();
-            w = new Worker(url);
-          }
-          tick();
-        }
-      } finally {
-        await w.terminate();
-      }
-    }),
-  );
-  return results;
+  const pool = new WorkerPool<JobMessage, DateResult>(new URL('./worker.js', import.meta.url), n);
+  try {
+    return await mapPool(jobs, n, async (job) =>
+      tick(await pool.run({ root, name, job, options }).catch((e: unknown) => died(job, e))),
+    );
+  } finally {
+    await pool.close();
+  }
 };

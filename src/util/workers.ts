@@ -1,7 +1,8 @@
 /**
- * A small pool of worker threads running one module: each job is one message in, one message out.
- * Workers start on first use, hold the process open only while busy, and stop after `idleMs`
- * without work (their memory goes back). A worker that fails is dropped, and its job rejects.
+ * The process's pool of worker threads running one module (stats scans, ingest dates): each job is
+ * one message in, one message out. Workers start on first use, hold the process open only while
+ * busy, and stop after `idleMs` without work or at `close()` (their memory goes back). A worker
+ * that fails is dropped, and its job rejects.
  */
 import { Worker } from 'node:worker_threads';
 
@@ -15,10 +16,12 @@ export class WorkerPool<J, R> {
   private readonly waiting: ((w: Worker) => void)[] = [];
   private started = 0;
 
+  /** `youngMb`: the workers' young generation (MB), small where jobs make short-lived garbage. */
   constructor(
     private readonly module: URL,
     readonly size: number,
     private readonly idleMs = 10_000,
+    private readonly youngMb?: number,
   ) {}
 
   /**
@@ -52,9 +55,18 @@ export class WorkerPool<J, R> {
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
-  /** A small young generation: jobs make short-lived garbage, and RSS stays ~40 MB lower per worker. */
   private spawn(): Worker {
-    return new Worker(this.module, { resourceLimits: { maxYoungGenerationSizeMb: 2 } });
+    const limits =
+      this.youngMb === undefined ? {} : { resourceLimits: { maxYoungGenerationSizeMb: this.youngMb } };
+    return new Worker(this.module, limits);
+  }
+
+  /** Stop the idle workers now (busy ones stop when their job ends and no one waits). */
+  async close(): Promise<void> {
+    const idle = this.idle.splice(0);
+    for (const e of idle) clearTimeout(e.timer);
+    this.started -= idle.length;
+    await Promise.all(idle.map((e) => e.worker.terminate()));
   }
 
   private release(worker: Worker): void {

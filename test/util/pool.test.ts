@@ -57,4 +57,14 @@ describe('worker pool', () => {
     const c = await pool.run({ n: 2 });
     assert.notEqual(c.thread, a.thread);
   });
+
+  it('close() stops the idle threads at once; the pool still serves after it', async () => {
+    const pool = new WorkerPool<PoolJob, Answer>(MODULE, 2, 60_000);
+    const [a, b] = await Promise.all([pool.run({ n: 0, ms: 20 }), pool.run({ n: 1, ms: 20 })]);
+    assert.notEqual(a.thread, b.thread);
+    await pool.close();
+    const c = await pool.run({ n: 2 });
+    assert.ok(c.thread !== a.thread && c.thread !== b.thread, 'a fresh thread');
+    await pool.close();
+  });
 });
