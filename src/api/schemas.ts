@@ -370,48 +370,6 @@ export const POURPOINT_PARAM = {
   examples: ['09406000:UT:USGS'],
 } as const;
 
-/** Query parameters shared by both stats routes. */
-export const STATS_COMMON = {
-  zone: {
-    type: 'array',
-    items: str,
-    description:
-      'zone token `LAYER` or `LAYER:PARAM=VALUE`, e.g. `terrain.elevation:band_step_ft=500`; repeat per axis (the first is outermost)',
-    examples: [['terrain.elevation'], ['terrain.elevation:band_step_ft=500', 'terrain.aspect']],
-  },
-  variable: { type: 'array', items: str, description: 'variable key; repeatable; absent = all' },
-  include_empty_zones: { type: 'boolean', default: false },
-  valid_fraction: { type: 'boolean', default: false, description: 'add `valid_fraction_<variable>`' },
-  units: {
-    enum: ['metric', 'us'],
-    default: 'metric',
-    description: 'us: depths and precipitation in inches, volumes in acre-feet, temperatures in °F',
-  },
-  f: { enum: ['json', 'csv'], description: 'format; wins over Accept' },
-} as const;
-
-/** Years as `Y1..Y2` or one year. */
-export const YEAR_SPAN = {
-  type: 'string',
-  pattern: '^[0-9]{4}(\\.\\.[0-9]{4})?$',
-  examples: ['1991..2020'],
-} as const;
-
-/** The normals options of the stats routes. */
-export const NORMALS_OPTIONS = {
-  normals: {
-    type: 'boolean',
-    default: false,
-    description:
-      'add `median_<stat>`, `pct_median_<stat>`, `rank_<stat>`, `rank_of_<stat>` against day-of-year normals',
-  },
-  normals_years: {
-    ...YEAR_SPAN,
-    description:
-      'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
-  },
-} as const;
-
 export { int, str };
 
 /** The responses of a stats-like route: its JSON schema or a CSV table (200), then its problems. */

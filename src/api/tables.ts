@@ -4,30 +4,8 @@
  */
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Units } from '../stats/units.js';
 import { baseOf, type Link, seg, selfOf } from './http.js';
-import type { Format } from './negotiate.js';
 import { DATASET_PARAM, POURPOINT_PARAM, tableResponses } from './schemas.js';
-
-/** The query parameters every table route takes. */
-export interface Common {
-  zone?: string[];
-  variable?: string[];
-  include_empty_zones?: boolean;
-  valid_fraction?: boolean;
-  units?: Units;
-  normals?: boolean;
-  normals_years?: string;
-  f?: Format;
-}
-/** The query options every stats route takes, as the engine names them. */
-export const cellOptions = (q: Common) => ({
-  zones: q.zone ?? [],
-  variables: q.variable ?? [],
-  includeEmptyZones: q.include_empty_zones,
-  validFraction: q.valid_fraction,
-  units: q.units,
-});
 
 /** A CSV table as a named, streamed download. */
 export function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {

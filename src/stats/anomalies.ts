@@ -10,8 +10,6 @@ import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import { planInputs, type StatsPlan } from './plan.js';
 
-export type { NormalsOption } from './plan.js';
-
 import { DAY_INDEX, dayKey } from './water-year.js';
 
 /** A stats body with normals columns, and the reference years behind them. */

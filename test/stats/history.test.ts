@@ -403,9 +403,19 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     );
     const bad = await snowdb(['water-years', 'hist', FULL, '--variable', 'depth'], { env });
     assert.equal(bad.code, 1);
+    // One query model (stats/query.ts) raises the parameter errors of the CLI and the API, each
+    // naming the parameter its own way (the API's are checked below).
     const lonely = await snowdb(['stats', 'hist', FULL, '--normals-years', '2005..2006'], { env });
-    assert.equal(lonely.code, 2);
-    assert.match(lonely.stderr, /--normals-years goes with --with-normals/);
+    assert.equal(lonely.code, 1);
+    assert.match(lonely.stderr, /^Error: --normals-years goes with --with-normals\n/);
+    for (const [value, why] of [
+      ['-1', /--melt-out-below: Too small: expected number to be >=0/],
+      ['deep', /--melt-out-below: Invalid input: expected number, received NaN/],
+    ] as const) {
+      const melt = await snowdb(['water-years', 'hist', FULL, '--melt-out-below', value], { env });
+      assert.equal(melt.code, 1, value);
+      assert.match(melt.stderr, why);
+    }
     const big = await snowdb(['stats', 'hist', HALF, '--zone', 'terrain.elevation:band_step_ft=2'], { env });
     assert.equal(big.code, 1);
     assert.match(
@@ -491,6 +501,13 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
         assert.match(r.type ?? '', /^application\/problem\+json/);
         assert.equal((JSON.parse(r.body) as { type: string }).type, `/problems/${key}`);
       }
+      const lonely = await get(
+        `/datasets/hist/stats/${FULL}/date-range?datetime=..&normals_years=2005..2006`,
+      );
+      assert.equal(
+        (JSON.parse(lonely.body) as { detail: string }).detail,
+        'normals_years goes with normals=true',
+      );
     });
 
     it('every answer is sized before any work: normals by day × cell × column × statistic, normals columns and every basin counted', async () => {

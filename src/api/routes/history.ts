@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import type { Database } from '../../db/database.js';
 import { csvLines } from '../../stats/csv.js';
-import { parseYearSpan } from '../../stats/dates.js';
 import {
   answerNotes,
   executeNormals,
@@ -9,15 +9,20 @@ import {
   normalsStateKey,
   openNormalsPlan,
 } from '../../stats/normals.js';
+import {
+  CELL_PARAMS,
+  httpNames,
+  normalsOptions,
+  type QueryParams,
+  querySchema,
+  waterYearsOptions,
+} from '../../stats/query.js';
 import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../../stats/summaries.js';
 import { admit, queryCaps, sendJson } from '../http.js';
 import { negotiate } from '../negotiate.js';
-import { STATS_COMMON, YEAR_SPAN } from '../schemas.js';
 import {
   type BasinParams,
   basinParams,
-  type Common,
-  cellOptions,
   conditional,
   conditionalResponses,
   sendCsv,
@@ -25,14 +30,15 @@ import {
   upLink,
 } from '../tables.js';
 
-const { valid_fraction: _, ...CELL } = STATS_COMMON;
+/** The cell parameters of normals and water-years (every cell has its values: no valid fraction). */
+const CELLS = CELL_PARAMS.filter((p) => p !== 'valid_fraction');
 
 const ok = (ref: string, what: string) =>
   conditionalResponses(ref, `${what} (JSON) or the CSV table (a download)`);
 
 /** Day-of-year normals and water-year summaries of one basin. */
 export async function historyRoutes(app: FastifyInstance, db: Database): Promise<void> {
-  app.get<{ Params: BasinParams; Querystring: Common & { normals_years?: string } }>(
+  app.get<{ Params: BasinParams; Querystring: QueryParams }>(
     '/datasets/:dataset/stats/:pourpoint/normals',
     {
       schema: {
@@ -40,32 +46,14 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         summary:
           'Day-of-year normals of a basin: per day of the water year and cell, median, mean, p10, p90, min, max and years',
         params: basinParams,
-        querystring: {
-          type: 'object',
-          properties: {
-            normals_years: {
-              ...YEAR_SPAN,
-              description:
-                'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
-            },
-            ...CELL,
-          },
-          additionalProperties: false,
-        },
+        querystring: querySchema(['normals_years', ...CELLS]),
         response: ok('NormalsResponse', 'the compact normals body'),
       },
     },
     async (req, reply) => {
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset, pourpoint } = req.params;
-      const y = req.query.normals_years;
-      const q = {
-        dataset,
-        pourpoint,
-        ...cellOptions(req.query),
-        ...queryCaps(req),
-        years: y === undefined ? undefined : parseYearSpan(y, 'normals_years'),
-      };
+      const q = { dataset, pourpoint, ...normalsOptions(req.query, httpNames), ...queryCaps(req) };
       const plan = await openNormalsPlan(db, q);
       if (conditional(req, reply, normalsStateKey(plan), format)) return reply.code(304).send();
       const body = normalsOf(await admit(req, reply, (exec) => executeNormals(plan, exec)));
@@ -83,7 +71,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
   );
   app.get<{
     Params: BasinParams;
-    Querystring: Omit<Common, 'variable'> & { variable?: string; years?: string; melt_out_below?: number };
+    Querystring: Omit<QueryParams, 'variable'> & { variable: string };
   }>(
     '/datasets/:dataset/stats/:pourpoint/water-years',
     {
@@ -91,36 +79,17 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         tags: ['stats'],
         summary: 'Water-year summaries of a basin: peak SWE and its date, melt-out date, SWE on 1 April',
         params: basinParams,
-        querystring: {
-          type: 'object',
-          properties: {
-            years: { ...YEAR_SPAN, description: 'water years (default: every water year with a date)' },
-            melt_out_below: {
-              type: 'number',
-              minimum: 0,
-              maximum: 100_000,
-              description: "melt-out threshold in the mean's unit (default 1 mm, 0.04 in)",
-            },
-            ...CELL,
-            variable: { type: 'string', default: 'swe', description: 'a water variable' },
-          },
-          additionalProperties: false,
-        },
+        querystring: querySchema(['years', 'melt_out_below', ...CELLS.filter((p) => p !== 'variable')], {
+          variable: z.string().default('swe').meta({ description: 'a water variable' }),
+        }),
         response: ok('WaterYearsResponse', 'per water year and cell: peak, its date, melt-out, 1 April'),
       },
     },
     async (req, reply) => {
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset, pourpoint } = req.params;
-      const q = {
-        dataset,
-        pourpoint,
-        ...cellOptions({ ...req.query, variable: undefined }),
-        ...queryCaps(req),
-        variable: req.query.variable,
-        years: req.query.years === undefined ? undefined : parseYearSpan(req.query.years, 'years'),
-        meltOutBelow: req.query.melt_out_below,
-      };
+      const { variable, ...params } = req.query;
+      const q = { dataset, pourpoint, ...waterYearsOptions(params, httpNames), ...queryCaps(req), variable };
       const plan = await openWaterYearsPlan(db, q);
       if (conditional(req, reply, waterYearsStateKey(plan), format)) return reply.code(304).send();
       const body = await admit(req, reply, (exec) => executeWaterYears(plan, exec));

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { parseYearSpan } from '../../stats/dates.js';
 import { answerNotes, computeNormals } from '../../stats/normals.js';
+import { cliFlags, normalsOptions, waterYearsOptions } from '../../stats/query.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import type { Runner } from '../context.js';
-import { type CellFlags, cellOptions, cellQuery, printTable } from './stats.js';
+import { type CellFlags, cellOptions, cellParams, printTable } from './stats.js';
 
 /** `snowdb normals <dataset> <pourpoint>`: the day-of-year climatology of a basin. */
 export function registerNormals(program: Command, run: Runner): void {
@@ -21,14 +21,8 @@ export function registerNormals(program: Command, run: Runner): void {
   cellOptions(cmd).action(
     (dataset: string, pourpoint: string, opts: CellFlags & { normalsYears?: string }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const years =
-          opts.normalsYears === undefined ? undefined : parseYearSpan(opts.normalsYears, 'normals-years');
-        const body = await computeNormals(await ctx.openDatabase('read'), {
-          dataset,
-          pourpoint,
-          ...cellQuery(opts),
-          years,
-        });
+        const options = normalsOptions({ ...cellParams(opts), normals_years: opts.normalsYears }, cliFlags);
+        const body = await computeNormals(await ctx.openDatabase('read'), { dataset, pourpoint, ...options });
         for (const note of answerNotes(dataset, [], [body.reference])) ctx.out.info(`note: ${note}`);
         printTable(ctx, opts.format, body, 'day');
       }),
@@ -61,10 +55,15 @@ export function registerWaterYears(program: Command, run: Runner): void {
         const body = await computeWaterYears(await ctx.openDatabase('read'), {
           dataset,
           pourpoint,
-          ...cellQuery({ ...opts, variable: undefined }),
+          ...waterYearsOptions(
+            {
+              ...cellParams(opts),
+              years: opts.years,
+              melt_out_below: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
+            },
+            cliFlags,
+          ),
           variable: opts.variable,
-          years: opts.years === undefined ? undefined : parseYearSpan(opts.years, 'years'),
-          meltOutBelow: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
         });
         printTable(ctx, opts.format, body, 'water_year');
       }),

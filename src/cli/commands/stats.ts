@@ -6,12 +6,13 @@ import {
   MAX_ALL_BASINS_DATES,
   planAllBasins,
 } from '../../stats/all-basins.js';
-import { executeWithNormals, type NormalsOption, type StatsWithNormals } from '../../stats/anomalies.js';
+import { executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
-import { type DateQuery, parseDateRange, parseDoy, parseYearSpan } from '../../stats/dates.js';
+import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan } from '../../stats/plan.js';
+import { cliFlags, type QueryParams, statsOptions } from '../../stats/query.js';
 import { UNITS, type Units } from '../../stats/units.js';
 import type { CliContext, Runner } from '../context.js';
 import { renderJson } from '../json.js';
@@ -44,12 +45,24 @@ export function cellOptions(cmd: Command, variables = true): Command {
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'));
 }
 
-/** The query fields of the cell options. */
-export const cellQuery = (o: CellFlags) => ({
-  zones: o.zone ?? [],
-  variables: o.variable ?? [],
-  includeEmptyZones: o.includeEmptyZones,
+/** The cell flags by the query model's names (stats/query.ts). */
+export const cellParams = (
+  o: Omit<CellFlags, 'variable'> & { variable?: string[] | string },
+): QueryParams => ({
+  zone: o.zone,
+  variable: typeof o.variable === 'string' ? undefined : o.variable,
+  include_empty_zones: o.includeEmptyZones,
   units: o.units,
+});
+
+/** The stats flags by the query model's names. */
+const statsParams = (
+  o: CellFlags & { validFraction?: boolean; withNormals?: boolean; normalsYears?: string },
+): QueryParams => ({
+  ...cellParams(o),
+  valid_fraction: o.validFraction,
+  normals: o.withNormals,
+  normals_years: o.normalsYears,
 });
 
 /** JSON as the terminal likes it, or the CSV table keyed by `key`. */
@@ -74,14 +87,6 @@ function noteUnclassified(
       `note: ${b.pourpoint}: ${(lost.area_m2 / 1e6).toFixed(1)} km² (${((100 * lost.area_m2) / total).toFixed(1)} %) of the basin is in no zone of the zone layers; reported as the 'unclassified' cell`,
     );
   }
-}
-
-/** `--with-normals` / `--normals-years` → the normals option. */
-function normalsOption(o: { withNormals?: boolean; normalsYears?: string }): NormalsOption | undefined {
-  if (o.normalsYears !== undefined && !o.withNormals)
-    throw new SnowdbError('usage-error', '--normals-years goes with --with-normals');
-  if (!o.withNormals) return undefined;
-  return { years: o.normalsYears === undefined ? undefined : parseYearSpan(o.normalsYears, 'normals-years') };
 }
 
 const normalsFlags = (cmd: Command) =>
@@ -140,14 +145,7 @@ export function registerStats(program: Command, run: Runner): void {
         const cap = Number(opts.maxZoneCells);
         if (!Number.isInteger(cap) || cap < 1)
           throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
-        const q = {
-          dataset,
-          pourpoint,
-          dates,
-          ...cellQuery(opts),
-          validFraction: opts.validFraction,
-          normals: normalsOption(opts),
-        };
+        const q = { dataset, pourpoint, dates, ...statsOptions(statsParams(opts), cliFlags) };
         const db = await ctx.openDatabase('read');
         const plan = await openStatsPlan(db, { ...q, maxZoneCells: cap });
         const body = await executeWithNormals(db, plan);
@@ -188,9 +186,7 @@ export function registerStatsAll(program: Command, run: Runner): void {
         const plan = await planAllBasins(db, {
           dataset,
           dates: parseDateRange(opts.date, 'date'),
-          ...cellQuery(opts),
-          validFraction: opts.validFraction,
-          normals: normalsOption(opts),
+          ...statsOptions(statsParams(opts), cliFlags),
         });
         const body: AllBasinsStats = await executeAllBasins(db, plan);
         const refs = body.basins.map((b) => b.reference);
