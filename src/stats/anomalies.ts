@@ -46,7 +46,7 @@ export async function withNormals(
   const body = compactOf(cube, table);
   const K = cube.cells.length;
   const C = plan.columns.length;
-  const dates = plan.dates.map((d) => d.date);
+  const dates = plan.dates;
   const value = (i: number, k: number, c: number) => table[(i * K + k) * C + c]!; // NaN = none
   // A short series reads only its own days of the reference years; a long one every day (shared with /normals).
   const days = new Set(dates.map(dayKey));

@@ -12,6 +12,7 @@ import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { accumulateRuns, preparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
+import { planReads, storeInputs } from './reads.js';
 import { reduceFromSeries, type Sums } from './series-path.js';
 import { M2_PER_ACRE } from './units.js';
 
@@ -42,8 +43,9 @@ export interface Cube {
 
 /**
  * Execute a plan: per date, per cell of the crossed zone axes, each variable's sums (weights = the
- * AOI raster's exact coverage × cell area, over pixels with data). Dates the series store holds
- * are read from it; the rest from their COGs.
+ * AOI raster's exact coverage × cell area, over pixels with data). The reads are decided first
+ * (`planReads`, from the store's page headers): dates on current series pages are read from them,
+ * the rest (and those of a page that turns out unreadable) from their COGs.
  */
 export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): Promise<Cube> {
   const { dataset: d, product } = plan;
@@ -56,18 +58,19 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
   const nd = plan.dates.length;
   const view = opts.series === false ? null : await seriesView(d);
+  const reads = planReads(plan, view && (await storeInputs(d, view, plan)));
   const sums: Sums[] = [];
   for (const [vi, v] of plan.variables.entries()) {
     opts.signal?.throwIfAborted();
     const spec = d.config.variables[v]!;
     const all: Sums = { sw: new Float64Array(nd * product), sv: new Float64Array(nd * product) };
     const fromSeries =
-      view === null ? new Set<number>() : await reduceFromSeries(plan, basin, view, v, all, opts);
+      view === null ? new Set<number>() : await reduceFromSeries(plan, basin, view, reads[vi]!, all, opts);
     const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
     await mapPool(rest, 8, async (i) => {
       opts.signal?.throwIfAborted();
-      const { date, cogs } = plan.dates[i]!;
-      const raster = await readOnto(cogs[vi]!, null, basin.window, spec.nodata, opts.rasters);
+      const date = plan.dates[i]!;
+      const raster = await readOnto(d.paths.cog(date, v), null, basin.window, spec.nodata, opts.rasters);
       if (raster === null) {
         throw new SnowdbError(
           'date-incomplete',

@@ -47,12 +47,7 @@ export function compactOf(cube: Cube, table = columnTable(cube)): CompactStats {
     zone_layers: plan.axes.map((a) => a.axis.layer),
     variables: plan.columns.map((c) => c.name),
     zones: zonesOf(cube),
-    results: boxRows(
-      plan.dates.map((d) => d.date),
-      cube.cells.length,
-      plan.columns.length,
-      table,
-    ),
+    results: boxRows(plan.dates, cube.cells.length, plan.columns.length, table),
   };
 }
 

@@ -147,7 +147,7 @@ function tabulate(cube: Cube, reference: Reference): ReferenceTable {
   const C = plan.columns.length;
   const table = columnTable(cube);
   const values = new Float64Array(WATER_YEAR_DAYS.length * K * C * ys.length).fill(Number.NaN);
-  plan.dates.forEach(({ date }, i) => {
+  plan.dates.forEach((date, i) => {
     const y = yearAt.get(waterYearOf(date));
     if (y === undefined) return;
     const d = DAY_INDEX.get(dayKey(date))!;

@@ -70,8 +70,8 @@ export interface StatsPlan {
   readonly includeEmptyZones: boolean;
   /** The basin's AOI raster (weights, m²). */
   readonly aoi: string;
-  /** Selected dates (ISO, ascending), each with one COG path per variable (in `variables` order). */
-  readonly dates: readonly { readonly date: string; readonly cogs: readonly string[] }[];
+  /** Selected dates, ISO, ascending (where each is read from: `reads.ts`). */
+  readonly dates: readonly string[];
   /** Files whose stat signatures change whenever the answer could (the ETag signs them). */
   readonly stateFiles: readonly string[];
   /** The query with its defaults made explicit (the ETag signs it). */
@@ -90,7 +90,7 @@ export interface PlanInputs {
 
 /**
  * Resolve a query without I/O: basin entry and coverage, axes (refused over the cell cap before
- * anything is read), variables and columns, selected dates and every file to read.
+ * anything is read), variables and columns, selected dates, and the files the answer rests on.
  * @throws SnowdbError `pourpoint-not-found`, `pourpoint-not-covered`; QueryParameterError for a
  *   bad zone token, a crossing over the cap or an unknown variable.
  */
@@ -153,10 +153,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
     columns,
     includeEmptyZones: q.includeEmptyZones === true,
     aoi,
-    dates: dates.map((date) => ({
-      date,
-      cogs: wanted.map((v) => d.paths.cog(date, v)),
-    })),
+    dates,
     stateFiles: [d.configPath, d.paths.datesDir, aoi, ...axes.map((a) => a.path)],
     notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
     query: {

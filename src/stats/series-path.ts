@@ -8,16 +8,14 @@
 import { availableParallelism } from 'node:os';
 import { storeOf } from '../io/store.js';
 import { DTYPES } from '../raster/dtype.js';
-import { BLOCK_PIXELS, dayNumber, pageOf } from '../series/page.js';
-import { blockRanges, cachedBlocks, fetchBlockRuns, pageHeader, type SeriesView } from '../series/read.js';
+import { BLOCK_PIXELS } from '../series/page.js';
+import { blockRanges, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import { WorkerPool } from '../util/workers.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
+import { REMOTE_REQUESTS, type VariableReads } from './reads.js';
 import { reducePage, runScan, type ScanJob, type ScanPage, type ScanResult } from './scan.js';
-
-/** Range requests in flight per query on a replica (local reads do not wait). */
-const REMOTE_REQUESTS = 16;
 
 /** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
 const layouts = new WeakMap<PreparedBasin, { set: number; ordinals: number[] | null }>();
@@ -51,52 +49,31 @@ const pool = new WorkerPool<ScanJob, ScanResult>(
 );
 
 /**
- * Reduce every plan date of `variable` the store holds into `sums`. Loops run block by block
- * (the basin's order), date by date, then over the block's runs: each (date, cell) sum still
- * adds its pixels in the basin's order, as the COG path does, so the bits are the same.
- * @returns the indices of the dates reduced; the others are for the COG path.
+ * Reduce the pages `reads` names into `sums`. Loops run block by block (the basin's order), date
+ * by date, then over the block's runs: each (date, cell) sum still adds its pixels in the basin's
+ * order, as the COG path does, so the bits are the same.
+ * @returns the indices of the dates reduced; the others (the plan's COG reads, and the dates of a
+ *   page that cannot be read, or of a store missing one of the basin's blocks) are for the COGs.
  */
 export async function reduceFromSeries(
   plan: StatsPlan,
   basin: PreparedBasin,
   view: SeriesView,
-  variable: string,
+  reads: VariableReads,
   sums: Sums,
   opts: { readonly threadsAbove?: number; readonly signal?: AbortSignal } = {},
 ): Promise<Set<number>> {
   const { threadsAbove = THREADS_ABOVE_BYTES, signal } = opts;
   const done = new Set<number>();
   const d = plan.dataset;
-  if (!view.variables.includes(variable)) return done;
-  const ordinals = ordinalsOf(basin, view);
+  const ordinals = reads.pages.length === 0 ? null : ordinalsOf(basin, view);
   if (ordinals === null) return done;
-  const spec = d.config.variables[variable]!;
-  const byPage = new Map<string, number[]>();
-  plan.dates.forEach(({ date }, i) => {
-    if (view.stale.has(date)) return;
-    const p = pageOf(date);
-    const list = byPage.get(p);
-    if (list) list.push(i);
-    else byPage.set(p, [i]);
-  });
-  // Plan: per page the store holds, where its blocks lie and which plan dates it gives (row).
-  let pages: ScanPage[] = [];
-  const keys = [...byPage.keys()];
-  const headers = await mapPool(keys, REMOTE_REQUESTS, (page) => pageHeader(d, view, variable, page));
-  for (const [k, page] of keys.entries()) {
-    const indices = byPage.get(page)!;
-    const header = headers[k]!;
-    if (header === null || header.dtype !== spec.dtype) continue;
-    const tOff: number[] = [];
-    const row: number[] = [];
-    for (const i of indices) {
-      const t = header.days.indexOf(dayNumber(plan.dates[i]!.date));
-      if (t < 0) continue;
-      tOff.push(t * BLOCK_PIXELS);
-      row.push(i);
-    }
-    if (row.length > 0) pages.push({ ranges: blockRanges(d, variable, page, header, ordinals), tOff, row });
-  }
+  const spec = d.config.variables[reads.variable]!;
+  let pages: ScanPage[] = reads.pages.map((p) => ({
+    ranges: blockRanges(d, reads.variable, p.page, p.header, ordinals),
+    tOff: p.slots.map((t) => t * BLOCK_PIXELS),
+    row: [...p.rows],
+  }));
   const P = plan.product;
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
   if (bytes <= threadsAbove) {

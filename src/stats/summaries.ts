@@ -52,7 +52,7 @@ function summarize(
     const v = table[(i * K + k) * 2 + c]!;
     return Number.isNaN(v) ? null : v;
   };
-  const apr1 = rows.find((i) => dates[i]!.date === `${y}-04-01`);
+  const apr1 = rows.find((i) => dates[i] === `${y}-04-01`);
   return Array.from({ length: K }, (_, k) => {
     let peak = -1;
     let top = Number.NEGATIVE_INFINITY;
@@ -69,13 +69,13 @@ function summarize(
       for (const i of rows) {
         const v = at(i, k, 0);
         if (i > peak && v !== null && v < below) {
-          meltOut = dates[i]!.date;
+          meltOut = dates[i]!;
           break;
         }
       }
     return [
       peakValue,
-      peak < 0 ? null : dates[peak]!.date,
+      peak < 0 ? null : dates[peak]!,
       meltOut,
       apr1 === undefined ? null : at(apr1, k, 0),
       peakTotal,
@@ -138,7 +138,7 @@ export async function executeWaterYears(
   const cube = await executeCube(p.stats, opts);
   const table = columnTable(cube);
   const byYear = new Map<number, number[]>();
-  p.stats.dates.forEach(({ date }, i) => {
+  p.stats.dates.forEach((date, i) => {
     const y = waterYearOf(date);
     const list = byYear.get(y) ?? [];
     if (list.length === 0) byYear.set(y, list);

@@ -11,6 +11,7 @@ import { seriesView } from '../../src/series/read.js';
 import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
+import { planReads, storeInputs } from '../../src/stats/reads.js';
 import { reduceFromSeries } from '../../src/stats/series-path.js';
 import { cliOk, snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
@@ -194,7 +195,8 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     assert.deepEqual(await executeStats(rp, { threadsAbove: 0 }), await executeStats(lp, { series: false }));
     const view = (await seriesView(rp.dataset))!;
     const sums = { sw: new Float64Array(2 * rp.product), sv: new Float64Array(2 * rp.product) };
-    const done = await reduceFromSeries(rp, await preparedBasin(rp), view, 'swe', sums, { threadsAbove: 0 });
+    const [swe] = planReads({ ...rp, variables: ['swe'] }, await storeInputs(rp.dataset, view, rp));
+    const done = await reduceFromSeries(rp, await preparedBasin(rp), view, swe!, sums, { threadsAbove: 0 });
     assert.equal(done.size, 2);
     await local.close();
     await remote.close();

@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { DType } from '../../src/raster/dtype.js';
+import { dayNumber, type PageHeader } from '../../src/series/page.js';
 import { dayOfYear, parseDateRange } from '../../src/stats/dates.js';
 import { planStats } from '../../src/stats/plan.js';
+import { planReads, type StoreInputs } from '../../src/stats/reads.js';
 import { inputs, query } from '../helpers/plan-inputs.js';
 
 describe('the stats plan (pure: no raster, no file)', () => {
-  it('names every file a query reads: the AOI raster, the zone layer, one COG per date and variable', () => {
+  it('names the files a query rests on: the AOI raster, the zone layer, the dates folder', () => {
     const plan = planStats(
       inputs,
       query({
@@ -21,16 +24,7 @@ describe('the stats plan (pure: no raster, no file)', () => {
     );
     assert.equal(plan.product, 6); // N, E, S, W, flat, then unclassified
     assert.deepEqual(plan.variables, ['depth', 'swe']);
-    assert.deepEqual(plan.dates, [
-      {
-        date: '2024-01-15',
-        cogs: ['/db/data/snodas/cogs/20240115/depth.tif', '/db/data/snodas/cogs/20240115/swe.tif'],
-      },
-      {
-        date: '2024-04-01',
-        cogs: ['/db/data/snodas/cogs/20240401/depth.tif', '/db/data/snodas/cogs/20240401/swe.tif'],
-      },
-    ]);
+    assert.deepEqual(plan.dates, ['2024-01-15', '2024-04-01']);
     assert.deepEqual(plan.stateFiles, [
       '/db/data/snodas/dataset.json',
       '/db/data/snodas/cogs',
@@ -51,10 +45,7 @@ describe('the stats plan (pure: no raster, no file)', () => {
 
   it('a day of year selects that calendar day in the years asked for', () => {
     const plan = planStats(inputs, query({ dates: dayOfYear(4, 1, 2023, 2024), variables: ['swe'] }));
-    assert.deepEqual(
-      plan.dates.map((d) => d.date),
-      ['2023-04-01', '2024-04-01'],
-    );
+    assert.deepEqual(plan.dates, ['2023-04-01', '2024-04-01']);
   });
 
   it('a selection with no held date carries a note naming the nearest held dates before and after', () => {
@@ -108,6 +99,55 @@ describe('the stats plan (pure: no raster, no file)', () => {
       () => planStats(inputs, query({ variables: ['swe', 'snowfall'] })),
       (e: Error & { extra?: { allowed?: string[] } }) =>
         /unknown variable 'snowfall' for 'snodas'/.test(e.message) && e.extra?.allowed?.length === 8,
+    );
+  });
+
+  it('the reads: per variable, which dates a series page gives (at which slot) and which come from COGs', () => {
+    const dates = [
+      '2024-01-01',
+      '2024-01-05',
+      '2024-01-09',
+      '2024-01-12',
+      '2024-01-14',
+      '2024-02-20',
+      '2024-03-01',
+    ];
+    const header = (dtype: DType, ...held: string[]): PageHeader => ({
+      blockSet: 1,
+      dtype,
+      days: Uint32Array.from(held, dayNumber),
+      offsets: new Uint32Array(0),
+      lengths: new Uint32Array(0),
+      dataStart: 0,
+    });
+    const store: StoreInputs = {
+      variables: ['swe'], // depth is not in the store
+      stale: new Set(['2024-01-05']),
+      headers: new Map([
+        ['swe/202401-0', header('int16', '2024-01-01', '2024-01-05')],
+        ['swe/202401-1', header('int16', '2024-01-09', '2024-01-12')], // 01-14 not yet paged
+        ['swe/202402-2', header('float32', '2024-02-20')], // written for another dtype
+        ['swe/202403-0', null], // absent or damaged
+      ]),
+    };
+    const q = { dataset: inputs.dataset, dates, variables: ['depth', 'swe'] };
+    const [depth, swe] = planReads(q, store);
+    assert.deepEqual(depth, { variable: 'depth', pages: [], cogs: [0, 1, 2, 3, 4, 5, 6] });
+    assert.deepEqual(
+      swe!.pages.map((p) => [p.page, p.rows, p.slots]),
+      [
+        ['202401-0', [0], [0]],
+        ['202401-1', [2, 3], [0, 1]],
+      ],
+    );
+    assert.deepEqual(swe!.cogs, [1, 4, 5, 6]); // stale, not paged, other dtype, no page
+    // No store: every date of every variable from its COG.
+    assert.deepEqual(
+      planReads(q, null).map((r) => [r.variable, r.pages.length, r.cogs.length]),
+      [
+        ['depth', 0, 7],
+        ['swe', 0, 7],
+      ],
     );
   });
 });

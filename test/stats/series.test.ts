@@ -17,6 +17,7 @@ import { seriesView } from '../../src/series/read.js';
 import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
+import { planReads, storeInputs } from '../../src/stats/reads.js';
 import { reduceFromSeries } from '../../src/stats/series-path.js';
 import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord, snapshotTree } from '../helpers/fs.js';
@@ -98,9 +99,17 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       const size = plan.dates.length * plan.product;
       const sums = { sw: new Float64Array(size), sv: new Float64Array(size) };
       const stored: readonly string[] = plan.variables.filter((x) => view.variables.includes(x));
+      // The reads were decided from the page headers: every date of a stored variable on a page.
+      const reads = planReads(plan, await storeInputs(plan.dataset, view, plan));
+      for (const r of reads) {
+        const held = stored.includes(r.variable);
+        assert.deepEqual(r.cogs.length, held ? 0 : plan.dates.length, r.variable);
+        assert.equal(r.pages.flatMap((p) => p.rows).length, held ? plan.dates.length : 0, r.variable);
+      }
       for (const v of stored)
         for (const threadsAbove of [undefined, 0]) {
-          const done = await reduceFromSeries(plan, basin, view, v, sums, { threadsAbove });
+          const r = reads[plan.variables.indexOf(v)]!;
+          const done = await reduceFromSeries(plan, basin, view, r, sums, { threadsAbove });
           assert.equal(done.size, plan.dates.length, JSON.stringify(q));
           fromStore++;
         }
