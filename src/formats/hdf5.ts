@@ -6,6 +6,8 @@ import { SnowdbError } from '../errors.js';
 const HDF5_SIGNATURE = Buffer.from([0x89, 0x48, 0x44, 0x46, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 type H5 = typeof H5wasm;
+/** The wasm module under h5wasm's classes (its heap, allocator and the C-level readers). */
+type H5Module = Awaited<H5['ready']>;
 let loaded: Promise<H5> | undefined;
 /**
  * The HDF5 library, loaded on first use (a command that reads no NetCDF does not pay for it), with
@@ -25,12 +27,50 @@ export function hdf5Cause(e: unknown): string {
   return lines.at(-1) ?? text.split('\n')[0]!;
 }
 
+/** Typed-array constructors by HDF5 class (0 integer, 1 float), byte size and signedness. */
+const NUMERIC: Readonly<Record<string, new (b: ArrayBuffer, at: number, n: number) => ArrayBufferView>> = {
+  '0 1 true': Int8Array,
+  '0 1 false': Uint8Array,
+  '0 2 true': Int16Array,
+  '0 2 false': Uint16Array,
+  '0 4 true': Int32Array,
+  '0 4 false': Uint32Array,
+  '1 4 true': Float32Array,
+  '1 4 false': Float32Array,
+  '1 8 true': Float64Array,
+  '1 8 false': Float64Array,
+};
+
+/**
+ * A numeric variable's values, as h5wasm's `value` gives them, copied out of the wasm heap into
+ * `into` (the start of it): h5wasm's own copy goes to fresh memory, whose first touch costs
+ * ~10× the copy on the VMs measured (util/scratch.ts). Undefined for any other type (strings,
+ * compounds, 64-bit integers), or when `into` is too small: `value` reads those.
+ */
+function valuesInto(d: InstanceType<H5['Dataset']>, m: H5Module, into: Buffer): ArrayBufferView | undefined {
+  const md = d.metadata;
+  const Ctor = NUMERIC[`${md.type} ${md.size} ${md.signed}`];
+  const bytes = md.size * md.total_size;
+  if (!md.shape || md.vlen || !Ctor || bytes > into.length || into.byteOffset % md.size !== 0)
+    return undefined;
+  const ptr = m._malloc(bytes);
+  if (ptr === 0) throw new Error(`HDF5 heap: ${bytes} bytes could not be allocated`);
+  try {
+    m.get_dataset_data(d.file_id, d.path, null, null, null, BigInt(ptr));
+    into.set(m.HEAPU8.subarray(ptr, ptr + bytes));
+  } finally {
+    m._free(ptr);
+  }
+  return new Ctor(into.buffer as ArrayBuffer, into.byteOffset, md.total_size);
+}
+
 /** A NetCDF-4 (HDF5) file opened read-only through h5wasm; close it when done. */
 export class Hdf5File {
   private constructor(
     readonly path: string,
     private readonly file: InstanceType<H5['File']>,
     private readonly h5: H5,
+    private readonly module: H5Module,
   ) {}
 
   /** @throws SnowdbError `invalid-source` when the file is not HDF5/NetCDF-4. */
@@ -51,7 +91,7 @@ export class Hdf5File {
     }
     const h5 = await library();
     try {
-      return new Hdf5File(path, new h5.File(path, 'r'), h5);
+      return new Hdf5File(path, new h5.File(path, 'r'), h5, await h5.ready);
     } catch (e) {
       throw new SnowdbError('invalid-source', `${path}: not a readable NetCDF-4/HDF5 file (${hdf5Cause(e)})`);
     }
@@ -85,8 +125,14 @@ export class Hdf5File {
     return v.length === 2 && v.every(Number.isFinite) ? [v[0]!, v[1]!] : undefined;
   }
 
-  /** A variable's values (row-major) and its `_FillValue`, if any. */
-  read(name: string): {
+  /**
+   * A variable's values (row-major) and its `_FillValue`, if any; numeric values go into `into`
+   * when given and large enough (they are then a view of it).
+   */
+  read(
+    name: string,
+    into?: Buffer,
+  ): {
     values: ArrayLike<number> & { length: number };
     fill: number | undefined;
     dtype: string;
@@ -94,7 +140,7 @@ export class Hdf5File {
     const d = this.dataset(name);
     let v: unknown;
     try {
-      v = d.value;
+      v = (into && valuesInto(d, this.module, into)) ?? d.value;
     } catch (e) {
       // A corrupted or truncated chunk fails here (deflate or checksum filter), never as garbage.
       throw new SnowdbError(

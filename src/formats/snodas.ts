@@ -1,4 +1,4 @@
-import { gunzipSync } from 'node:zlib';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
 import type { TarMember } from './tar.js';
 
@@ -161,12 +161,58 @@ function gunzip(m: TarMember, label: string, most: number): Buffer {
   }
 }
 
+/** Output chunk of a streamed grid inflate (below glibc's 32 MB mmap threshold: reused memory). */
+const INFLATE_CHUNK = 4 * 1024 * 1024;
+
+/**
+ * Inflate a gzip member into `into`, refusing one that would inflate past it (as `gunzip`).
+ * @returns the bytes written.
+ */
+async function gunzipInto(m: TarMember, label: string, into: Buffer): Promise<number> {
+  const g = createGunzip({ chunkSize: INFLATE_CHUNK });
+  let at = 0;
+  let over = false;
+  g.on('data', (c: Buffer) => {
+    if (at + c.length > into.length) {
+      over = true;
+      g.destroy();
+      return;
+    }
+    into.set(c, at);
+    at += c.length;
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      g.on('end', resolve)
+        .on('close', () => (over ? resolve() : undefined))
+        .on('error', reject);
+      g.end(m.data);
+    });
+  } catch (e) {
+    throw new SnowdbError(
+      'invalid-source',
+      `${label}: member ${m.name} is not valid gzip (${(e as Error).message})`,
+    );
+  }
+  if (over)
+    throw new SnowdbError(
+      'invalid-source',
+      `${label}: member ${m.name} inflates past ${into.length} bytes, more than its header declares (a corrupt or hostile file)`,
+    );
+  return at;
+}
+
 /**
  * Decode one product: its header checked against the masked 6935 × 3351 grid, its big-endian
- * int16 data converted to this machine's order.
+ * int16 data converted to this machine's order, in `into` when given (6935 × 3351 × 2 bytes, or
+ * more: the data is its start), else in a buffer of its own.
  * @throws SnowdbError `invalid-source` for a corrupt member, other dimensions, another grid.
  */
-export function decodeSnodasProduct(p: SnodasProduct, label: string): { grid: SnodasGrid; data: Int16Array } {
+export async function decodeSnodasProduct(
+  p: SnodasProduct,
+  label: string,
+  into?: Buffer,
+): Promise<{ grid: SnodasGrid; data: Int16Array }> {
   const h = parseSnodasHeader(gunzip(p.header, label, MAX_HEADER_BYTES).toString('latin1'));
   const where = `${label}: ${p.header.name}`;
   const num = (k: string) => {
@@ -206,13 +252,16 @@ export function decodeSnodasProduct(p: SnodasProduct, label: string): { grid: Sn
   const divisor = units.includes('/') ? Number(units.split('/').pop()) : 1;
   if (!(divisor > 0))
     throw new SnowdbError('invalid-source', `${where}: cannot read a divisor from 'Data units: ${units}'`);
-  const raw = gunzip(p.data, label, cols * rows * 2);
-  if (raw.length !== cols * rows * 2) {
+  const bytes = cols * rows * 2;
+  const out = into !== undefined && into.length >= bytes ? into : Buffer.allocUnsafeSlow(bytes);
+  const n = await gunzipInto(p.data, label, out.subarray(0, bytes)); // past it: refused, not cut
+  if (n !== bytes) {
     throw new SnowdbError(
       'invalid-source',
-      `${label}: ${p.data.name} holds ${raw.length} bytes; 6935 x 3351 int16 needs ${cols * rows * 2} (truncated?)`,
+      `${label}: ${p.data.name} holds ${n} bytes; 6935 x 3351 int16 needs ${bytes} (truncated?)`,
     );
   }
+  const raw = out.subarray(0, bytes);
   const aligned = raw.byteOffset % 2 === 0 ? raw : Buffer.from(raw);
   aligned.swap16(); // big-endian → little-endian (this machine and our TIFFs)
   const data = new Int16Array(aligned.buffer, aligned.byteOffset, cols * rows);

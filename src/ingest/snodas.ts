@@ -4,7 +4,11 @@ import type { VariableSpec } from '../datasets/config.js';
 import { SnowdbError } from '../errors.js';
 import { decodeSnodasProduct, snodasProducts } from '../formats/snodas.js';
 import { readTar } from '../formats/tar.js';
+import { withScratch } from '../util/scratch.js';
 import type { DateSource, Ingester } from './types.js';
+
+/** Bytes of one masked SNODAS grid (6935 × 3351 int16). */
+const SNODAS_GRID_BYTES = 6935 * 3351 * 2;
 
 /** Header unit names → multiplier into a template unit. */
 const UNIT_FACTORS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
@@ -87,20 +91,23 @@ export const snodasIngester: Ingester = {
     for (const p of products) {
       const spec = d.config.variables[p.variable];
       if (spec === undefined) continue;
-      const { grid, data } = decodeSnodasProduct(p, file);
-      const { data: stored, rule } = toStoredUnits(
-        data,
-        grid.units,
-        grid.divisor,
-        spec,
-        `${file}: ${p.header.name}`,
-      );
-      await emit(p.variable, stored, {
-        SOURCE_FILES: `${basename(file)}:${p.data.name}`,
-        SOURCE_STEM: p.stem,
-        SOURCE_BOUNDS: grid.bounds,
-        SOURCE_LATTICE: grid.lattice,
-        SOURCE_UNITS_RULE: rule,
+      // The grid is inflated into a borrowed buffer: emit writes its COG and keeps nothing.
+      await withScratch(SNODAS_GRID_BYTES, async (buf) => {
+        const { grid, data } = await decodeSnodasProduct(p, file, buf);
+        const { data: stored, rule } = toStoredUnits(
+          data,
+          grid.units,
+          grid.divisor,
+          spec,
+          `${file}: ${p.header.name}`,
+        );
+        await emit(p.variable, stored, {
+          SOURCE_FILES: `${basename(file)}:${p.data.name}`,
+          SOURCE_STEM: p.stem,
+          SOURCE_BOUNDS: grid.bounds,
+          SOURCE_LATTICE: grid.lattice,
+          SOURCE_UNITS_RULE: rule,
+        });
       });
     }
   },

@@ -1,6 +1,7 @@
 import { basename } from 'node:path';
 import { SnowdbError } from '../errors.js';
 import { Hdf5File } from '../formats/hdf5.js';
+import { withScratch } from '../util/scratch.js';
 import type { DateSource, Ingester } from './types.js';
 
 const NAME = /^UA_SWE_Depth_800m_v1_(\d{8})_(early|provisional|stable)\.nc$/;
@@ -100,17 +101,20 @@ export const swannIngester: Ingester = {
             `${path}: variable ${name} has shape ${f.shape(name).join(' x ')}; expected ${H} x ${W}`,
           );
         }
-        const { values, fill } = f.read(name);
-        await emit(
-          key,
-          northUp(values, H, W, flip, fill ?? spec.nodata, spec.nodata),
-          {
-            SOURCE_FILES: basename(path),
-            SOURCE_VARIABLE_NAME: name,
-            SOURCE_ROW_ORDER: flip ? 'south-up (flipped)' : 'north-up',
-          },
-          f.range(name),
-        );
+        // Values are copied into a borrowed buffer: emit writes the COG and keeps nothing.
+        await withScratch(W * H * 2, async (buf) => {
+          const { values, fill } = f.read(name, buf);
+          await emit(
+            key,
+            northUp(values, H, W, flip, fill ?? spec.nodata, spec.nodata),
+            {
+              SOURCE_FILES: basename(path),
+              SOURCE_VARIABLE_NAME: name,
+              SOURCE_ROW_ORDER: flip ? 'south-up (flipped)' : 'north-up',
+            },
+            f.range(name),
+          );
+        });
       }
     } finally {
       f.close();

@@ -38,22 +38,39 @@ describe('bounded decoders', () => {
     );
     const bomb = gzipSync(Buffer.alloc(128 << 20), { level: 1 }); // 128 MiB of zeros in ~130 kB
     assert.ok(bomb.length < 1 << 20);
-    assert.throws(
-      () => decodeSnodasProduct(product(header, bomb), 'SNODAS_20240101.tar'),
-      refused(new RegExp(`swe\\.dat\\.gz inflates past ${GRID_BYTES} bytes`)),
-    );
+    // Into a buffer of its own, and into a borrowed one larger than the grid: refused at the grid.
+    for (const into of [undefined, Buffer.alloc(GRID_BYTES + 4096)])
+      await assert.rejects(
+        decodeSnodasProduct(product(header, bomb), 'SNODAS_20240101.tar', into),
+        refused(new RegExp(`swe\\.dat\\.gz inflates past ${GRID_BYTES} bytes`)),
+      );
     // One byte short is the old message: truncated.
     const short = gzipSync(Buffer.alloc(GRID_BYTES - 2), { level: 1 });
-    assert.throws(
-      () => decodeSnodasProduct(product(header, short), 'SNODAS_20240101.tar'),
+    await assert.rejects(
+      decodeSnodasProduct(product(header, short), 'SNODAS_20240101.tar'),
       refused(/holds 46478368 bytes; 6935 x 3351 int16 needs 46478370/),
+    );
+    // A whole grid (big-endian 1, 2, 3, …): the same values in a buffer of its own or a borrowed one.
+    const grid = Buffer.alloc(GRID_BYTES);
+    for (let i = 0; i < GRID_BYTES; i += 2) grid.writeInt16BE((i / 2) % 30_000, i);
+    const whole = product(header, gzipSync(grid, { level: 1 }));
+    const own = await decodeSnodasProduct(whole, 'SNODAS_20240101.tar');
+    const borrowed = await decodeSnodasProduct(whole, 'SNODAS_20240101.tar', Buffer.alloc(GRID_BYTES + 2));
+    assert.deepEqual(
+      [own.data[0], own.data[1], own.data[30_001], own.data.length],
+      [0, 1, 1, GRID_BYTES / 2],
+    );
+    assert.ok(
+      Buffer.from(own.data.buffer, own.data.byteOffset, GRID_BYTES).equals(
+        Buffer.from(borrowed.data.buffer, borrowed.data.byteOffset, GRID_BYTES),
+      ),
     );
   });
 
-  it('a SNODAS header member inflating past 64 KiB is refused', () => {
+  it('a SNODAS header member inflating past 64 KiB is refused', async () => {
     const header = gzipSync(Buffer.alloc(1 << 20, 'a'));
-    assert.throws(
-      () => decodeSnodasProduct(product(header, gzipSync(Buffer.alloc(2))), 'SNODAS_20240101.tar'),
+    await assert.rejects(
+      decodeSnodasProduct(product(header, gzipSync(Buffer.alloc(2))), 'SNODAS_20240101.tar'),
       refused(/swe\.txt\.gz inflates past 65536 bytes/),
     );
   });
