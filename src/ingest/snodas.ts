@@ -28,7 +28,8 @@ function validMedian(a: Int16Array, nodata: number): number {
 /**
  * Bring raw header-unit integers to the template's stored units (value = stored / scale_factor):
  * stored = raw × factor(unit) × scale_factor / divisor. For every SNODAS product and the header
- * divisors NOHRSC writes, the multiplier is 1 and the data are copied as they are.
+ * divisors NOHRSC writes, the multiplier is 1 and the data are kept as they are; otherwise
+ * `raw` is converted in place.
  *
  * Snowpack temperature: the header says `Kelvins` with no divisor, yet snowtool reports raw values
  * of 2636–2731 (tenths of K) while NSIDC's table says whole K. The values decide: a median above
@@ -57,7 +58,7 @@ export function toStoredUnits(
   }
   const mult = (factor * spec.scale_factor) / div;
   if (Math.abs(mult - 1) < 1e-12) return { data: raw, rule };
-  const out = new Int16Array(raw.length);
+  const out = raw; // in place: the decoded grid is this call's to change (a fresh grid costs its page faults)
   for (let i = 0; i < raw.length; i++) {
     const v = raw[i]!;
     if (v === spec.nodata) {
