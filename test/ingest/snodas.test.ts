@@ -12,6 +12,9 @@ import {
 } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { TEMPLATES } from '../../src/datasets/templates.js';
+import { SnowdbError } from '../../src/errors.js';
+import { toStoredUnits } from '../../src/ingest/snodas.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { snapshotTree } from '../helpers/fs.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
@@ -247,6 +250,22 @@ describe('dataset ingest: SNODAS daily tars', () => {
       new RegExp(
         `SNODAS_dims\\.tar: ${swe}\\.txt\\.gz: grid is 7000 x 3351; the masked SNODAS grid is 6935 x 3351`,
       ),
+    );
+  });
+
+  it('header units other than the stored ones convert the decoded grid in place; nodata stays; overflow is refused', () => {
+    const swe = TEMPLATES.snodas!.variables.swe!; // mm × 1, nodata -9999
+    const raw = Int16Array.from([-9999, 1, 25, 100]);
+    // metres / 100 → mm: × 1000 / 100 = × 10
+    const { data, rule } = toStoredUnits(raw, 'Meters / 100.000000', 100, swe, 'x');
+    assert.equal(data, raw, 'the same array');
+    assert.deepEqual([...data], [-9999, 10, 250, 1000]);
+    assert.match(rule, /stored = raw × 10$/);
+    const same = Int16Array.from([7]);
+    assert.equal(toStoredUnits(same, 'Meters / 1000.000000', 1000, swe, 'x').data, same);
+    assert.throws(
+      () => toStoredUnits(Int16Array.from([4000]), 'Meters / 100.000000', 100, swe, 'x'),
+      (e: unknown) => SnowdbError.is(e) && /value 4000 × 10 does not fit int16/.test(e.message),
     );
   });
 });
