@@ -1,7 +1,9 @@
 import { basename } from 'node:path';
+import type { VariableSpec } from '../datasets/config.js';
 import { SnowdbError } from '../errors.js';
 import { Hdf5File } from '../formats/hdf5.js';
-import { allocate } from '../raster/dtype.js';
+import { DTYPES, type DType, type TypedArray, viewAs } from '../raster/dtype.js';
+import { withScratch } from '../util/scratch.js';
 import type { DateSource, Ingester, ValidRange } from './types.js';
 
 const NAME = /^SPIRES_NRT_h(\d{2})v(\d{2})_(MOD09GA\d+)_(\d{8})_(V[\d.]+)\.nc$/;
@@ -115,44 +117,51 @@ export const spiresIngester: Ingester = {
         }
         return { col: expect[0]!, row: expect[1]!, flip };
       });
-      // One mosaic per dtype, reused by the next variable once `emit` has written it: a fresh
-      // 35 M-cell array per variable cost more in first-touch page faults than the copies.
-      const mosaics = new Map<string, ReturnType<typeof allocate>>();
-      for (const [key, spec] of Object.entries(d.config.variables)) {
-        const out = mosaics.get(spec.dtype) ?? allocate(spec.dtype, W * d.grid.height);
-        mosaics.set(spec.dtype, out);
-        out.fill(spec.nodata);
-        tiles.forEach((t, i) => {
-          const f = opened[i]!;
-          const shape = f.shape(key).filter((n) => n !== 1);
-          if (shape.length !== 2 || shape[0] !== TILE || shape[1] !== TILE) {
-            throw new SnowdbError(
-              'invalid-source',
-              `${t.file}: variable ${key} has shape ${f.shape(key).join(' x ')}; expected 2400 x 2400`,
-            );
-          }
-          const { values, fill } = f.read(key);
-          const { col, row, flip } = offsets[i]!;
-          // The usual file: the variable's own type, its fill the nodata: native row copies.
-          const plain =
-            values.constructor === out.constructor && (fill === undefined || fill === spec.nodata);
-          for (let r = 0; r < TILE; r++) {
-            const src0 = (flip ? TILE - 1 - r : r) * TILE;
-            const dst0 = (row + r) * W + col;
-            if (plain) out.set((values as typeof out).subarray(src0, src0 + TILE), dst0);
-            else
-              for (let c = 0; c < TILE; c++) {
-                const v = values[src0 + c]!;
-                out[dst0 + c] = v === fill ? spec.nodata : v;
-              }
-          }
-        });
-        await emit(
-          key,
-          out,
-          { SOURCE_FILES: src.files.map((f) => basename(f)).join(' ') },
-          declaredRange(opened, key),
+      // One mosaic per dtype in a borrowed buffer, reused by the next variable (and date) once
+      // `emit` has written it: a fresh 35 M-cell array cost more in first-touch page faults than
+      // the copies.
+      const byDtype = new Map<DType, [string, VariableSpec][]>();
+      for (const [key, spec] of Object.entries(d.config.variables))
+        byDtype.set(spec.dtype, [...(byDtype.get(spec.dtype) ?? []), [key, spec]]);
+      for (const [dtype, variables] of byDtype)
+        await withScratch(W * d.grid.height * DTYPES[dtype].bytes, (buf) =>
+          mosaic(viewAs(dtype, buf), variables),
         );
+      async function mosaic(out: TypedArray, variables: readonly [string, VariableSpec][]) {
+        for (const [key, spec] of variables) {
+          out.fill(spec.nodata);
+          tiles.forEach((t, i) => {
+            const f = opened[i]!;
+            const shape = f.shape(key).filter((n) => n !== 1);
+            if (shape.length !== 2 || shape[0] !== TILE || shape[1] !== TILE) {
+              throw new SnowdbError(
+                'invalid-source',
+                `${t.file}: variable ${key} has shape ${f.shape(key).join(' x ')}; expected 2400 x 2400`,
+              );
+            }
+            const { values, fill } = f.read(key);
+            const { col, row, flip } = offsets[i]!;
+            // The usual file: the variable's own type, its fill the nodata: native row copies.
+            const plain =
+              values.constructor === out.constructor && (fill === undefined || fill === spec.nodata);
+            for (let r = 0; r < TILE; r++) {
+              const src0 = (flip ? TILE - 1 - r : r) * TILE;
+              const dst0 = (row + r) * W + col;
+              if (plain) out.set((values as typeof out).subarray(src0, src0 + TILE), dst0);
+              else
+                for (let c = 0; c < TILE; c++) {
+                  const v = values[src0 + c]!;
+                  out[dst0 + c] = v === fill ? spec.nodata : v;
+                }
+            }
+          });
+          await emit(
+            key,
+            out,
+            { SOURCE_FILES: src.files.map((f) => basename(f)).join(' ') },
+            declaredRange(opened, key),
+          );
+        }
       }
     } finally {
       for (const f of opened) f.close();
