@@ -36,8 +36,8 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
   const dates = await datesOf(db, d);
   const g = d.config.grid;
   const zoneLayers: string[] = [];
-  for (const provider of (await namesIn(d.paths.zonesDir)).sort()) {
-    for (const f of (await namesIn(join(d.paths.zonesDir, provider))).sort()) {
+  for (const provider of (await namesIn(d.store, d.paths.zonesDir)).sort()) {
+    for (const f of (await namesIn(d.store, join(d.paths.zonesDir, provider))).sort()) {
       if (f.endsWith('.tif')) zoneLayers.push(`${provider}/${f}`);
     }
   }
@@ -71,8 +71,8 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
       new Set(ZONE_LAYERS.filter((l) => zoneLayers.includes(`${l.provider}/${l.file}`)).map((l) => l.key)),
     ),
     zone_layers: zoneLayers,
-    area_raster: (await namesIn(d.dir)).includes(AREA_RASTER),
-    aoi_rasters: (await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).length,
+    area_raster: (await namesIn(d.store, d.dir)).includes(AREA_RASTER),
+    aoi_rasters: (await namesIn(d.store, d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).length,
     date_list: dates,
   };
 }

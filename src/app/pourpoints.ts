@@ -65,7 +65,7 @@ async function finishPending(
 ): Promise<number> {
   const pending = await readPending(db);
   if (isEmpty(pending)) return 0;
-  const index = await readIndex(db.paths.pourpointIndex);
+  const index = await readIndex(db.store, db.paths.pourpointIndex);
   const entries = pending.aoi.flatMap((t) => index.get(t) ?? []);
   let built = 0;
   if (entries.length > 0 && datasets.length > 0) {
@@ -119,7 +119,7 @@ export async function removePourpoints(
   triplets: readonly string[],
   opts: { dryRun?: boolean } = {},
 ): Promise<RemoveReport> {
-  const index = await readIndex(db.paths.pourpointIndex);
+  const index = await readIndex(db.store, db.paths.pourpointIndex);
   const stored = await storedTriplets(db);
   const wanted = [...new Set(triplets.map((t) => checkTriplet(t)))].sort();
   for (const t of wanted)

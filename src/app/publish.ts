@@ -11,6 +11,7 @@ import { S3Bucket, type S3Settings } from '../io/bucket.s3.js';
 import { sha256Files } from '../io/hash.js';
 import { fileSignature } from '../io/memo.js';
 import { BLOB_PREFIX, blobKey, type PublishedTree, TREE_KEY, TreeSchema } from '../io/published-tree.js';
+import { localStore } from '../io/store.js';
 import { mapPool } from '../util/pool.js';
 
 /** What `snowdb publish` did. */
@@ -100,7 +101,7 @@ export async function publishDatabase(
 ): Promise<PublishReport> {
   const bucket = targetBucket(target, opts.s3 ?? {});
   const files = await publishedFiles(db);
-  const signatures = new Map(files.map((f) => [f.abs, fileSignature(f.abs)]));
+  const signatures = new Map(files.map((f) => [f.abs, fileSignature(localStore, f.abs)]));
   const sha = await digests(db, signatures);
   const tree: PublishedTree = {
     resource: 'snowdb.published/v1',
@@ -119,7 +120,7 @@ export async function publishDatabase(
   for (const f of files) if (!held.has(sha.get(f.abs)!)) fresh.set(sha.get(f.abs)!, f.abs);
   await mapPool([...fresh], UPLOADS, ([digest, file]) => bucket.putFile(blobKey(digest), file, 'immutable'));
   if (opts.pauseMs) await setTimeout(opts.pauseMs);
-  const changed = files.find((f) => fileSignature(f.abs) !== signatures.get(f.abs));
+  const changed = files.find((f) => fileSignature(localStore, f.abs) !== signatures.get(f.abs));
   if (changed !== undefined)
     throw new SnowdbError(
       'publish-interrupted',

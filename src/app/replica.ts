@@ -5,7 +5,6 @@ import { type Bucket, HttpBucket } from '../io/bucket.js';
 import { S3Bucket, type S3Settings } from '../io/bucket.s3.js';
 import { TREE_KEY } from '../io/published-tree.js';
 import { RemoteStore } from '../io/remote-store.js';
-import { mountStore, unmountStore } from '../io/store.js';
 
 /** The bucket of a published copy; a URL may name its folder, its `snowdb.json` or its tree object. */
 export function replicaBucket(location: string, s3: S3Settings): Bucket {
@@ -17,7 +16,7 @@ export function replicaBucket(location: string, s3: S3Settings): Bucket {
 export interface Replica {
   readonly db: Database;
   readonly store: RemoteStore;
-  /** Stop refreshing and unmount. */
+  /** Stop refreshing (the database reads nothing more through it). */
   close(): void;
 }
 
@@ -51,10 +50,9 @@ export interface ReplicaOptions {
 async function connect(location: string, opts: ReplicaOptions): Promise<Replica> {
   const root = `/snowdb-replica/${createHash('sha256').update(location).digest('hex').slice(0, 12)}`;
   const store = await RemoteStore.open(replicaBucket(location, opts.s3 ?? {}), root);
-  mountStore(root, store);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const db = await Database.open(root, location);
+    const db = await Database.open(root, location, store);
     if (opts.refreshMs > 0) {
       timer = setInterval(() => {
         store.refresh().catch((e: unknown) => opts.onRefreshError?.(e));
@@ -66,12 +64,11 @@ async function connect(location: string, opts: ReplicaOptions): Promise<Replica>
       store,
       close: () => {
         clearInterval(timer);
-        unmountStore(root);
         open.delete(location);
       },
     };
   } catch (e) {
-    unmountStore(root);
+    clearInterval(timer);
     throw e;
   }
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { namesIn, pathExists } from '../io/fs.js';
-import { storeOf } from '../io/store.js';
+import { localStore, type Store } from '../io/store.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { Cog } from '../raster/cog.reader.js';
 import { writeCog } from '../raster/cog.writer.js';
@@ -46,9 +46,10 @@ export function aoiHash(d: Dataset, geometryHash: string): string {
 
 /** A raster's grid and GDAL metadata items, or null when the file is absent or unreadable. */
 export async function readHeader(
+  store: Store,
   path: string,
 ): Promise<{ grid: Grid; items: Record<string, string> } | null> {
-  const src = storeOf(path).source(path);
+  const src = store.source(path);
   try {
     const cog = await Cog.open(src);
     return { grid: cog.grid, items: cog.metadata.items };
@@ -60,14 +61,14 @@ export async function readHeader(
 }
 
 /** A provenance tag stored in a raster's GDAL metadata, or null when the file is absent or unreadable. */
-export async function readTag(path: string, tag: string): Promise<string | null> {
-  return (await readHeader(path))?.items[tag] ?? null;
+export async function readTag(store: Store, path: string, tag: string): Promise<string | null> {
+  return (await readHeader(store, path))?.items[tag] ?? null;
 }
 
 /** The tile-aligned windows of every basin AOI raster a dataset holds, sorted by file name. */
 export async function aoiWindows(d: Dataset): Promise<Window[]> {
-  const files = (await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).sort();
-  const tags = await mapPool(files, 8, (f) => readTag(join(d.paths.aoiDir, f), 'SNOWDB_AOI_WINDOW'));
+  const files = (await namesIn(d.store, d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).sort();
+  const tags = await mapPool(files, 8, (f) => readTag(d.store, join(d.paths.aoiDir, f), 'SNOWDB_AOI_WINDOW'));
   return tags.map(parseWindowTag).filter((w): w is Window => w !== null);
 }
 
@@ -81,7 +82,7 @@ export type BuildAction = 'built' | 'current' | 'removed' | 'outside';
 export async function buildAreaRaster(d: Dataset, rebuild = false): Promise<BuildAction> {
   const path = d.paths.area;
   const hash = `${FORMAT}:${gridHash(d)}`;
-  if (!rebuild && (await readTag(path, 'SNOWDB_GRID_HASH')) === hash) return 'current';
+  if (!rebuild && (await readTag(localStore, path, 'SNOWDB_GRID_HASH')) === hash) return 'current';
   const { width, height } = d.grid;
   const areas = rowAreas(d.grid);
   const data = new Float32Array(width * height);
@@ -110,7 +111,7 @@ export async function buildAoi(
 ): Promise<BuildAction> {
   const path = d.paths.aoi(triplet);
   const hash = aoiHash(d, geometryHash);
-  if (covered && !rebuild && (await readTag(path, 'SNOWDB_AOI_HASH')) === hash) return 'current';
+  if (covered && !rebuild && (await readTag(localStore, path, 'SNOWDB_AOI_HASH')) === hash) return 'current';
   const cov = covered ? polygonCoverage(d.grid, basin) : null;
   if (cov === null) {
     const existed = await pathExists(path);

@@ -3,6 +3,7 @@ import { parseJsonAs } from '../db/json-file.js';
 import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { readExistingFile } from '../io/fs.js';
+import type { Store } from '../io/store.js';
 import { crsFromId } from '../raster/crs.js';
 import { DTYPES, type DType } from '../raster/dtype.js';
 import type { AreaGeometry } from '../raster/geometry.js';
@@ -128,8 +129,8 @@ export const statNames: (config: DatasetConfig) => readonly StatName[] = weakMem
  * Read and validate a dataset config.
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
-export async function readDatasetConfig(file: string): Promise<DatasetConfig> {
-  const text = await readExistingFile(file).then(
+export async function readDatasetConfig(store: Store, file: string): Promise<DatasetConfig> {
+  const text = await readExistingFile(store, file).then(
     (b) => b.toString('utf8'),
     (e: NodeJS.ErrnoException) => {
       throw new SnowdbError('invalid-config', `cannot read dataset config ${file}: ${e.code ?? e.message}`);

@@ -5,7 +5,7 @@ import { type Dataset, openDatasets } from './registry.js';
 
 /** Ingested dates of a dataset, ISO `YYYY-MM-DD`, ascending (folders `cogs/<YYYYMMDD>/`). */
 export async function ingestedDates(d: Dataset): Promise<string[]> {
-  return (await namesIn(d.paths.datesDir))
+  return (await namesIn(d.store, d.paths.datesDir))
     .filter((n) => /^\d{8}$/.test(n))
     .sort()
     .map(isoDate);

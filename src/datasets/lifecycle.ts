@@ -5,6 +5,7 @@ import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { createdConfigPath, datasetDir, datasetPaths } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { pathExists } from '../io/fs.js';
+import { localStore } from '../io/store.js';
 import { type Coverage, readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { type BuildAction, buildAreaRaster } from './artifacts.js';
 import { readDatasetConfig, writeDatasetConfig } from './config.js';
@@ -64,7 +65,7 @@ export async function createDataset(
   await sweepDebris(debrisRoots(db, [{ paths: { dir } }]), { tmp: false });
   const present = await pathExists(configPath);
   if (present) {
-    const cfg = await readDatasetConfig(configPath);
+    const cfg = await readDatasetConfig(localStore, configPath);
     if (cfg.template !== template) {
       throw new SnowdbError(
         'invalid-config',
@@ -77,9 +78,9 @@ export async function createDataset(
     await writeDatasetConfig(configPath, spec);
   }
   const link = existing ?? { path: linkPath, active: false };
-  const d = await openLink(db.root, name, link);
+  const d = await openLink(db, name, link);
   const areaRaster = await buildAreaRaster(d);
-  const index = await readIndex(db.paths.pourpointIndex);
+  const index = await readIndex(db.store, db.paths.pourpointIndex);
   const { rows, entries } = await rasterizeBasins(db, [...index.values()], [d], { onProgress });
   await writeIndex(db.paths.pourpointIndex, entries);
   if (existing === undefined)
@@ -111,7 +112,7 @@ export async function registerDataset(db: Database, name: string, configPath: st
   const abs = resolve(configPath);
   const st = await stat(abs).catch(() => null);
   if (st === null || !st.isFile()) throw new SnowdbError('invalid-config', `${configPath}: no such file`);
-  await readDatasetConfig(abs);
+  await readDatasetConfig(localStore, abs);
   const rel = relative(db.root, abs);
   const path = rel.startsWith('..') || isAbsolute(rel) ? abs : rel;
   await db.saveConfig({ ...db.config, datasets: { ...db.config.datasets, [name]: { path, active: false } } });

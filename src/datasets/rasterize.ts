@@ -68,7 +68,7 @@ export interface RasterizeRequest extends RasterizeOptions {
  * @throws SnowdbError `pourpoint-not-found`, `dataset-not-found`.
  */
 export async function rasterizeIndexed(db: Database, req: RasterizeRequest): Promise<RasterizeRow[]> {
-  const index = await readIndex(db.paths.pourpointIndex);
+  const index = await readIndex(db.store, db.paths.pourpointIndex);
   const entries = req.triplet === undefined ? [...index.values()] : [indexedEntry(index, req.triplet)];
   const datasets = req.datasets?.length
     ? await Promise.all(req.datasets.map((n) => openDataset(db, n)))

@@ -1,9 +1,9 @@
 /**
  * A dataset's stored rasters (AOI rasters, zone layers, date COGs) read onto a window of its grid,
- * from whichever store holds the path (the local disk, or a replica's published copy).
+ * from its store (the local disk, or a replica's published copy).
  */
 import { SnowdbError } from '../errors.js';
-import { storeOf } from '../io/store.js';
+import type { Store } from '../io/store.js';
 import { Cog } from '../raster/cog.reader.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { fullWindow, intersectWindows, parseWindowTag, type Window } from '../raster/grid.js';
@@ -19,11 +19,11 @@ export class RasterSession {
   /** Decoded tiles of every raster of the session, bytes. */
   private readonly tiles = new TileCache(128 * 1024 * 1024);
 
-  /** The raster at `path`, opened on first ask; null when it is absent. */
-  open(path: string): Promise<Cog | null> {
+  /** The raster at `path` of `store`, opened on first ask; null when it is absent. */
+  open(store: Store, path: string): Promise<Cog | null> {
     let cog = this.opened.get(path);
     if (cog === undefined) {
-      cog = openCog(path, this.tiles);
+      cog = openCog(store, path, this.tiles);
       this.opened.set(path, cog);
     }
     return cog;
@@ -45,8 +45,8 @@ export class RasterSession {
 }
 
 /** Open a stored raster (null when absent), its source closed again when the open fails. */
-async function openCog(path: string, tiles?: TileCache): Promise<Cog | null> {
-  const src = storeOf(path).source(path);
+async function openCog(store: Store, path: string, tiles?: TileCache): Promise<Cog | null> {
+  const src = store.source(path);
   try {
     return await Cog.open(src, tiles);
   } catch (e) {
@@ -64,13 +64,14 @@ async function openCog(path: string, tiles?: TileCache): Promise<Cog | null> {
  * the raster is opened through it (and stays open until the session closes).
  */
 export async function readOnto(
+  store: Store,
   path: string,
   tag: string | null,
   want: Window | null,
   fill: number,
   session?: RasterSession,
 ): Promise<{ data: TypedArray; window: Window } | null> {
-  const cog = await (session ? session.open(path) : openCog(path));
+  const cog = await (session ? session.open(store, path) : openCog(store, path));
   if (cog === null) return null;
   try {
     const at = tag === null ? fullWindow(cog.grid) : parseWindowTag(cog.metadata.items[tag] ?? null);

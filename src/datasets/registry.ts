@@ -3,6 +3,7 @@ import type { Database } from '../db/database.js';
 import { type DatasetPaths, datasetDir, datasetPaths } from '../db/layout.js';
 import type { DatasetLink } from '../db/root-config.js';
 import { SnowdbError } from '../errors.js';
+import type { Store } from '../io/store.js';
 import type { AreaGeometry } from '../raster/geometry.js';
 import type { Grid } from '../raster/grid.js';
 import { byString } from '../util/compare.js';
@@ -32,21 +33,23 @@ export interface Dataset {
   readonly config: DatasetConfig;
   readonly grid: Grid;
   readonly footprint: AreaGeometry | null;
+  /** Where its files are read from (its database's store). */
+  readonly store: Store;
 }
 
 /**
- * Open the dataset a link (registered or about to be) points at, from the database `root`;
- * `read` loads the config (default: read and validate the file).
+ * Open the dataset a link (registered or about to be) points at, in database `db`; `read` loads
+ * the config (default: read and validate the file).
  */
 export async function openLink(
-  root: string,
+  db: Pick<Database, 'root' | 'store'>,
   name: string,
   link: DatasetLink,
-  read: (path: string) => Promise<DatasetConfig> = readDatasetConfig,
+  read: (path: string) => Promise<DatasetConfig> = (p) => readDatasetConfig(db.store, p),
 ): Promise<Dataset> {
-  const configPath = resolve(root, link.path);
+  const configPath = resolve(db.root, link.path);
   const config = await read(configPath);
-  const dir = datasetDir(root, link.path);
+  const dir = datasetDir(db.root, link.path);
   return {
     name,
     link,
@@ -56,6 +59,7 @@ export async function openLink(
     config,
     grid: gridOf(config),
     footprint: footprintOf(config),
+    store: db.store,
   };
 }
 
@@ -74,13 +78,13 @@ export async function openDataset(db: Database, name: string): Promise<Dataset> 
   }
   // The config is parsed again only when its file changed (one stat); while it is the same
   // object, so is the dataset (request caches key on it).
-  const config = await db.memo(resolve(db.root, link.path), readDatasetConfig);
+  const config = await db.memo(resolve(db.root, link.path), (p) => readDatasetConfig(db.store, p));
   const byLink = opened.get(config) ?? new Map<string, Dataset>();
   opened.set(config, byLink);
   const key = `${db.root}|${name}|${link.path}`;
   const hit = byLink.get(key);
   if (hit !== undefined) return hit;
-  const d = await openLink(db.root, name, link, async () => config);
+  const d = await openLink(db, name, link, async () => config);
   byLink.set(key, d);
   return d;
 }
@@ -100,7 +104,7 @@ export async function openNamedDatasets(db: Database, names: readonly string[]):
 /** Every registered dataset, sorted by name. */
 export async function openDatasets(db: Database): Promise<Dataset[]> {
   const names = Object.keys(db.config.datasets).sort(byString);
-  return Promise.all(names.map((n) => openLink(db.root, n, db.config.datasets[n]!)));
+  return Promise.all(names.map((n) => openLink(db, n, db.config.datasets[n]!)));
 }
 
 /**

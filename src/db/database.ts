@@ -1,6 +1,7 @@
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import { SnowdbError } from '../errors.js';
 import { FileMemo } from '../io/memo.js';
+import { localStore, type Store } from '../io/store.js';
 import { type DbPaths, dbPaths, Layout } from './layout.js';
 import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from './root-config.js';
 
@@ -22,6 +23,8 @@ export class Database {
     config: RootConfig,
     /** Where the database is, for people: its folder, or the URL a replica reads. */
     readonly location: string,
+    /** Where its files are read from: the local filesystem, or a replica's published copy. */
+    readonly store: Store,
   ) {
     this.paths = paths;
     this.configMemo = configMemo;
@@ -32,11 +35,14 @@ export class Database {
     return this.paths.root;
   }
 
-  /** Open the database at `root` (an existing directory holding `snowdb.json`, or a mounted replica). */
-  static async open(root: string, location: string = root): Promise<Database> {
+  /**
+   * Open the database at `root`: an existing directory holding `snowdb.json`, or (with `store`) a
+   * replica's published copy, its paths under the virtual folder `root`.
+   */
+  static async open(root: string, location: string = root, store: Store = localStore): Promise<Database> {
     const paths = dbPaths(root);
-    const memo = new FileMemo(paths.rootConfig, () => readRootConfig(paths.rootConfig));
-    return new Database(paths, memo, await memo.get(), location);
+    const memo = new FileMemo(store, paths.rootConfig, () => readRootConfig(store, paths.rootConfig));
+    return new Database(paths, memo, await memo.get(), location, store);
   }
 
   /** Re-read the root config if the file changed since it was read (one stat). */
@@ -51,7 +57,7 @@ export class Database {
   memo<T>(path: string, load: (path: string) => Promise<T>): Promise<T> {
     let m = this.memos.get(path) as FileMemo<T> | undefined;
     if (m === undefined) {
-      m = new FileMemo(path, () => load(path));
+      m = new FileMemo(this.store, path, () => load(path));
       this.memos.set(path, m as FileMemo<unknown>);
     }
     return m.get();
@@ -84,7 +90,7 @@ export async function initDatabase(root: string, now: Date = new Date()): Promis
   if (st !== null) {
     const entries = await readdir(root);
     if (entries.includes(Layout.rootConfig)) {
-      await readRootConfig(paths.rootConfig);
+      await readRootConfig(localStore, paths.rootConfig);
       return { kind: 'exists', root };
     }
     if (entries.length > 0) {

@@ -4,6 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { tagPid } from '../io/atomic.js';
 import { namesIn } from '../io/fs.js';
 import { holderGone, isAlive, withFileLock } from '../io/lock.js';
+import { localStore } from '../io/store.js';
 import type { Database } from './database.js';
 import { Layout, SYNC_STAGING_PREFIX } from './layout.js';
 
@@ -42,7 +43,7 @@ const DATE_ENTRY = /^\.(\d{8})\.(.+)$/;
  * holder is gone.
  */
 async function datesDebris(datesDir: string): Promise<Debris[]> {
-  const names = await namesIn(datesDir);
+  const names = await namesIn(localStore, datesDir);
   const byDay = new Map<string, string[]>();
   for (const n of names) {
     const m = DATE_ENTRY.exec(n);
@@ -87,7 +88,7 @@ async function walk(dir: string, out: Debris[]): Promise<void> {
 /** `pourpoint sync` staging folders in the system temp dir whose process is gone. */
 async function syncStagingDebris(): Promise<Debris[]> {
   const out: Debris[] = [];
-  for (const n of await namesIn(tmpdir())) {
+  for (const n of await namesIn(localStore, tmpdir())) {
     if (!n.startsWith(SYNC_STAGING_PREFIX)) continue;
     const pid = Number(/^(\d+)-/.exec(n.slice(SYNC_STAGING_PREFIX.length))?.[1] ?? 0);
     if (pid === process.pid || (pid > 0 && isAlive(pid))) continue;

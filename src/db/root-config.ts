@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { readExistingFile } from '../io/fs.js';
+import type { Store } from '../io/store.js';
 import { parseJsonAs } from './json-file.js';
 import { Layout } from './layout.js';
 
@@ -57,9 +58,9 @@ export function newRootConfig(now: Date): RootConfig {
  * Read and validate a root config file.
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
-export async function readRootConfig(file: string): Promise<RootConfig> {
+export async function readRootConfig(store: Store, file: string): Promise<RootConfig> {
   return parseJsonAs(
-    (await readExistingFile(file)).toString('utf8'),
+    (await readExistingFile(store, file)).toString('utf8'),
     file,
     RootConfigSchema,
     'a snowdb root config',

@@ -45,7 +45,7 @@ export async function readManifest(d: Dataset, date: string): Promise<DateManife
 
 /** What a date folder lacks of its manifest and one COG per dataset variable (empty: complete). */
 export async function dateMissing(d: Dataset, date: string): Promise<string[]> {
-  const names = new Set(await namesIn(d.paths.date(date)));
+  const names = new Set(await namesIn(d.store, d.paths.date(date)));
   return [MANIFEST, ...Object.keys(d.config.variables).map((v) => `${v}.tif`)].filter((n) => !names.has(n));
 }
 

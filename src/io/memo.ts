@@ -1,8 +1,8 @@
-import { storeOf } from './store.js';
+import type { Store } from './store.js';
 
 /** A signature that changes whenever a file is replaced or rewritten (local: inode, size, mtime ns). */
-export function fileSignature(path: string): string {
-  return storeOf(path).stat(path).signature;
+export function fileSignature(store: Store, path: string): string {
+  return store.stat(path).signature;
 }
 
 /**
@@ -21,12 +21,13 @@ export class FileMemo<T> {
   private value: T | undefined;
 
   constructor(
+    private readonly store: Store,
     private readonly path: string,
     private readonly load: () => Promise<T>,
   ) {}
 
   async get(): Promise<T> {
-    const sig = storeOf(this.path).stat(this.path);
+    const sig = this.store.stat(this.path);
     if (sig.signature !== this.signature || this.value === undefined) {
       this.value = await this.load();
       this.signature = Date.now() - sig.mtimeMs > RACY_MS ? sig.signature : null;

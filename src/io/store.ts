@@ -12,8 +12,9 @@ export interface Signature {
 
 /**
  * The read port of a database's files. Every read of the query path (configs, indexes, listings,
- * rasters, series pages) goes through the store its path is mounted on: the local filesystem, or a
- * published copy on a static HTTP server or object storage (a read-only replica).
+ * rasters, series pages) goes through its database's store (`Database.store`, carried by each
+ * dataset): the local filesystem, or a published copy on a static HTTP server or object storage
+ * (a read-only replica).
  */
 export interface Store {
   /** Where the files come from, for messages. */
@@ -76,25 +77,3 @@ class LocalStore implements Store {
 }
 
 export const localStore: Store = new LocalStore();
-
-/** Stores mounted at virtual folders (a replica's root), longest prefix first. */
-const mounts: { prefix: string; store: Store }[] = [];
-
-/** Serve every path under `prefix` (an absolute folder that is not a local database) from `store`. */
-export function mountStore(prefix: string, store: Store): void {
-  unmountStore(prefix);
-  mounts.push({ prefix, store });
-  mounts.sort((a, b) => b.prefix.length - a.prefix.length);
-}
-
-export function unmountStore(prefix: string): void {
-  const i = mounts.findIndex((m) => m.prefix === prefix);
-  if (i >= 0) mounts.splice(i, 1);
-}
-
-/** The store a path is read from: the mount it lies under, else the local filesystem. */
-export function storeOf(path: string): Store {
-  for (const m of mounts)
-    if (path === m.prefix || (path.startsWith(m.prefix) && path[m.prefix.length] === '/')) return m.store;
-  return localStore;
-}

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseJsonAs } from '../db/json-file.js';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { readFileIfExists } from '../io/fs.js';
+import type { Store } from '../io/store.js';
 import type { Containment } from '../raster/extent.js';
 import { geodesicArea } from '../raster/geodesic.js';
 import type { AreaGeometry } from '../raster/geometry.js';
@@ -75,8 +76,8 @@ export function entryOf(rec: BasinRecord, coverageOf: CoverageOf): IndexEntry {
  * Read `index.geojson` into a map by triplet; a missing file is an empty index.
  * @throws SnowdbError `invalid-config` naming the file and the first problem.
  */
-export async function readIndex(file: string): Promise<Map<string, IndexEntry>> {
-  const bytes = await readFileIfExists(file);
+export async function readIndex(store: Store, file: string): Promise<Map<string, IndexEntry>> {
+  const bytes = await readFileIfExists(store, file);
   const out = new Map<string, IndexEntry>();
   if (bytes === null) return out;
   const parsed = parseJsonAs(

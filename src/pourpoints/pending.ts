@@ -27,7 +27,7 @@ export const isEmpty = (p: Pending): boolean => p.aoi.length === 0 && p.pruned.l
 /** The journal, or nothing pending. @throws SnowdbError `invalid-config` when it is damaged. */
 export async function readPending(db: Database): Promise<Pending> {
   const path = db.paths.pourpointPending;
-  const bytes = await readFileIfExists(path);
+  const bytes = await readFileIfExists(db.store, path);
   if (bytes === null) return NONE;
   try {
     return parseJsonAs(bytes.toString('utf8'), path, PendingSchema, 'the pourpoint journal');

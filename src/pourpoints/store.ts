@@ -12,18 +12,18 @@ import { checkTriplet } from './triplet.js';
 
 /** The pourpoint index by triplet (read-only; re-read only when the file changed). */
 export function indexOf(db: Database): Promise<ReadonlyMap<string, IndexEntry>> {
-  return db.memo(db.paths.pourpointIndex, readIndex);
+  return db.memo(db.paths.pourpointIndex, (f) => readIndex(db.store, f));
 }
 
 /** Triplets of every record file in `pourpoints/` (the index and stray files are not records). */
 export async function storedTriplets(db: Database): Promise<Set<string>> {
-  const names = await namesIn(db.paths.pourpoints);
+  const names = await namesIn(db.store, db.paths.pourpoints);
   return new Set(names.map(tripletOfFileName).filter((t): t is string => t !== null));
 }
 
 /** A stored record's bytes, or null when there is none. */
 export async function readStoredRecord(db: Database, triplet: string): Promise<Uint8Array | null> {
-  return readFileIfExists(db.paths.record(triplet));
+  return readFileIfExists(db.store, db.paths.record(triplet));
 }
 
 /** Every per-dataset raster of a basin: its AOI raster in each registered dataset. */
@@ -60,7 +60,7 @@ export function indexedEntry(index: ReadonlyMap<string, IndexEntry>, triplet: st
  */
 export async function readStoredBasin(db: Database, triplet: string): Promise<BasinRecord> {
   const file = db.paths.record(triplet);
-  const rec = parseRecord(await readExistingFile(file), file);
+  const rec = parseRecord(await readExistingFile(db.store, file), file);
   if (rec.kind !== 'basin') {
     throw new SnowdbError('invalid-pourpoint', `${file}: holds no basin; run 'snowdb pourpoint reindex'`);
   }
@@ -87,7 +87,7 @@ export interface BasinJson {
  */
 export function storedBasinJson(db: Database, triplet: string): Promise<BasinJson> {
   const file = db.paths.record(triplet);
-  return serialized.get(`${file}\0${fileSignature(file)}`, async () => {
+  return serialized.get(`${file}\0${fileSignature(db.store, file)}`, async () => {
     const { basin, ...record } = await readStoredBasin(db, triplet);
     return { record, geometry: Buffer.from(JSON.stringify(basin)) };
   });

@@ -169,7 +169,7 @@ export async function syncPourpoints(
   listing: SourceListing,
   opts: SyncOptions,
 ): Promise<SyncReport> {
-  const index = await readIndex(db.paths.pourpointIndex);
+  const index = await readIndex(db.store, db.paths.pourpointIndex);
   const staging = await mkdtemp(join(tmpdir(), `${SYNC_STAGING_PREFIX}${process.pid}-`));
   try {
     const ctx: Context = {

@@ -49,7 +49,7 @@ export function blockSetOf(g: Grid, ids: Uint32Array): BlockSet {
 export async function basinBlocks(d: Dataset): Promise<Uint32Array> {
   const across = blocksAcross(d.grid);
   const hit = new Uint8Array(across * blocksDown(d.grid));
-  const files = (await namesIn(d.paths.aoiDir)).filter((n) => n.endsWith('.tif'));
+  const files = (await namesIn(d.store, d.paths.aoiDir)).filter((n) => n.endsWith('.tif'));
   await mapPool(files, 4, async (f) => {
     const src = new FileSource(join(d.paths.aoiDir, f));
     try {
@@ -73,7 +73,7 @@ export async function basinBlocks(d: Dataset): Promise<Uint32Array> {
 }
 
 export async function readBlockSet(d: Dataset): Promise<BlockSet | null> {
-  const b = await readFileIfExists(d.paths.seriesBlocks);
+  const b = await readFileIfExists(d.store, d.paths.seriesBlocks);
   if (b === null) return null;
   if (b.length < 12 || b.toString('latin1', 0, 8) !== MAGIC || b.length !== 12 + 4 * b.readUInt32LE(8))
     throw new SnowdbError('invalid-series', `${d.paths.seriesBlocks}: damaged block list`);

@@ -186,9 +186,9 @@ async function rebuildLocked(
   }
   const sizes = await writePages(d, tasks, progress);
   for (const v of variables)
-    for (const n of await namesIn(d.paths.seriesVariable(v)))
+    for (const n of await namesIn(d.store, d.paths.seriesVariable(v)))
       if (!pages.has(n.replace(/\.page$/, ''))) await rm(join(d.paths.seriesVariable(v), n), { force: true });
-  for (const n of await namesIn(d.paths.seriesDir))
+  for (const n of await namesIn(d.store, d.paths.seriesDir))
     if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
       await rm(join(d.paths.seriesDir, n), { recursive: true, force: true });
   await clearMarksSeen(d, seen);
@@ -232,7 +232,7 @@ function withSeriesLock<T>(d: Dataset, fn: () => Promise<T>): Promise<T> {
 
 /** Dates marked stale (ISO, ascending). */
 export async function staleSeriesDates(d: Dataset): Promise<string[]> {
-  return (await namesIn(d.paths.seriesStaleDir))
+  return (await namesIn(d.store, d.paths.seriesStaleDir))
     .filter((n) => /^\d{8}$/.test(n))
     .sort()
     .map(isoDate);

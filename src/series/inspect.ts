@@ -35,12 +35,14 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
   const problems: { target: string; issue: string }[] = [];
   const pages = datesByPage(dates);
   for (const v of seriesVariables(d)) {
-    const present = new Set((await namesIn(d.paths.seriesVariable(v))).filter((n) => n.endsWith('.page')));
+    const present = new Set(
+      (await namesIn(d.store, d.paths.seriesVariable(v))).filter((n) => n.endsWith('.page')),
+    );
     for (const [page, held] of pages) {
       const path = d.paths.seriesPage(v, page);
       const target = `series/${v}/${page}.page`;
       present.delete(`${page}.page`);
-      const bytes = await readFileIfExists(path);
+      const bytes = await readFileIfExists(d.store, path);
       if (bytes === null) {
         problems.push({ target, issue: `missing (${held.length} ingested dates)` });
         continue;

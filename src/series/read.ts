@@ -9,7 +9,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
-import { storeOf } from '../io/store.js';
+import type { Store } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
 import { namedCache } from '../util/caches.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
@@ -19,6 +19,8 @@ import { seriesVariables } from './source.js';
 
 /** A consistent read-only view of one dataset's store. */
 export interface SeriesView {
+  /** Where the pages are read from (the dataset's store). */
+  readonly store: Store;
   readonly set: BlockSet;
   /** Dates whose pages wait for an update (read from the COGs meanwhile), ISO. */
   readonly stale: ReadonlySet<string>;
@@ -43,7 +45,7 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
     d.paths.seriesStaleDir,
     ...variables.map((v) => d.paths.seriesVariable(v)),
   ];
-  const key = files.map(fileSignature).join('|');
+  const key = files.map((f) => fileSignature(d.store, f)).join('|');
   const hit = views.get(d.dir);
   // A view loaded within 100 ms of a change may have missed a same-tick rewrite: reload it.
   if (hit !== undefined && hit.key === key && Date.now() - hit.at > 100) return hit.view;
@@ -55,12 +57,13 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
       pages.set(
         v,
         new Set(
-          (await namesIn(d.paths.seriesVariable(v)))
+          (await namesIn(d.store, d.paths.seriesVariable(v)))
             .filter((n) => n.endsWith('.page'))
             .map((n) => n.slice(0, -5)),
         ),
       );
     view = {
+      store: d.store,
       set,
       stale: new Set(await staleSeriesDates(d)),
       variables,
@@ -85,7 +88,7 @@ export async function pageHeader(
   let header: PageHeader | null = null;
   if (view.pages.get(variable)?.has(page)) {
     const path = d.paths.seriesPage(variable, page);
-    const store = storeOf(path);
+    const store = d.store;
     try {
       let buf = await store.readAt(path, 0, HEADER_PROBE);
       const len = headerLength(buf, path);
@@ -193,24 +196,32 @@ export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArra
 }
 
 /** The bytes of each run of adjacent wanted streams, from the page's store (a range request each on a remote one). */
-function fetchRuns(r: BlockRanges, want: readonly number[], runs: [number, number][]): Promise<Uint8Array[]> {
-  const store = storeOf(r.path);
+function fetchRuns(
+  store: Store,
+  r: BlockRanges,
+  want: readonly number[],
+  runs: [number, number][],
+): Promise<Uint8Array[]> {
   return Promise.all(
     runs.map(([i, j]) => store.readAt(r.path, r.starts[want[i]!]!, runLength(r, want, i, j))),
   );
 }
 
 /** As `readBlocks`, from the store the page lies on. */
-async function readBlocksFromStore(r: BlockRanges, want: readonly number[]): Promise<TypedArray[]> {
-  if (storeOf(r.path).local) return readBlocks(r, want);
+async function readBlocksFromStore(
+  store: Store,
+  r: BlockRanges,
+  want: readonly number[],
+): Promise<TypedArray[]> {
+  if (store.local) return readBlocks(r, want);
   const runs = adjacentRuns(r, want);
-  return decodeRuns(r, want, runs, await fetchRuns(r, want, runs));
+  return decodeRuns(r, want, runs, await fetchRuns(store, r, want, runs));
 }
 
 /** Every block's bytes of `r`, still compressed, one array per run of adjacent streams: fetched here, decoded by a worker. */
-export function fetchBlockRuns(r: BlockRanges): Promise<Uint8Array[]> {
+export function fetchBlockRuns(store: Store, r: BlockRanges): Promise<Uint8Array[]> {
   const want = everyStream(r);
-  return fetchRuns(r, want, adjacentRuns(r, want));
+  return fetchRuns(store, r, want, adjacentRuns(r, want));
 }
 
 /** Decode every block of `r` from the runs `fetchBlockRuns` gave. */
@@ -230,7 +241,7 @@ export async function cachedBlocks(
   const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
   if (missing.length > 0) {
     // One read for every missing block (adjacent ones in one run), each then held on its own.
-    const read = readBlocksFromStore(r, missing);
+    const read = readBlocksFromStore(view.store, r, missing);
     missing.forEach((i, m) => {
       out[i] = decoded.put(
         key(i),

@@ -47,7 +47,7 @@ export type BasinRuns = Pick<PreparedBasin, 'blockRun' | 'runStart' | 'runCell' 
 
 async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   const { dataset: d, entry, product } = plan;
-  const aoi = await readOnto(plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
+  const aoi = await readOnto(plan.dataset.store, plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
   if (aoi === null) {
     throw new SnowdbError(
       'basin-raster-missing',
@@ -61,7 +61,7 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   // Pixels of the basin some axis leaves in no zone: −2 while crossing, then the last cell.
   const lost = -2;
   for (const { axis, layer: spec, path } of plan.axes) {
-    const layer = await readOnto(path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
+    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
     if (layer === null) {
       throw new SnowdbError(
         'zone-layer-missing',
@@ -152,7 +152,7 @@ const prepared = namedCache<PreparedBasin>(
 export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   const files = [plan.aoi, ...plan.axes.map((a) => a.path)];
   const known = stateSignatures(plan);
-  const signatures = files.map((f) => known.get(f) ?? fileSignature(f));
+  const signatures = files.map((f) => known.get(f) ?? fileSignature(plan.dataset.store, f));
   const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
   return prepared.get(key, () => prepare(plan));
 }

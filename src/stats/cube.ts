@@ -70,7 +70,14 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     await mapPool(rest, 8, async (i) => {
       opts.signal?.throwIfAborted();
       const date = plan.dates[i]!;
-      const raster = await readOnto(d.paths.cog(date, v), null, basin.window, spec.nodata, opts.rasters);
+      const raster = await readOnto(
+        d.store,
+        d.paths.cog(date, v),
+        null,
+        basin.window,
+        spec.nodata,
+        opts.rasters,
+      );
       if (raster === null) {
         throw new SnowdbError(
           'date-incomplete',

@@ -6,7 +6,6 @@
  * replica this thread fetches their bytes first, and the workers decode them).
  */
 import { availableParallelism } from 'node:os';
-import { storeOf } from '../io/store.js';
 import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS } from '../series/page.js';
 import { blockRanges, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
@@ -90,10 +89,12 @@ export async function reduceFromSeries(
     });
     return done;
   }
-  if (!storeOf(d.dir).local) {
+  if (!view.store.local) {
     // A replica: this thread fetches the blocks' bytes (REMOTE_REQUESTS at a time), the workers
     // decode and reduce them. A page that cannot be read leaves its dates to the COG path.
-    const fetched = await mapPool(pages, REMOTE_REQUESTS, (p) => fetchBlockRuns(p.ranges).catch(() => null));
+    const fetched = await mapPool(pages, REMOTE_REQUESTS, (p) =>
+      fetchBlockRuns(view.store, p.ranges).catch(() => null),
+    );
     signal?.throwIfAborted();
     pages = pages.flatMap((p, k) => (fetched[k] ? [{ ...p, fetched: fetched[k] }] : []));
   }

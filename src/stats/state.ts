@@ -21,5 +21,5 @@ export function statsStateKey(plan: StatsPlan): string {
 /** The signatures of a plan's state files, stat'ed once per plan (the ETag and the basin cache share them). */
 export const stateSignatures = weakMemo(
   (plan: StatsPlan): ReadonlyMap<string, string> =>
-    new Map(plan.stateFiles.map((f) => [f, fileSignature(f)])),
+    new Map(plan.stateFiles.map((f) => [f, fileSignature(plan.dataset.store, f)])),
 );

@@ -162,7 +162,9 @@ async function targetsOf(datasets: readonly Dataset[], provider: Provider) {
 }
 
 async function isCurrent(t: Target): Promise<boolean> {
-  const tags = await Promise.all(t.layers.map((l) => readTag(layerPath(t.dataset, l), 'SNOWDB_ZONE_HASH')));
+  const tags = await Promise.all(
+    t.layers.map((l) => readTag(t.dataset.store, layerPath(t.dataset, l), 'SNOWDB_ZONE_HASH')),
+  );
   return tags.every((h) => h === t.hash);
 }
 

@@ -6,6 +6,7 @@ import { footprintOf, gridOf } from '../../src/datasets/config.js';
 import type { Dataset } from '../../src/datasets/registry.js';
 import { TEMPLATES } from '../../src/datasets/templates.js';
 import { datasetPaths } from '../../src/db/layout.js';
+import { localStore } from '../../src/io/store.js';
 import type { IndexEntry } from '../../src/pourpoints/index-file.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import type { PlanInputs, StatsQuery } from '../../src/stats/plan.js';
@@ -21,6 +22,7 @@ const dataset: Dataset = {
   config,
   grid: gridOf(config),
   footprint: footprintOf(config),
+  store: localStore, // never read: planning reads no file
 };
 const entry = (triplet: string, coverage: 'full' | 'partial' | 'none'): IndexEntry => ({
   triplet,

@@ -76,7 +76,7 @@ async function datasetFacts(
   index: ReadonlyMap<string, IndexEntry>,
   opts: FactsOptions,
 ): Promise<DatasetFacts> {
-  const area = await readHeader(d.paths.area);
+  const area = await readHeader(d.store, d.paths.area);
   const dates = await ingestedDates(d);
   const incomplete = (
     await mapPool(dates, 16, async (date) => ({ date, missing: await dateMissing(d, date) }))
@@ -86,17 +86,17 @@ async function datasetFacts(
   const firstCog =
     first === undefined
       ? null
-      : { date: first, variable, header: await readHeader(d.paths.cog(first, variable)) };
-  const aoiFiles = new Set((await namesIn(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')));
+      : { date: first, variable, header: await readHeader(d.store, d.paths.cog(first, variable)) };
+  const aoiFiles = new Set((await namesIn(d.store, d.paths.aoiDir)).filter((f) => f.endsWith('.tif')));
   const zoneLayers = [];
   for (const { spec } of enabledLayers(d))
-    zoneLayers.push({ spec, header: await readHeader(layerPath(d, spec)) });
+    zoneLayers.push({ spec, header: await readHeader(d.store, layerPath(d, spec)) });
   const present = zoneLayers.filter((l) => l.header !== null).map((l) => l.spec);
   const basins: BasinFacts[] = [];
   for (const e of index.values()) {
     const coverage = e.coverage[d.name] ?? 'none';
     const has = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
-    const aoi = has ? await readHeader(d.paths.aoi(e.triplet)) : null;
+    const aoi = has ? await readHeader(d.store, d.paths.aoi(e.triplet)) : null;
     basins.push({
       triplet: e.triplet,
       coverage,
@@ -117,14 +117,18 @@ async function classifiedShares(
   layers: readonly ZoneLayerSpec[],
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  const aoi = await readOnto(d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).catch(() => null);
+  const aoi = await readOnto(d.store, d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).catch(() => null);
   if (aoi === null) return out;
   let total = 0;
   for (let i = 0; i < aoi.data.length; i++) total += aoi.data[i]!;
   for (const spec of layers) {
-    const layer = await readOnto(layerPath(d, spec), 'SNOWDB_ZONE_WINDOW', aoi.window, spec.nodata).catch(
-      () => null,
-    );
+    const layer = await readOnto(
+      d.store,
+      layerPath(d, spec),
+      'SNOWDB_ZONE_WINDOW',
+      aoi.window,
+      spec.nodata,
+    ).catch(() => null);
     if (layer === null) continue;
     let kept = 0;
     for (let i = 0; i < aoi.data.length; i++) {
