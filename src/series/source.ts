@@ -9,6 +9,7 @@ import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
 import { TileCache } from '../raster/tile.cache.js';
+import { AsyncLru } from '../util/lru.js';
 import type { BlockSet } from './blocks.js';
 import { BLOCK, BLOCK_PIXELS } from './page.js';
 
@@ -19,9 +20,12 @@ export function seriesVariables(d: Dataset): string[] {
 
 /** Decoded block values by file identity (device, inode, size, mtime), for one build. */
 export class BlockValuesCache {
-  private readonly entries = new Map<string, Promise<TypedArray>>();
+  private readonly values: AsyncLru<TypedArray>;
 
-  constructor(private readonly max = 48) {}
+  /** `maxBytes`: decoded values held, least recently used dropped first. */
+  constructor(maxBytes = 256 * 1024 * 1024) {
+    this.values = new AsyncLru<TypedArray>(maxBytes, (v) => v.byteLength);
+  }
 
   /**
    * Every stored block's values of a date's COG: blocks × BLOCK_PIXELS samples, block-set order,
@@ -36,15 +40,9 @@ export class BlockValuesCache {
         'date-incomplete',
         `${d.name} ${date} has no '${variable}' raster (re-ingest that date)`,
       );
-    const key = `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`;
-    let hit = this.entries.get(key);
-    if (hit === undefined) {
-      hit = readBlocks(d, path, variable, set);
-      this.entries.set(key, hit);
-      hit.catch(() => this.entries.delete(key));
-      if (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value!);
-    }
-    return hit;
+    return this.values.get(`${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`, () =>
+      readBlocks(d, path, variable, set),
+    );
   }
 }
 
