@@ -38,6 +38,7 @@ export const ENV = {
   queueGraceMs: 'SNOWDB_QUEUE_GRACE_MS',
   /** Cache budgets in MiB by cache name, `name=MiB,…` (names and defaults: docs/reference.md#caches). */
   cacheMb: 'SNOWDB_CACHE_MB',
+  threads: 'SNOWDB_THREADS',
   /** Replicas: seconds between asks for a newer published tree (default 60; 0 never asks). */
   replicaRefreshS: 'SNOWDB_REPLICA_REFRESH_S',
   /** An S3-compatible server (MinIO, Ceph…) for s3:// locations; the S3-only name wins. */

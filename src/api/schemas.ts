@@ -268,7 +268,7 @@ const count = { type: 'integer', minimum: 0 } as const;
 export const StatusResponse = {
   $id: 'StatusResponse',
   type: 'object',
-  required: ['uptime_s', 'caches'],
+  required: ['uptime_s', 'caches', 'workers'],
   properties: {
     uptime_s: { type: 'number', description: 'seconds since this process started' },
     caches: {
@@ -288,6 +288,19 @@ export const StatusResponse = {
           misses: count,
           hit_rate: { type: ['number', 'null'], description: 'hits ÷ (hits + misses); null before any ask' },
         },
+      },
+    },
+    workers: {
+      type: 'object',
+      description: "this process's stats-scan worker threads (at most SNOWDB_THREADS) and the jobs they ran",
+      required: ['size', 'threads', 'idle', 'waiting', 'jobs', 'failed'],
+      properties: {
+        size: { ...count, description: 'threads it may run' },
+        threads: { ...count, description: 'threads running now, busy or idle' },
+        idle: count,
+        waiting: { ...count, description: 'jobs waiting for a thread' },
+        jobs: { ...count, description: 'jobs answered' },
+        failed: { ...count, description: 'jobs that failed or were abandoned' },
       },
     },
     links,

@@ -4,6 +4,7 @@ import type { S3Settings } from '../io/bucket.s3.js';
 import type { GitHubSettings } from '../io/github.js';
 import type { QueueSettings } from '../queue/connection.js';
 import { CACHES, sizeCaches } from '../util/caches.js';
+import { setWorkerThreads } from '../util/workers.js';
 import { NLCD_URL, THREEDEP_URL, type ZoneSourceUrls } from '../zones/sources.js';
 
 /** What the environment configures (variable names: `ENV` in src/env.ts). */
@@ -31,6 +32,8 @@ export interface Settings {
   readonly replicaRefreshMs: number;
   /** Cache budgets as the environment names them (`name=MiB,…`; `cacheSizesFrom` checks them). */
   readonly cacheMb: string | undefined;
+  /** Worker threads per pool (stats scans, ingest dates) as the environment names it. */
+  readonly threads: string | undefined;
 }
 
 const trim = (u: string) => u.replace(/\/+$/, '');
@@ -80,7 +83,24 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
     },
     replicaRefreshMs: 1000 * count(env[ENV.replicaRefreshS], 60),
     cacheMb: set(env[ENV.cacheMb]),
+    threads: set(env[ENV.threads]),
   };
+}
+
+/**
+ * Size the process's worker pools from the settings (`SNOWDB_THREADS=2`; default the machine's
+ * cores): each pool (stats scans, an ingest's dates) runs at most that many threads.
+ * @throws SnowdbError `usage-error` when it is not a whole number from 1 to 256.
+ */
+export function applyThreads(s: Settings): void {
+  if (s.threads === undefined) return;
+  const n = Number(s.threads);
+  if (!Number.isInteger(n) || n < 1 || n > 256)
+    throw new SnowdbError(
+      'usage-error',
+      `${ENV.threads}: '${s.threads}' is not a whole number from 1 to 256`,
+    );
+  setWorkerThreads(n);
 }
 
 /**

@@ -1,10 +1,9 @@
-import { availableParallelism } from 'node:os';
 import { openDataset } from '../datasets/registry.js';
 import { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { isoDate as iso } from '../util/dates.js';
 import { mapPool } from '../util/pool.js';
-import { WorkerPool } from '../util/workers.js';
+import { WorkerPool, workerThreads } from '../util/workers.js';
 import { type DateResult, type IngestDateOptions, ingestDate } from './date.js';
 import type { DateSource } from './types.js';
 
@@ -62,7 +61,7 @@ export const runJobs: DateExecutor = async (root, name, jobs, options, onProgres
     for (const job of jobs) out.push(tick(await runJob({ root, name, job, options })));
     return out;
   }
-  const n = Math.min(jobs.length, availableParallelism());
+  const n = Math.min(jobs.length, workerThreads());
   const pool = new WorkerPool<JobMessage, DateResult>(new URL('./worker.js', import.meta.url), n);
   try {
     return await mapPool(jobs, n, async (job) =>

@@ -5,12 +5,11 @@
  * page among worker threads (stats/scan.ts), which keeps the event loop free while they run (on a
  * replica this thread fetches their bytes first, and the workers decode them).
  */
-import { availableParallelism } from 'node:os';
 import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS } from '../series/page.js';
 import { blockRanges, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
-import { WorkerPool } from '../util/workers.js';
+import { type PoolStats, WorkerPool, workerThreads } from '../util/workers.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 import { REMOTE_REQUESTS, type VariableReads } from './reads.js';
@@ -40,12 +39,19 @@ export interface Sums {
 const THREADS_ABOVE_BYTES = 32 * 1024 * 1024;
 
 /** A small young generation: scans make short-lived garbage, and RSS stays ~40 MB lower per worker. */
-const pool = new WorkerPool<ScanJob, ScanResult>(
-  new URL('./scan.worker.js', import.meta.url),
-  Math.max(1, availableParallelism()),
-  10_000,
-  2,
-);
+let pool: WorkerPool<ScanJob, ScanResult> | undefined;
+/** The process's scan pool, made on first use with the settings' thread count (SNOWDB_THREADS). */
+const scanPool = () =>
+  (pool ??= new WorkerPool<ScanJob, ScanResult>(
+    new URL('./scan.worker.js', import.meta.url),
+    workerThreads(),
+    10_000,
+    2,
+  ));
+
+/** What the scan pool has done (none yet: no thread, no job). */
+export const scanPoolStats = (): PoolStats =>
+  pool?.stats() ?? { size: workerThreads(), threads: 0, idle: 0, waiting: 0, jobs: 0, failed: 0 };
 
 /**
  * Reduce the pages `reads` names into `sums`. Loops run block by block (the basin's order), date
@@ -106,7 +112,8 @@ export async function reduceFromSeries(
     weight: basin.weight,
     pos: basin.pos,
   };
-  const per = Math.ceil(pages.length / pool.size);
+  const workers = scanPool();
+  const per = Math.ceil(pages.length / workers.size);
   const parts = Array.from({ length: Math.ceil(pages.length / per) }, (_x, k) =>
     pages.slice(k * per, (k + 1) * per),
   );
@@ -116,7 +123,7 @@ export async function reduceFromSeries(
       const local = part.map((p) => ({ ...p, row: p.row.map((i) => index.push(i) - 1) }));
       const job: ScanJob = { pages: local, runs, nodata: spec.nodata, product: P, rows: index.length };
       // No worker: this thread (unless the query was abandoned).
-      const r = await pool.run(job, signal).catch((e: unknown) => {
+      const r = await workers.run(job, signal).catch((e: unknown) => {
         if (signal?.aborted) throw e;
         return runScan(job);
       });

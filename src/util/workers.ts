@@ -4,7 +4,29 @@
  * busy, and stop after `idleMs` without work or at `close()` (their memory goes back). A worker
  * that fails is dropped, and its job rejects.
  */
+import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+
+/** Worker threads a pool may run: the settings' SNOWDB_THREADS, else the machine's cores. */
+let threads = Math.max(1, availableParallelism());
+/** Set how many worker threads each pool may run (pools made before keep theirs). */
+export function setWorkerThreads(n: number): void {
+  threads = Math.max(1, Math.floor(n));
+}
+export const workerThreads = (): number => threads;
+
+/** What a pool has done: its threads now and the jobs it ran. */
+export interface PoolStats {
+  readonly size: number;
+  /** Threads running (busy or idle). */
+  readonly threads: number;
+  readonly idle: number;
+  /** Jobs waiting for a thread. */
+  readonly waiting: number;
+  /** Jobs answered, and jobs that rejected (a failed, exited or aborted worker). */
+  readonly jobs: number;
+  readonly failed: number;
+}
 
 interface Idle {
   readonly worker: Worker;
@@ -15,6 +37,8 @@ export class WorkerPool<J, R> {
   private readonly idle: Idle[] = [];
   private readonly waiting: ((w: Worker) => void)[] = [];
   private started = 0;
+  private jobs = 0;
+  private failed = 0;
 
   /** `youngMb`: the workers' young generation (MB), small where jobs make short-lived garbage. */
   constructor(
@@ -39,7 +63,14 @@ export class WorkerPool<J, R> {
     } finally {
       if (ok) this.release(worker);
       else this.drop(worker);
+      if (ok) this.jobs++;
+      else this.failed++;
     }
+  }
+
+  stats(): PoolStats {
+    const { size, started: threads, jobs, failed } = this;
+    return { size, threads, idle: this.idle.length, waiting: this.waiting.length, jobs, failed };
   }
 
   private acquire(): Promise<Worker> {

@@ -9,11 +9,15 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
+import { applyThreads, settingsFrom } from '../../src/app/settings.js';
 import { Database } from '../../src/db/database.js';
+import { SnowdbError } from '../../src/errors.js';
 import { parseDateRange } from '../../src/stats/dates.js';
-import { computeStats } from '../../src/stats/engine.js';
+import { computeStats, executeStats } from '../../src/stats/engine.js';
 import { executeNormals, openNormalsPlan } from '../../src/stats/normals.js';
+import { openStatsPlan } from '../../src/stats/plan.js';
 import { type CacheName, cacheReport, namedCache, sizeCaches } from '../../src/util/caches.js';
+import { setWorkerThreads, workerThreads } from '../../src/util/workers.js';
 import { snowdb } from '../helpers/cli.js';
 import { HALF, historyDb } from '../helpers/history-db.js';
 
@@ -122,6 +126,38 @@ describe('caches', () => {
     assert.equal(basins.hit_rate, basins.hits / (basins.hits + basins.misses));
     assert.equal(basins.max_bytes, 64 * 1024 * 1024);
     assert.equal(body.caches.find((c) => c.name === 'replica-chunks')!.hit_rate, null, 'never asked here');
+    // The stats-scan worker threads: a long scan forced onto them runs jobs there, none fails.
+    type Workers = { size: number; threads: number; jobs: number; failed: number };
+    const workers = async () =>
+      ((await app.inject({ method: 'GET', url: '/status' })).json() as { workers: Workers }).workers;
+    const w0 = await workers();
+    const plan = await openStatsPlan(db, { ...q, dates: parseDateRange('2011-01-01/2011-03-31') });
+    await executeStats(plan, { threadsAbove: 0 });
+    const w1 = await workers();
+    assert.equal(w1.size, workerThreads());
+    assert.ok(w1.jobs > w0.jobs, `${w0.jobs} → ${w1.jobs} jobs`);
+    assert.ok(w1.threads >= 1 && w1.threads <= w1.size, JSON.stringify(w1));
+    assert.equal(w1.failed, w0.failed);
+  });
+
+  it('SNOWDB_THREADS sets the threads a pool may run; anything but 1 to 256 is a usage error', () => {
+    const before = workerThreads();
+    try {
+      applyThreads(settingsFrom({ SNOWDB_THREADS: '3' }));
+      assert.equal(workerThreads(), 3);
+      applyThreads(settingsFrom({}));
+      assert.equal(workerThreads(), 3, 'unset: unchanged');
+      for (const bad of ['0', '1.5', 'two', '257'])
+        assert.throws(
+          () => applyThreads(settingsFrom({ SNOWDB_THREADS: bad })),
+          (e: unknown) =>
+            SnowdbError.is(e) &&
+            e.key === 'usage-error' &&
+            e.message.includes(`'${bad}' is not a whole number from 1 to 256`),
+        );
+    } finally {
+      setWorkerThreads(before);
+    }
   });
 
   it('SNOWDB_CACHE_MB sizes caches by name; a malformed entry or an unknown name is a usage error', async () => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { ErrorCatalog, type ErrorKey, SnowdbError } from '../../errors.js';
+import { scanPoolStats } from '../../stats/series-path.js';
 import { cacheReport } from '../../util/caches.js';
 import { VERSION } from '../../version.js';
 import { baseOf, sendJson } from '../http.js';
@@ -106,6 +107,7 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
           max_bytes: maxBytes,
           hit_rate: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : null,
         })),
+        workers: scanPoolStats(),
         links: [
           { href: `${baseOf(req)}/status`, rel: 'self' },
           { href: `${baseOf(req)}/`, rel: 'root' },
