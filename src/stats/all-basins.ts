@@ -87,7 +87,6 @@ export function allBasinsStateKey(p: AllBasinsPlan): string {
 
 /** Run the plans of an all-basins query, one basin after another. */
 export async function executeAllBasins(
-  db: Database,
   p: AllBasinsPlan,
   opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats> {
@@ -95,7 +94,7 @@ export async function executeAllBasins(
   // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
   const rasters = new RasterSession();
   try {
-    for (const plan of p.plans) await addBasin(db, plan, { ...opts, rasters }, out);
+    for (const plan of p.plans) await addBasin(plan, { ...opts, rasters }, out);
   } finally {
     await rasters.close();
   }
@@ -104,12 +103,11 @@ export async function executeAllBasins(
 
 /** Execute one basin's plan into an all-basins answer. */
 async function addBasin(
-  db: Database,
   plan: StatsPlan,
   opts: ExecuteOptions,
   out: AllBasinsStats,
 ): Promise<void> {
-  const body: CompactStats = await executeWithNormals(db, plan, opts);
+  const body: CompactStats = await executeWithNormals(plan, opts);
   out.zone_layers = body.zone_layers;
   out.variables = body.variables;
   const { reference } = body as Partial<StatsWithNormals>;
@@ -130,5 +128,5 @@ export async function computeAllBasins(
   q: AllBasinsQuery,
   opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats> {
-  return executeAllBasins(db, await planAllBasins(db, q), opts);
+  return executeAllBasins(await planAllBasins(db, q), opts);
 }

@@ -1,14 +1,9 @@
-/**
- * Stats against normals: per date, cell and column, the day's reference median, this value as a
- * percentage of it, and this year's rank among the reference years (1 = highest).
- */
-import type { Database } from '../db/database.js';
 import { waterYearOf } from '../util/dates.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube } from './cube.js';
 import { type CompactStats, compactOf } from './engine.js';
 import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
-import { planInputs, type StatsPlan } from './plan.js';
+import type { StatsPlan } from './plan.js';
 
 import { DAY_INDEX, dayKey } from './water-year.js';
 
@@ -35,7 +30,6 @@ export const normalsColumns = (c: string): string[] => [
  * a value or when the value and another year's both lie below the floor (a tie at no snow).
  */
 export async function withNormals(
-  db: Database,
   cube: Cube,
   years?: YearSpan,
   exec: ExecuteOptions = {},
@@ -50,12 +44,7 @@ export async function withNormals(
   const value = (i: number, k: number, c: number) => table[(i * K + k) * C + c]!; // NaN = none
   // A short series reads only its own days of the reference years; a long one every day (shared with /normals).
   const days = new Set(dates.map(dayKey));
-  const t = await referenceTable(
-    await planInputs(db, query.dataset, query.pourpoint),
-    { ...query, years },
-    days.size > 60 ? undefined : days,
-    exec,
-  );
+  const t = await referenceTable(plan.inputs, { ...query, years }, days.size > 60 ? undefined : days, exec);
   const ref = t.header.variables;
   if (t.header.zones.length !== K) throw new Error('normals and stats cells differ');
   const pairs = plan.columns.flatMap((col, c) => {
@@ -118,11 +107,10 @@ export async function withNormals(
 
 /** Execute a plan, with normals columns when its query asks for them. */
 export async function executeWithNormals(
-  db: Database,
   plan: StatsPlan,
   opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
   const cube = await executeCube(plan, opts);
   const normals = plan.query.normals;
-  return normals === undefined ? compactOf(cube) : withNormals(db, cube, normals.years, opts);
+  return normals === undefined ? compactOf(cube) : withNormals(cube, normals.years, opts);
 }

@@ -78,6 +78,8 @@ export interface StatsPlan {
   readonly query: StatsQuery;
   /** What the user should know about the answer (no ingested date selected, with the nearest held). */
   readonly notes: readonly string[];
+  /** What it was planned from (the reference plan of normals is planned from the same). */
+  readonly inputs: PlanInputs;
 }
 
 /** What planning needs from the database: the active dataset, the index and its ingested dates. */
@@ -156,6 +158,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
     dates,
     stateFiles: [d.configPath, d.paths.datesDir, aoi, ...axes.map((a) => a.path)],
     notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
+    inputs,
     query: {
       ...q,
       variables: [...new Set(q.variables ?? [])].sort(),

@@ -58,7 +58,7 @@ async function answer(
   const q: StatsQuery = { dataset, pourpoint, dates, ...options, ...queryCaps(req) };
   const plan = await openStatsPlan(db, q);
   if (conditional(req, reply, statsStateKey(plan), format)) return reply.code(304).send();
-  const body = await admit(req, reply, (exec) => executeWithNormals(db, plan, exec));
+  const body = await admit(req, reply, (exec) => executeWithNormals(plan, exec));
   if (format === 'csv')
     return sendCsv(reply, csvFileName(pourpoint, dates, options.zones.length), csvLines(body));
   const notes = answerNotes(dataset, plan.notes, [(body as Partial<StatsWithNormals>).reference]);
@@ -108,7 +108,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const q = { dataset, dates, ...statsOptions(req.query, httpNames), ...queryCaps(req) };
       const plan = await planAllBasins(db, q);
       if (conditional(req, reply, allBasinsStateKey(plan), format)) return reply.code(304).send();
-      const body = await admit(req, reply, (exec) => executeAllBasins(db, plan, exec));
+      const body = await admit(req, reply, (exec) => executeAllBasins(plan, exec));
       if (format === 'csv')
         return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
       const notes = answerNotes(

@@ -148,7 +148,7 @@ export function registerStats(program: Command, run: Runner): void {
         const q = { dataset, pourpoint, dates, ...statsOptions(statsParams(opts), cliFlags) };
         const db = await ctx.openDatabase('read');
         const plan = await openStatsPlan(db, { ...q, maxZoneCells: cap });
-        const body = await executeWithNormals(db, plan);
+        const body = await executeWithNormals(plan);
         const ref = (body as Partial<StatsWithNormals>).reference;
         for (const note of answerNotes(dataset, plan.notes, [ref])) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, [{ pourpoint, zones: body.zones }]);
@@ -188,7 +188,7 @@ export function registerStatsAll(program: Command, run: Runner): void {
           dates: parseDateRange(opts.date, 'date'),
           ...statsOptions(statsParams(opts), cliFlags),
         });
-        const body: AllBasinsStats = await executeAllBasins(db, plan);
+        const body: AllBasinsStats = await executeAllBasins(plan);
         const refs = body.basins.map((b) => b.reference);
         for (const note of answerNotes(dataset, plan.notes, refs)) ctx.out.info(`note: ${note}`);
         noteUnclassified(ctx, body.basins);
