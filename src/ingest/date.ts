@@ -4,7 +4,7 @@ import type { Dataset } from '../datasets/registry.js';
 import { SnowdbError } from '../errors.js';
 import { writeCog } from '../raster/cog.writer.js';
 import type { TypedArray } from '../raster/dtype.js';
-import { markSeriesStale } from '../series/build.js';
+import { markSeriesStale } from '../series/stale.js';
 import { repeats } from '../util/bytes.js';
 import { isoDate as iso } from '../util/dates.js';
 import { dateComplete, readManifest, sourceHash, stagingDir, swapIn, withDateLock } from './date-dir.js';

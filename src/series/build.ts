@@ -1,11 +1,4 @@
-/**
- * Writing the series store, always from the date COGs (the canonical data): a full rebuild, the
- * update after an ingest (dates marked stale), and the extension after a basin import (new
- * blocks). Every page is replaced atomically and names its block set, so a reader never mixes an
- * old page with a new block list: it reads such dates from the COGs instead.
- */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ingestedDates } from '../datasets/inventory.js';
 import type { Dataset } from '../datasets/registry.js';
@@ -14,7 +7,6 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { namesIn, pathExists } from '../io/fs.js';
 import { withFileLock } from '../io/lock.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
-import { isoDate } from '../util/dates.js';
 import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
 import {
   BLOCK_PIXELS,
@@ -28,6 +20,7 @@ import {
   parsePageHeader,
 } from './page.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
+import { clearMarksSeen, staleMarks, staleSeriesDates } from './stale.js';
 
 export interface SeriesBuildReport {
   readonly variables: string[];
@@ -196,26 +189,6 @@ async function rebuildLocked(
   return { variables, blocks: set.ids.length, pages: tasks.length, dates: dates.length, bytes };
 }
 
-/**
- * Mark a date's pages stale: before its COGs change and again after (no-op when the dataset has
- * no store). Each mark holds a fresh nonce: a refresh clears only marks it saw unchanged, so a
- * date swapped while a refresh read it is refreshed again.
- */
-export async function markSeriesStale(d: Dataset, date: string): Promise<void> {
-  if (!(await pathExists(d.paths.seriesBlocks))) return;
-  const mark = randomBytes(8).toString('hex');
-  for (let attempt = 0; ; attempt++) {
-    await mkdir(d.paths.seriesStaleDir, { recursive: true });
-    try {
-      await writeFile(d.paths.seriesStale(date), mark);
-      return;
-    } catch (e) {
-      // The folder was removed as it emptied (clearMarksSeen) between the two steps: again.
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT' || attempt >= 3) throw e;
-    }
-  }
-}
-
 /** Run `fn` holding the store's lock (one writer at a time, across processes). */
 function withSeriesLock<T>(d: Dataset, fn: () => Promise<T>): Promise<T> {
   const lock = join(d.paths.seriesDir, '.lock');
@@ -228,14 +201,6 @@ function withSeriesLock<T>(d: Dataset, fn: () => Promise<T>): Promise<T> {
         `the series store of '${d.name}' stays locked by process ${pid} (${lock})`,
       ),
   );
-}
-
-/** Dates marked stale (ISO, ascending). */
-export async function staleSeriesDates(d: Dataset): Promise<string[]> {
-  return (await namesIn(d.store, d.paths.seriesStaleDir))
-    .filter((n) => /^\d{8}$/.test(n))
-    .sort()
-    .map(isoDate);
 }
 
 /**
@@ -276,28 +241,6 @@ async function refreshLocked(d: Dataset): Promise<number> {
   }
   await clearMarksSeen(d, seen);
   return written;
-}
-
-/** Each stale date's mark (its nonce), ISO dates ascending. */
-async function staleMarks(d: Dataset): Promise<Map<string, string | null>> {
-  const dates = await staleSeriesDates(d);
-  const marks = await Promise.all(
-    dates.map((date) => readFile(d.paths.seriesStale(date), 'utf8').catch(() => null)),
-  );
-  return new Map(dates.map((date, i) => [date, marks[i]!]));
-}
-
-/**
- * Clear the marks a rebuild or refresh saw before it read any COG, each only while unchanged: a
- * date swapped meanwhile has a new mark (or a first one) and stays stale, so its pages are
- * written again by the next refresh and readers take it from its COGs until then.
- */
-async function clearMarksSeen(d: Dataset, seen: ReadonlyMap<string, string | null>): Promise<void> {
-  for (const [date, mark] of seen) {
-    const now = await readFile(d.paths.seriesStale(date), 'utf8').catch(() => null);
-    if (now === mark) await rm(d.paths.seriesStale(date), { force: true });
-  }
-  await rmdir(d.paths.seriesStaleDir).catch(() => {}); // only when empty (markSeriesStale remakes it)
 }
 
 /**

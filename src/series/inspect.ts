@@ -6,9 +6,9 @@
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
 import { basinBlocks, readBlockSet } from './blocks.js';
-import { staleSeriesDates } from './build.js';
 import { datesByPage, dayNumber, parsePageHeader } from './page.js';
 import { seriesVariables } from './source.js';
+import { staleSeriesDates } from './stale.js';
 
 export interface SeriesFacts {
   /** The block list: absent (no store), damaged, or how many blocks it holds. */

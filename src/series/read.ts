@@ -13,9 +13,9 @@ import type { Store } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
 import { namedCache } from '../util/caches.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
-import { staleSeriesDates } from './build.js';
 import { decodeBlock, HEADER_PROBE, headerLength, type PageHeader, parsePageHeader } from './page.js';
 import { seriesVariables } from './source.js';
+import { staleSeriesDates } from './stale.js';
 
 /** A consistent read-only view of one dataset's store. */
 export interface SeriesView {

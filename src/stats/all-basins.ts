@@ -86,10 +86,7 @@ export function allBasinsStateKey(p: AllBasinsPlan): string {
 }
 
 /** Run the plans of an all-basins query, one basin after another. */
-export async function executeAllBasins(
-  p: AllBasinsPlan,
-  opts: ExecuteOptions = {},
-): Promise<AllBasinsStats> {
+export async function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = {}): Promise<AllBasinsStats> {
   const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
   // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
   const rasters = new RasterSession();
@@ -102,11 +99,7 @@ export async function executeAllBasins(
 }
 
 /** Execute one basin's plan into an all-basins answer. */
-async function addBasin(
-  plan: StatsPlan,
-  opts: ExecuteOptions,
-  out: AllBasinsStats,
-): Promise<void> {
+async function addBasin(plan: StatsPlan, opts: ExecuteOptions, out: AllBasinsStats): Promise<void> {
   const body: CompactStats = await executeWithNormals(plan, opts);
   out.zone_layers = body.zone_layers;
   out.variables = body.variables;

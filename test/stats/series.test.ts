@@ -6,14 +6,9 @@ import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
 import { ingestDate } from '../../src/ingest/date.js';
 import { ingesterFor } from '../../src/ingest/ingesters.js';
-import {
-  markSeriesStale,
-  rebuildSeries,
-  refreshSeries,
-  staleSeriesDates,
-  writeRebuildPage,
-} from '../../src/series/build.js';
+import { rebuildSeries, refreshSeries, writeRebuildPage } from '../../src/series/build.js';
 import { seriesView } from '../../src/series/read.js';
+import { markSeriesStale, staleSeriesDates } from '../../src/series/stale.js';
 import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
