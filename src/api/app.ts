@@ -11,10 +11,10 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { Admission } from '../app/admission.js';
+import { runtimeReport } from '../app/runtime.js';
 import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import { cacheReport } from '../util/caches.js';
 import { VERSION } from '../version.js';
 import { PROBLEM_JSON, type Problem, problemOf, problemOfKey, scrubPaths } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
@@ -172,7 +172,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
   app.addHook('onClose', async () => {
     app.log.info(
       {
-        caches: cacheReport().map(({ name, entries, bytes, maxBytes, hits, misses }) => ({
+        caches: runtimeReport().caches.map(({ name, entries, bytes, maxBytes, hits, misses }) => ({
           name,
           entries,
           bytes,
@@ -180,8 +180,9 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
           hits,
           misses,
         })),
+        workers: runtimeReport().workers,
       },
-      'caches at shutdown',
+      'caches and worker threads at shutdown',
     );
   });
   await app.register(async (scope) => {

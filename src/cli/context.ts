@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { openReplica } from '../app/replica.js';
-import { applyCacheSizes, applyThreads, type Settings, settingsFrom } from '../app/settings.js';
+import { configureRuntime } from '../app/runtime.js';
+import { type Settings, settingsFrom } from '../app/settings.js';
 import { Database } from '../db/database.js';
 import { configuredPath, isRemoteLocation, locateDatabase } from '../db/locate.js';
 import { SnowdbError } from '../errors.js';
@@ -41,8 +42,7 @@ export function contextFor(cmd: Command, streams: Streams, env: Env): CliContext
   const opts = cmd.optsWithGlobals<GlobalOptions>();
   const out = makeOutput(streams, env, opts.quiet === true);
   const settings = settingsFrom(env);
-  applyCacheSizes(settings);
-  applyThreads(settings);
+  configureRuntime(settings);
   return {
     out,
     settings,

@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
+import { runtimeReport } from '../../app/runtime.js';
 import { ErrorCatalog, type ErrorKey, SnowdbError } from '../../errors.js';
-import { scanPoolStats } from '../../stats/series-path.js';
-import { cacheReport } from '../../util/caches.js';
 import { VERSION } from '../../version.js';
 import { baseOf, sendJson } from '../http.js';
 import { problemTypeUri } from '../problems.js';
@@ -95,24 +94,27 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
     {
       schema: {
         tags: ['root'],
-        summary: "This server process's caches: entries, bytes held, budget, hits and misses",
-        response: jsonResponse('StatusResponse', 'uptime and caches'),
+        summary:
+          "This server process's caches (entries, bytes held, budget, hits and misses) and stats-scan worker threads",
+        response: jsonResponse('StatusResponse', 'uptime, caches and worker threads'),
       },
     },
-    (req, reply) =>
-      sendJson(reply, {
+    (req, reply) => {
+      const runtime = runtimeReport();
+      return sendJson(reply, {
         uptime_s: Math.round(process.uptime() * 10) / 10,
-        caches: cacheReport().map(({ maxBytes, ...c }) => ({
+        caches: runtime.caches.map(({ maxBytes, ...c }) => ({
           ...c,
           max_bytes: maxBytes,
           hit_rate: c.hits + c.misses > 0 ? c.hits / (c.hits + c.misses) : null,
         })),
-        workers: scanPoolStats(),
+        workers: runtime.workers,
         links: [
           { href: `${baseOf(req)}/status`, rel: 'self' },
           { href: `${baseOf(req)}/`, rel: 'root' },
         ],
-      }),
+      });
+    },
   );
   app.get(
     '/problems',
