@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SnowdbError } from '../errors.js';
-import { type Bucket, CACHE_CONTROL, type Caching, type Got, unreachable } from './bucket.js';
+import { type Bucket, CACHE_CONTROL, type Caching, checkedRange, type Got, unreachable } from './bucket.js';
 
 /** `s3://bucket/prefix` → bucket and prefix (no slashes at either end). */
 export function parseS3Url(url: string): { bucket: string; prefix: string } {
@@ -98,11 +98,11 @@ export class S3Bucket implements Bucket {
           Range: `bytes=${offset}-${offset + length - 1}`,
         }),
       );
-      return o.Body!.transformToByteArray();
+      return { bytes: await o.Body!.transformToByteArray(), contentRange: o.ContentRange };
     });
-    if (r === null || r === 'unchanged')
-      throw unreachable(`s3://${this.bucket}/${this.key(key)}`, 'object missing');
-    return r;
+    const url = `s3://${this.bucket}/${this.key(key)}`;
+    if (r === null || r === 'unchanged') throw unreachable(url, 'object missing');
+    return checkedRange(url, r.bytes, offset, length, r.contentRange);
   }
 
   async list(prefix: string): Promise<string[]> {

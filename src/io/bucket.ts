@@ -45,6 +45,30 @@ export function unreachable(url: string, why: string, cause?: unknown): SnowdbEr
   return new SnowdbError('storage-unreachable', `${url}: ${why}`, {}, cause === undefined ? {} : { cause });
 }
 
+/**
+ * The bytes of a range reply, checked: exactly `length` bytes, and (when the reply names its
+ * range) the range asked for. Storage that answers short, long or another range is refused, so a
+ * caller never keeps bytes of the wrong place.
+ * @throws SnowdbError `storage-unreachable` naming what came back.
+ */
+export function checkedRange(
+  url: string,
+  bytes: Uint8Array,
+  offset: number,
+  length: number,
+  contentRange: string | null | undefined,
+): Uint8Array {
+  const m = /^bytes (\d+)-(\d+)\/(\d+|\*)$/.exec(contentRange ?? '');
+  if (contentRange != null && (m === null || Number(m[1]) !== offset || Number(m[2]) !== offset + length - 1))
+    throw unreachable(
+      url,
+      `a reply for bytes ${offset}-${offset + length - 1} says it holds '${contentRange.slice(0, 80)}'`,
+    );
+  if (bytes.length !== length)
+    throw unreachable(url, `a reply for ${length} bytes at ${offset} held ${bytes.length}`);
+  return bytes;
+}
+
 /** A local folder (what `snowdb publish <dir>` writes, for any static web server to serve). */
 export class DirBucket implements Bucket {
   constructor(readonly url: string) {}
@@ -63,7 +87,7 @@ export class DirBucket implements Bucket {
     try {
       const buf = Buffer.allocUnsafe(length);
       const { bytesRead } = await fh.read(buf, 0, length, offset);
-      return buf.subarray(0, bytesRead);
+      return checkedRange(join(this.url, key), buf.subarray(0, bytesRead), offset, length, null);
     } finally {
       await fh.close();
     }
@@ -133,7 +157,15 @@ export class HttpBucket implements Bucket {
           : `HTTP ${res.status} to a range request`,
       );
     }
-    return new Uint8Array(await res.arrayBuffer());
+    const url = `${this.url}/${key}`;
+    if (res.headers.get('content-range') === null)
+      throw unreachable(url, 'a 206 reply without Content-Range');
+    const bytes = new Uint8Array(
+      await res.arrayBuffer().catch((e: unknown) => {
+        throw unreachable(url, `a range reply broke off: ${causeOf(e)}`, e);
+      }),
+    );
+    return checkedRange(url, bytes, offset, length, res.headers.get('content-range'));
   }
 
   list(): Promise<string[]> {

@@ -120,12 +120,18 @@ export class RemoteStore implements Store {
   async read(path: string): Promise<Buffer | null> {
     const f = this.entry(path);
     if (f === undefined) return null;
+    // A blob is its content's digest: bytes that do not hash to it are refused (and not kept).
     return WHOLE_FILES.get(f.sha256, async () => {
       const got = await this.bucket.get(blobKey(f.sha256));
       if (got === null || got === 'unchanged')
         throw new SnowdbError(
           'storage-unreachable',
           `${this.bucket.url}/${blobKey(f.sha256)}: missing (${path})`,
+        );
+      if (createHash('sha256').update(got.bytes).digest('hex') !== f.sha256)
+        throw new SnowdbError(
+          'storage-unreachable',
+          `${this.bucket.url}/${blobKey(f.sha256)}: the storage returned ${got.bytes.length} bytes that are not the published content of ${path}`,
         );
       return got.bytes;
     });

@@ -21,7 +21,11 @@ export type Fault =
   /** 200 with an HTML error page, as a proxy or a maintenance page answers. */
   | { readonly kind: 'html' }
   /** Wait `ms` before answering (a stalled server). */
-  | { readonly kind: 'slow'; readonly ms: number };
+  | { readonly kind: 'slow'; readonly ms: number }
+  /** The file's byte `at` flipped in what is sent, headers as usual (storage returning bad bytes). */
+  | { readonly kind: 'altered'; readonly at: number }
+  /** A range reply that names the range asked for but ends after `after` bytes (chunked). */
+  | { readonly kind: 'cut'; readonly after: number };
 
 const HTML_ERROR =
   '<!DOCTYPE html>\n<html><head><title>Service Unavailable</title></head><body><h1>Maintenance</h1></body></html>\n';
@@ -95,6 +99,7 @@ export class FileServer {
       return;
     }
     const bytes = await readFile(file);
+    if (fault?.kind === 'altered') bytes[fault.at]! ^= 0xff;
     const m = /^bytes=(\d+)-(\d*)$/.exec(range ?? '');
     if (m) {
       const start = Number(m[1]);
@@ -105,6 +110,11 @@ export class FileServer {
         return;
       }
       status(206);
+      if (fault?.kind === 'cut') {
+        res.writeHead(206, { 'content-range': `bytes ${start}-${end}/${bytes.length}` });
+        res.end(bytes.subarray(start, Math.min(end + 1, start + fault.after)));
+        return;
+      }
       res.writeHead(206, {
         'content-range': `bytes ${start}-${end}/${bytes.length}`,
         'content-length': end - start + 1,

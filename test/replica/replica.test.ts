@@ -13,6 +13,7 @@ import { executeStats } from '../../src/stats/engine.js';
 import { openStatsPlan, type StatsQuery } from '../../src/stats/plan.js';
 import { planReads, storeInputs } from '../../src/stats/reads.js';
 import { reduceFromSeries } from '../../src/stats/series-path.js';
+import { namedCache } from '../../src/util/caches.js';
 import { cliOk, snowdb, spawnSnowdb, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
 import { snapshotTree } from '../helpers/fs.js';
@@ -200,6 +201,65 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     assert.equal(done.size, 2);
     await local.close();
     await remote.close();
+  });
+
+  it('refuses bytes the storage gets wrong and keeps none: a whole file not its digest, a range reply cut short; then answers as the database', async () => {
+    // Cold caches (they are process-wide, keyed by content), and a replica with its own memos.
+    for (const name of [
+      'replica-files',
+      'replica-chunks',
+      'basin-records',
+      'basins',
+      'series-blocks',
+    ] as const)
+      namedCache(name, () => 0).clear();
+    const fresh = await openReplica(`${server.base}/db/`, { refreshMs: 0 });
+    try {
+      const remote = await buildApp(fresh.db);
+      const local = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+      const tree = (
+        JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
+          files: Record<string, { sha256: string }>;
+        }
+      ).files;
+      const blob = (rel: string) => `/db/${blobKey(tree[rel]!.sha256)}`;
+      const ask = async (path: string) => {
+        const [r, l] = [
+          await remote.inject({ method: 'GET', url: path }),
+          await local.inject({ method: 'GET', url: path }),
+        ];
+        return { status: r.statusCode, body: r.body, local: l.body };
+      };
+      const record = Object.keys(tree).find((k) => k.startsWith('pourpoints/09406000'))!;
+      const cog = 'data/snodas/cogs/20240116/average_temp.tif';
+      for (const [rel, fault, path, why] of [
+        [
+          record,
+          { kind: 'altered', at: 40 },
+          `/pourpoints/${ZION}`,
+          /bytes that are not the published content of/,
+        ],
+        [
+          cog,
+          { kind: 'cut', after: 100 },
+          `/datasets/snodas/stats/${ZION}/date-range?datetime=2024-01-16&variable=average_temp`,
+          /a reply for \d+ bytes at 0 held 100/,
+        ],
+      ] as const) {
+        server.fault(blob(rel), fault);
+        const bad = await ask(path);
+        assert.equal(bad.status, 503, `${rel}: ${bad.body}`);
+        const problem = JSON.parse(bad.body) as { type: string; detail: string };
+        assert.equal(problem.type, '/problems/storage-unreachable');
+        assert.match(problem.detail, why);
+        // Storage answers right again: the same request answers as the database, nothing bad kept.
+        const good = await ask(path);
+        assert.equal(good.status, 200, good.body);
+        assert.deepEqual(JSON.parse(good.body), JSON.parse(good.local), path);
+      }
+    } finally {
+      fresh.close();
+    }
   });
 
   it('sees a newly published date after the refresh interval; the replica refuses writes', async () => {
