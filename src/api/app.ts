@@ -16,7 +16,14 @@ import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
-import { PROBLEM_JSON, type Problem, problemOf, problemOfKey, scrubPaths } from './problems.js';
+import {
+  PROBLEM_JSON,
+  type Problem,
+  problemOf,
+  problemOfKey,
+  problemTypeUri,
+  scrubPaths,
+} from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { historyRoutes } from './routes/history.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
@@ -41,6 +48,9 @@ function socketProblem(socket: Socket, status: number, detail: string): void {
   );
 }
 
+/** What a client is told of a storage failure (the server's log names it). */
+const STORAGE_DETAIL = "the database's storage did not answer as expected; try again shortly";
+
 /**
  * The HTTP API over one database. Every request first re-checks the root config (one stat), and
  * the pourpoint index and the dates are read through mtime checks, so registrations,
@@ -51,7 +61,9 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...opts.limits };
   const roots = [db.root, tmpdir()];
   const send = (problem: Problem, url: string) => {
-    const { detail, ...rest } = problem;
+    const { detail: said, ...rest } = problem;
+    // Storage failures name the storage's URL and object keys: the log has them, clients do not.
+    const detail = problem.type === problemTypeUri('storage-unreachable') ? STORAGE_DETAIL : said;
     return JSON.stringify({
       ...rest,
       ...(detail !== undefined && { detail: scrubPaths(detail, roots) }),

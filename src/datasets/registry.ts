@@ -119,5 +119,15 @@ export async function openActiveDataset(db: Database, name: string): Promise<Dat
       `dataset '${name}' is not active (activate it with 'snowdb dataset activate ${name}')`,
     );
   }
+  if (link === undefined) {
+    // Readers are told only of what they may read: the active datasets.
+    const active = Object.keys(db.config.datasets)
+      .filter((n) => db.config.datasets[n]!.active)
+      .sort(byString);
+    throw new SnowdbError(
+      'dataset-not-found',
+      `no active dataset '${name}'${active.length ? ` (active: ${active.join(', ')})` : ''}`,
+    );
+  }
   return openDataset(db, name);
 }

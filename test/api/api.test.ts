@@ -349,7 +349,7 @@ describe('HTTP API: every error is problem+json from the catalog (in-process req
       {},
       404,
       'dataset-not-found',
-      /no dataset 'nosuch'/,
+      /no active dataset 'nosuch'/,
     ],
     [
       '/datasets/snodas/stats/99999999:UT:USGS/date-range?datetime=../..',

@@ -375,7 +375,7 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
       'unknown dataset',
       async () => ['stats', 'nope', ZION, '--dates', '2024-01-15'],
       1,
-      /no dataset 'nope' is registered/,
+      /no active dataset 'nope'/,
     ],
     ['unknown zone layer', async () => stats('--zone', 'foo.bar'), 1, /Unknown zone layer 'foo\.bar'/],
     ['unknown variable', async () => stats('--variable', 'nope'), 1, /unknown variable 'nope' for 'snodas'/],

@@ -247,6 +247,11 @@ describe('datasets: templates, create, register, activate, AOI rasters and cover
       unknown.stderr,
       /^Error: no dataset 'nope' is registered \(registered: ext, instarr, snodas, swann\)/m,
     );
+    // A reader (stats, the API) is told only of the active datasets: snodas is inactive now.
+    const reader = await snowdb(['stats', 'nope', 'X:UT:USGS'], { env: env() });
+    assert.equal(reader.code, 1);
+    assert.match(reader.stderr, /^Error: no active dataset 'nope'/m);
+    assert.doesNotMatch(reader.stderr, /snodas/);
     for (const bad of ['../x', 'a/b', '.hidden', 'x.json']) {
       const r = await snowdb(['dataset', 'create', bad, '--template', 'snodas'], { env: env() });
       assert.equal(r.code, 1, bad);

@@ -246,12 +246,17 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
           /a reply for \d+ bytes at 0 held 100/,
         ],
       ] as const) {
+        // A client is told no storage URL or key; the store's error (the server's log) says what came back.
         server.fault(blob(rel), fault);
         const bad = await ask(path);
         assert.equal(bad.status, 503, `${rel}: ${bad.body}`);
         const problem = JSON.parse(bad.body) as { type: string; detail: string };
         assert.equal(problem.type, '/problems/storage-unreachable');
-        assert.match(problem.detail, why);
+        assert.equal(problem.detail, "the database's storage did not answer as expected; try again shortly");
+        assert.ok(!bad.body.includes('127.0.0.1') && !bad.body.includes('blobs/'), bad.body);
+        server.fault(blob(rel), fault);
+        const abs = `${fresh.db.root}/${rel}`;
+        await assert.rejects(rel === cog ? fresh.store.readAt(abs, 0, 200) : fresh.store.read(abs), why);
         // Storage answers right again: the same request answers as the database, nothing bad kept.
         const good = await ask(path);
         assert.equal(good.status, 200, good.body);
