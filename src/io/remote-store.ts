@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { SnowdbError } from '../errors.js';
 import { namedCache } from '../util/caches.js';
 import type { Bucket } from './bucket.js';
@@ -27,6 +28,22 @@ const CHUNKS = namedCache<Uint8Array>('replica-chunks', (b) => b.length);
 /** An error like the filesystem's for a path the published tree does not hold. */
 const absent = (path: string): NodeJS.ErrnoException =>
   Object.assign(new Error(`ENOENT: not in the published tree: '${path}'`), { code: 'ENOENT' });
+
+/** Pauses before asking the storage again, ms: a read that failed (a 5xx, a reset, a reply cut
+ * short or not the published bytes) is tried three times in all before its error is the answer. */
+const RETRY_PAUSES_MS = [100, 500];
+
+async function retrying<T>(read: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await read();
+    } catch (e) {
+      const pause = RETRY_PAUSES_MS[attempt];
+      if (pause === undefined || !(SnowdbError.is(e) && e.key === 'storage-unreachable')) throw e;
+      await sleep(pause);
+    }
+  }
+}
 
 /**
  * A published database (io/published-tree.ts) read over a Bucket, seen as files under a virtual
@@ -121,20 +138,22 @@ export class RemoteStore implements Store {
     const f = this.entry(path);
     if (f === undefined) return null;
     // A blob is its content's digest: bytes that do not hash to it are refused (and not kept).
-    return WHOLE_FILES.get(f.sha256, async () => {
-      const got = await this.bucket.get(blobKey(f.sha256));
-      if (got === null || got === 'unchanged')
-        throw new SnowdbError(
-          'storage-unreachable',
-          `${this.bucket.url}/${blobKey(f.sha256)}: missing (${path})`,
-        );
-      if (createHash('sha256').update(got.bytes).digest('hex') !== f.sha256)
-        throw new SnowdbError(
-          'storage-unreachable',
-          `${this.bucket.url}/${blobKey(f.sha256)}: the storage returned ${got.bytes.length} bytes that are not the published content of ${path}`,
-        );
-      return got.bytes;
-    });
+    return WHOLE_FILES.get(f.sha256, () =>
+      retrying(async () => {
+        const got = await this.bucket.get(blobKey(f.sha256));
+        if (got === null || got === 'unchanged')
+          throw new SnowdbError(
+            'storage-unreachable',
+            `${this.bucket.url}/${blobKey(f.sha256)}: missing (${path})`,
+          );
+        if (createHash('sha256').update(got.bytes).digest('hex') !== f.sha256)
+          throw new SnowdbError(
+            'storage-unreachable',
+            `${this.bucket.url}/${blobKey(f.sha256)}: the storage returned ${got.bytes.length} bytes that are not the published content of ${path}`,
+          );
+        return got.bytes;
+      }),
+    );
   }
 
   async readAt(path: string, offset: number, length: number): Promise<Uint8Array> {
@@ -162,7 +181,7 @@ export class RemoteStore implements Store {
       }
       const start = i;
       while (i < last && !CHUNKS.has(id(i + 1))) i++;
-      const run = this.bucket.range(key, start * CHUNK, chunkEnd(i) - start * CHUNK);
+      const run = retrying(() => this.bucket.range(key, start * CHUNK, chunkEnd(i) - start * CHUNK));
       for (let k = start; k <= i; k++) {
         const piece = () => run.then((b) => b.subarray((k - start) * CHUNK, chunkEnd(k) - start * CHUNK));
         void CHUNKS.get(id(k), piece).catch(() => {}); // the read below reports it
@@ -172,7 +191,9 @@ export class RemoteStore implements Store {
     const pieces = await Promise.all(
       Array.from({ length: last - first + 1 }, (_, n) => {
         const i = first + n;
-        return CHUNKS.get(id(i), () => this.bucket.range(key, i * CHUNK, chunkEnd(i) - i * CHUNK));
+        return CHUNKS.get(id(i), () =>
+          retrying(() => this.bucket.range(key, i * CHUNK, chunkEnd(i) - i * CHUNK)),
+        );
       }),
     );
     const from = offset - first * CHUNK;

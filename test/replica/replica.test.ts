@@ -203,16 +203,19 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     await remote.close();
   });
 
-  it('refuses bytes the storage gets wrong and keeps none: a whole file not its digest, a range reply cut short; then answers as the database', async () => {
+  it('refuses bytes the storage gets wrong and keeps none: a whole file not its digest, a range reply cut short; asks again, then answers as the database', async () => {
     // Cold caches (they are process-wide, keyed by content), and a replica with its own memos.
-    for (const name of [
-      'replica-files',
-      'replica-chunks',
-      'basin-records',
-      'basins',
-      'series-blocks',
-    ] as const)
-      namedCache(name, () => 0).clear();
+    const cold = () => {
+      for (const name of [
+        'replica-files',
+        'replica-chunks',
+        'basin-records',
+        'basins',
+        'series-blocks',
+      ] as const)
+        namedCache(name, () => 0).clear();
+    };
+    cold();
     const fresh = await openReplica(`${server.base}/db/`, { refreshMs: 0 });
     try {
       const remote = await buildApp(fresh.db);
@@ -246,21 +249,28 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
           /a reply for \d+ bytes at 0 held 100/,
         ],
       ] as const) {
-        // A client is told no storage URL or key; the store's error (the server's log) says what came back.
-        server.fault(blob(rel), fault);
+        // Bad on every attempt (three): a 503 that names no storage URL or key.
+        cold();
+        server.fault(blob(rel), fault, fault, fault);
         const bad = await ask(path);
         assert.equal(bad.status, 503, `${rel}: ${bad.body}`);
         const problem = JSON.parse(bad.body) as { type: string; detail: string };
         assert.equal(problem.type, '/problems/storage-unreachable');
         assert.equal(problem.detail, "the database's storage did not answer as expected; try again shortly");
         assert.ok(!bad.body.includes('127.0.0.1') && !bad.body.includes('blobs/'), bad.body);
-        server.fault(blob(rel), fault);
+        // The store's own error (the server's log) says what came back.
+        cold();
+        server.fault(blob(rel), fault, fault, fault);
         const abs = `${fresh.db.root}/${rel}`;
         await assert.rejects(rel === cog ? fresh.store.readAt(abs, 0, 200) : fresh.store.read(abs), why);
-        // Storage answers right again: the same request answers as the database, nothing bad kept.
+        // Bad once: asked again at once, and the answer is the database's; nothing bad was kept.
+        cold();
+        server.fault(blob(rel), fault);
+        const seen = server.seen.length;
         const good = await ask(path);
         assert.equal(good.status, 200, good.body);
         assert.deepEqual(JSON.parse(good.body), JSON.parse(good.local), path);
+        assert.ok(server.seen.slice(seen).filter((r) => r.path === blob(rel)).length >= 2, 'asked again');
       }
     } finally {
       fresh.close();
