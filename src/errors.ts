@@ -57,6 +57,7 @@ export const ErrorCatalog = {
   'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
   'read-only-database': { status: 405, title: 'Database is a read-only replica', exit: 1 },
   'storage-unreachable': { status: 503, title: 'Database storage unreachable', exit: 1 },
+  'disk-full': { status: 507, title: 'No space left on the device', exit: 1 },
   'publish-interrupted': { status: 409, title: 'Database changed while publishing', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;
 
@@ -93,4 +94,21 @@ export class QueryParameterError extends SnowdbError {
     super('invalid-query-parameter', message, extra);
     this.name = 'QueryParameterError';
   }
+}
+
+/**
+ * A system error an operator can act on, as a catalog error: a full disk or quota (ENOSPC,
+ * EDQUOT) is `disk-full`, naming the file. Writes are staged and switched in whole, so what was
+ * being written is left unused and the rest is as it was. Null for anything else.
+ */
+export function operatorError(e: unknown): SnowdbError | null {
+  const code = (e as NodeJS.ErrnoException | null)?.code;
+  if (code !== 'ENOSPC' && code !== 'EDQUOT') return null;
+  const path = (e as NodeJS.ErrnoException).path;
+  return new SnowdbError(
+    'disk-full',
+    `no space left on the device${path ? ` writing ${path}` : ''} (${code}): free some space, then run the same command again (what was being written is not in use; the rest is as it was)`,
+    {},
+    { cause: e },
+  );
 }

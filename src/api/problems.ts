@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { ErrorCatalog, type ErrorKey, SnowdbError } from '../errors.js';
+import { ErrorCatalog, type ErrorKey, operatorError, SnowdbError } from '../errors.js';
 
 export const PROBLEM_JSON = 'application/problem+json';
 
@@ -53,7 +53,8 @@ const messageOf = (v: ValidationFailure['validation'][number]): string =>
  * anything else is a 500 that reveals nothing.
  */
 export function problemOf(e: unknown): Problem {
-  if (SnowdbError.is(e)) return problemOfKey(e.key, e.message, { ...e.extra });
+  const known = SnowdbError.is(e) ? e : operatorError(e);
+  if (known !== null) return problemOfKey(known.key, known.message, { ...known.extra });
   if (isValidation(e)) {
     const errors = e.validation.map((v) => ({ parameter: parameterOf(v), message: messageOf(v) }));
     const parameters = [...new Set(errors.map((x) => x.parameter))];

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { ENV } from '../env.js';
-import { SnowdbError } from '../errors.js';
+import { operatorError, SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { contextFor, type Runner } from './context.js';
 import type { Env, Streams } from './output.js';
@@ -81,9 +81,10 @@ export async function runCli(argv: readonly string[], streams: Streams, env: Env
         e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help';
       return ok ? 0 : 2;
     }
-    if (SnowdbError.is(e)) {
-      streams.stderr.write(`Error: ${e.message}\n`);
-      return e.kind.exit;
+    const known = SnowdbError.is(e) ? e : operatorError(e);
+    if (known !== null) {
+      streams.stderr.write(`Error: ${known.message}\n`);
+      return known.kind.exit;
     }
     streams.stderr.write(
       `Internal error (a bug in snowdb, please report it): ${(e as Error)?.stack ?? String(e)}\n`,

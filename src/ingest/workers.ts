@@ -1,6 +1,6 @@
 import { openDataset } from '../datasets/registry.js';
 import { Database } from '../db/database.js';
-import { SnowdbError } from '../errors.js';
+import { operatorError, SnowdbError } from '../errors.js';
 import { isoDate as iso } from '../util/dates.js';
 import { mapPool } from '../util/pool.js';
 import { WorkerPool, workerThreads } from '../util/workers.js';
@@ -24,7 +24,8 @@ export async function runJob(m: JobMessage, db?: Database): Promise<DateResult> 
     const d = await openDataset(db ?? (await Database.open(m.root)), m.name);
     return await ingestDate(d, m.job, m.options);
   } catch (e) {
-    const message = SnowdbError.is(e) ? e.message : `internal error: ${(e as Error).stack ?? String(e)}`;
+    const known = SnowdbError.is(e) ? e : operatorError(e);
+    const message = known !== null ? known.message : `internal error: ${(e as Error).stack ?? String(e)}`;
     return { date: iso(m.job.date), action: 'failed', source: m.job.files.join(' '), message };
   }
 }

@@ -33,6 +33,9 @@ async function replaceVia<T>(target: string, fill: (tmp: string) => Promise<T>):
     return out;
   } catch (e) {
     await rm(tmp, { force: true });
+    // A write's system error names no file (ENOSPC from write(2)): name the one being replaced.
+    if (typeof e === 'object' && e !== null && (e as NodeJS.ErrnoException).path === undefined)
+      (e as NodeJS.ErrnoException).path = target;
     throw e;
   }
 }

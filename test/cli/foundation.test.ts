@@ -1,8 +1,13 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { openSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
+import { problemOf } from '../../src/api/problems.js';
+import { operatorError } from '../../src/errors.js';
+import { CLI, snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
 import { snapshotTree } from '../helpers/fs.js';
 
 const pkg = JSON.parse(await readFile(new URL('../../../package.json', import.meta.url), 'utf8')) as {
@@ -152,5 +157,31 @@ describe('snowdb CLI foundation', () => {
     const init = await snowdbProcess(['init'], { env: { SNOWDB_CONFIG: root } });
     assert.equal(init.code, 0, init.stderr);
     assert.equal(init.stdout.trim(), `initialized snowdb database at ${root}`);
+    // Output to a full device (/dev/full answers every write with ENOSPC): one line naming it, exit 1.
+    const full = spawn(process.execPath, [CLI, 'dataset', 'list'], {
+      env: { ...process.env, SNOWDB_CONFIG: root },
+      stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'],
+    });
+    let err = '';
+    full.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const [code] = (await once(full, 'close')) as [number];
+    assert.equal(code, 1);
+    assert.equal(err, 'Error: cannot write the output (ENOSPC): ENOSPC: no space left on device, write\n');
+  });
+
+  it('a full disk is an operator error (disk-full: exit 1, HTTP 507) naming the file, not a bug', async () => {
+    // A real ENOSPC (/dev/full answers every write so), named as the atomic writes name it.
+    const e = (await writeFile('/dev/full', 'x').catch((x: unknown) => x)) as NodeJS.ErrnoException;
+    assert.equal(e.code, 'ENOSPC');
+    e.path = '/db/data/snodas/dataset.json';
+    const known = operatorError(e);
+    assert.equal(known?.key, 'disk-full');
+    assert.equal(known?.kind.exit, 1);
+    assert.equal(
+      known?.message,
+      'no space left on the device writing /db/data/snodas/dataset.json (ENOSPC): free some space, then run the same command again (what was being written is not in use; the rest is as it was)',
+    );
+    assert.deepEqual([problemOf(e).status, problemOf(e).type], [507, '/problems/disk-full']);
+    assert.equal(operatorError(new Error('other')), null);
   });
 });
