@@ -1,9 +1,12 @@
+import { readFile, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { datesOf } from '../datasets/inventory.js';
-import { openDataset } from '../datasets/registry.js';
+import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { daysBetween } from '../fetch/plan.js';
 import { removeDateDir } from '../ingest/date-dir.js';
+import { writeJsonAtomic } from '../io/atomic.js';
 import { refreshSeries } from '../series/build.js';
 import { markSeriesStale } from '../series/stale.js';
 import { parseDateRange } from '../stats/dates.js';
@@ -81,26 +84,43 @@ export function requireIngested(name: string, have: ReadonlySet<string>, wanted:
     );
 }
 
+/** The dates an interrupted `remove-date` was taking out (none when it ended). */
+async function removing(d: Dataset): Promise<Set<string>> {
+  const b = await readFile(d.paths.removing, 'utf8').catch(() => null);
+  const dates = b === null ? [] : (JSON.parse(b) as { dates?: unknown }).dates;
+  return new Set(Array.isArray(dates) ? dates.filter((x): x is string => typeof x === 'string') : []);
+}
+
 /**
  * `dataset remove-date`: dates out of a dataset, each in one atomic step, then the series store
- * brought level. Every date is checked first: one that is not ingested changes nothing.
+ * brought level. Every date is checked first: one that is not ingested changes nothing, unless
+ * an interrupted run was taking it out (its journal, `.removing-dates.json`, says so): the same
+ * command run again after a kill finishes the work.
  * @throws SnowdbError `malformed-query-parameter`, `date-not-found`.
  */
 export async function removeDates(
   db: Database,
   name: string,
   dates: readonly string[],
-  opts: { dryRun?: boolean } = {},
+  opts: { dryRun?: boolean; pauseMs?: number | undefined } = {},
 ): Promise<RemoveDatesReport> {
   const d = await openDataset(db, name);
   const have = new Set(await datesOf(db, d));
   const wanted = [...new Set(dates.map((x) => dateOption(x, 'date')!))].sort();
-  requireIngested(name, have, wanted);
+  const interrupted = await removing(d);
+  requireIngested(
+    name,
+    have,
+    wanted.filter((x) => !interrupted.has(x)),
+  );
   if (opts.dryRun === true) return { dataset: name, dryRun: true, removed: wanted };
-  for (const x of wanted) {
+  await writeJsonAtomic(d.paths.removing, { dates: [...new Set([...interrupted, ...wanted])].sort() });
+  for (const x of wanted.filter((w) => have.has(w))) {
     await markSeriesStale(d, x);
     await removeDateDir(d, compactDate(x));
+    if (opts.pauseMs) await sleep(opts.pauseMs); // test hook: crash tests kill between dates
   }
   await refreshSeries(d);
+  await rm(d.paths.removing, { force: true });
   return { dataset: name, dryRun: false, removed: wanted };
 }

@@ -80,6 +80,12 @@ export const SCENARIOS: readonly Scenario[] = [
     interrupted: ['debris', 'zones'],
   },
   {
+    name: 'dataset remove-date of two dates (pauses after each)',
+    args: () => ['dataset', 'remove-date', 'snodas', '2024-01-15', '2024-01-16'],
+    env: { SNOWDB_TEST_SWAP_PAUSE_MS: '300' },
+    interrupted: ['debris', 'series'],
+  },
+  {
     name: 'dataset create',
     args: () => ['dataset', 'create', 'swann', '--template', 'swann-800m'],
     interrupted: ['debris', 'index', 'files', 'pourpoints'],

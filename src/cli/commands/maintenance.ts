@@ -71,7 +71,10 @@ export function registerDateCommands(group: Command, run: Runner): void {
     .addOption(formatOption())
     .action((name: string, dates: string[], opts: { dryRun?: boolean; format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const r = await removeDates(await ctx.openDatabase(), name, dates, { dryRun: opts.dryRun });
+        const r = await removeDates(await ctx.openDatabase(), name, dates, {
+          dryRun: opts.dryRun,
+          pauseMs: ctx.settings.swapPauseMs,
+        });
         emit(ctx.out, opts.format, r, () =>
           r.removed.map((x) => `${r.dryRun ? 'would remove' : 'removed'} ${name} ${x}`).join('\n'),
         );
