@@ -126,6 +126,32 @@ export class Hdf5File {
   }
 
   /**
+   * Refuse a variable stored packed (CF `scale_factor`/`add_offset` other than 1 and 0): SWANN
+   * and SPIRES files store plain values, and reading packed integers as values would be wrong.
+   * @throws SnowdbError `invalid-source` naming the variable and its packing.
+   */
+  requireUnpacked(name: string): void {
+    const p = this.packing(name);
+    if (p !== undefined)
+      throw new SnowdbError(
+        'invalid-source',
+        `${this.path}: ${name} is packed (scale_factor ${p.scale}, add_offset ${p.offset}); the producers' files store plain values, and packed ones are not supported`,
+      );
+  }
+
+  /** A variable's CF packing when it declares one other than 1 and 0. */
+  private packing(name: string): { scale: number; offset: number } | undefined {
+    const num = (attr: string, dflt: number): number => {
+      const a = this.dataset(name).attrs[attr]?.value as unknown;
+      if (ArrayBuffer.isView(a)) return Number((a as unknown as ArrayLike<number | bigint>)[0]);
+      return typeof a === 'number' ? a : dflt;
+    };
+    const scale = num('scale_factor', 1);
+    const offset = num('add_offset', 0);
+    return scale === 1 && offset === 0 ? undefined : { scale, offset };
+  }
+
+  /**
    * A variable's values (row-major) and its `_FillValue`, if any; numeric values go into `into`
    * when given and large enough (they are then a view of it).
    */

@@ -139,6 +139,7 @@ export const spiresIngester: Ingester = {
                 `${t.file}: variable ${key} has shape ${f.shape(key).join(' x ')}; expected 2400 x 2400`,
               );
             }
+            f.requireUnpacked(key);
             const { values, fill } = f.read(key);
             const { col, row, flip } = offsets[i]!;
             // The usual file: the variable's own type, its fill the nodata: native row copies.

@@ -101,6 +101,8 @@ export const swannIngester: Ingester = {
             `${path}: variable ${name} has shape ${f.shape(name).join(' x ')}; expected ${H} x ${W}`,
           );
         }
+        // SWANN stores plain integers (mm); packed values would be read as other numbers.
+        f.requireUnpacked(name);
         // Values are copied into a borrowed buffer: emit writes the COG and keeps nothing.
         await withScratch(W * H * 2, async (buf) => {
           const { values, fill } = f.read(name, buf);

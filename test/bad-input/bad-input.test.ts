@@ -240,6 +240,20 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
       /20240106_early\.nc: depth: 1 cell\(s\) outside the valid range 0…32767 \(first: -21720/,
     ],
     [
+      'SWANN packed SWE (scale_factor)',
+      async () => {
+        const p = await copyAs(f('good.nc'), swann('20240108'));
+        const h5 = (await import('h5wasm/node')).default;
+        await h5.ready;
+        const file = new h5.File(p, 'a');
+        (file.get('SWE') as InstanceType<typeof h5.Dataset>).create_attribute('scale_factor', 0.1);
+        file.close();
+        return ['dataset', 'ingest', 'swann', p];
+      },
+      1,
+      /20240108_early\.nc: SWE is packed \(scale_factor 0\.1, add_offset 0\); the producers' files store plain values/,
+    ],
+    [
       'SWANN truncated',
       async () => {
         const p = await copyAs(f('good.nc'), swann('20240107'));
