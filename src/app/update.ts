@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { datesOf } from '../datasets/inventory.js';
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
@@ -39,6 +40,9 @@ export interface UpdateReport {
 /** Whether an update found a real failure (a failed date, or a dataset that could not be fetched). */
 export const updateFailed = (r: UpdateReport): boolean =>
   r.datasets.some((d) => d.failed > 0 || d.error !== null);
+
+/** How long an update may hold its lock before the next one reports it stalled, ms (6 h). */
+export const UPDATE_STALLED_MS = 6 * 3_600_000;
 
 class UpdateRunning extends Error {
   constructor(readonly pid: number) {
@@ -149,7 +153,17 @@ export async function updateDatabase(
       0,
     );
   } catch (e) {
-    if (e instanceof UpdateRunning) return { running: e.pid, datasets: [] };
-    throw e;
+    if (!(e instanceof UpdateRunning)) throw e;
+    // A live holder past UPDATE_STALLED_MS: a stalled run someone must look at (cron mails it).
+    const since = await stat(join(db.root, Layout.updateLock)).then(
+      (s) => s.mtimeMs,
+      () => Date.now(),
+    );
+    if (Date.now() - since > UPDATE_STALLED_MS)
+      throw new SnowdbError(
+        'update-stalled',
+        `another update (pid ${e.pid}) has held the update lock since ${new Date(since).toISOString()}, over ${UPDATE_STALLED_MS / 3_600_000} h: it may be stalled; look at that process (the lock is ${join(db.root, Layout.updateLock)})`,
+      );
+    return { running: e.pid, datasets: [] };
   }
 }

@@ -1,7 +1,20 @@
 import assert from 'node:assert/strict';
-import { readdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+
+/** Whether a process with this pid runs here. */
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
 import { snodasArchiveFile } from '../helpers/archive.js';
 import { cliOk, snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
@@ -113,5 +126,36 @@ describe('update: every active dataset up to the newest date its producer has, o
     const unknown = await snowdb(['update', 'nope'], { env: env() });
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /dataset 'nope'/);
+  });
+
+  it('a lock left by a dead update is taken over; a live one held over 6 h is an error cron reports (exit 1)', async () => {
+    const lock = join(env().SNOWDB_CONFIG!, '.update.lock');
+    const held = await dates();
+    // Its holder is gone (a pid no process has): this update runs.
+    let dead = 4_000_000;
+    while (alive(dead)) dead++;
+    await writeFile(lock, `${dead} ${hostname()}`);
+    const taken = await snowdb(['update'], { env: env() });
+    assert.equal(taken.code, 0, taken.stderr);
+    assert.doesNotMatch(taken.stdout, /another update/);
+    assert.equal(existsSync(lock), false, 'released');
+    // Held by a live process (this one, where the CLI runs in-process): recent, nothing done, exit 0.
+    await writeFile(lock, `${process.pid} ${hostname()}`);
+    const waiting = await snowdb(['update'], { env: env() });
+    assert.equal(waiting.code, 0, waiting.stderr);
+    assert.match(waiting.stdout, /^another update is running \(pid \d+\); nothing done$/m);
+    // The same lock, 7 h old: stalled, exit 1 naming the holder and since when.
+    const old = new Date(Date.now() - 7 * 3_600_000);
+    await utimes(lock, old, old);
+    const stalled = await snowdb(['update'], { env: env() });
+    assert.equal(stalled.code, 1);
+    assert.match(
+      stalled.stderr,
+      new RegExp(
+        `^Error: another update \\(pid ${process.pid}\\) has held the update lock since ${old.toISOString().slice(0, 16)}.*, over 6 h: it may be stalled`,
+      ),
+    );
+    await rm(lock);
+    assert.deepEqual(await dates(), held);
   });
 });
