@@ -30,6 +30,7 @@ export const ENV = {
   fetchRetries: 'SNOWDB_FETCH_RETRIES',
   fetchBackoffMs: 'SNOWDB_FETCH_BACKOFF_MS',
   fetchIdleMs: 'SNOWDB_FETCH_IDLE_MS',
+  fetchFileS: 'SNOWDB_FETCH_FILE_S',
   /** Test hook: a pause (ms) between the steps of a date swap, so crash tests can kill inside it. */
   testSwapPauseMs: 'SNOWDB_TEST_SWAP_PAUSE_MS',
   /** Job queue: ms a worker's hold on a job lasts unrenewed (a dead worker's job is retried after it). */

@@ -58,6 +58,7 @@ export const ErrorCatalog = {
   'read-only-database': { status: 405, title: 'Database is a read-only replica', exit: 1 },
   'storage-unreachable': { status: 503, title: 'Database storage unreachable', exit: 1 },
   'disk-full': { status: 507, title: 'No space left on the device', exit: 1 },
+  'source-too-large': { status: 502, title: 'Upstream file larger than its format allows', exit: 1 },
   'update-stalled': { status: 409, title: 'Another update holds the lock too long', exit: 1 },
   'publish-interrupted': { status: 409, title: 'Database changed while publishing', exit: 1 },
 } as const satisfies Record<string, ErrorKind>;

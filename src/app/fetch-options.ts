@@ -53,6 +53,7 @@ export async function fetchOptions(settings: Settings, c: FetchChoices): Promise
     retries: s.retries,
     backoffMs: s.backoffMs,
     idleMs: s.idleMs,
+    fileMs: s.fileMs,
     earthdataToken: s.earthdataToken,
     netrc: parseNetrc(netrcText),
     concurrency,

@@ -19,6 +19,8 @@ export interface Settings {
     readonly retries: number;
     readonly backoffMs: number;
     readonly idleMs: number;
+    /** The most one file's download may take, ms (SNOWDB_FETCH_FILE_S; default 30 min). */
+    readonly fileMs: number;
     readonly earthdataToken: string | undefined;
     /** `$HOME/.netrc`, when HOME is set. */
     readonly netrcPath: string | undefined;
@@ -69,6 +71,7 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       retries: count(env[ENV.fetchRetries], 5),
       backoffMs: count(env[ENV.fetchBackoffMs], 1000),
       idleMs: count(env[ENV.fetchIdleMs], 60_000) || 60_000,
+      fileMs: 1000 * (count(env[ENV.fetchFileS], 1800) || 1800),
       earthdataToken: set(env[ENV.earthdataToken]),
       netrcPath: maybe((h) => `${h}/.netrc`, set(env[ENV.home])),
     },

@@ -32,7 +32,11 @@ export interface Archive {
   readonly earthdata: boolean;
   /** Refuse a downloaded file that is not a whole file of the format (truncated, an HTML page…). */
   check(path: string, name: string): Promise<void>;
+  /** The most bytes one file can hold (every variable of a whole grid, uncompressed, and a margin). */
+  readonly maxBytes: number;
 }
+
+const MIB = 1024 * 1024;
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
@@ -49,6 +53,7 @@ export function rankOf(archive: Archive): { readonly best: number; readonly rank
 const snodas: Archive = {
   defaultUrl: 'https://noaadata.apps.nsidc.org/NOAA/G02158/masked',
   earthdata: false,
+  maxBytes: 512 * MIB, // 8 products of 6935 × 3351 int16 (46 MB) with their headers: 372 MB
   alternatives(base, date) {
     const mm = date.slice(4, 6);
     const name = `SNODAS_${date}.tar`;
@@ -62,6 +67,7 @@ const snodas: Archive = {
 const swann: Archive = {
   defaultUrl: 'https://climate.arizona.edu/data/UA_SWE/DailyData_800m',
   earthdata: false,
+  maxBytes: 128 * MIB, // SWE and depth of 7025 × 3105 int16 (44 MB each) with coordinates: 88 MB
   alternatives(base, date) {
     return [...STAGES].reverse().map((stage) => {
       const name = `UA_SWE_Depth_800m_v1_${date}_${stage}.nc`;
@@ -83,6 +89,7 @@ export const SPIRES_TILES = ['h08v04', 'h08v05', 'h09v04', 'h09v05', 'h10v04'] a
 const spires: Archive = {
   defaultUrl: 'ftp://dtn.rc.colorado.edu/shares/snow-today/gridded_data/SPIRES_NRT_V01',
   earthdata: true,
+  maxBytes: 160 * MIB, // ten variables of 2400 × 2400 (≤ 11.5 MB each): 115 MB
   alternatives(base, date) {
     const files = SPIRES_TILES.map((tile) => {
       const name = `SPIRES_NRT_${tile}_MOD09GA061_${date}_V1.0.nc`;

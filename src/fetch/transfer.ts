@@ -13,6 +13,8 @@ export interface TransferSettings {
   readonly backoffMs: number;
   /** A transfer with no byte for this long is cut and retried, ms. */
   readonly idleMs: number;
+  /** A file's download taking longer than this is cut and retried, ms (HTTP). */
+  readonly fileMs: number;
   /** NASA Earthdata bearer token, sent only to archives behind Earthdata login. */
   readonly earthdataToken: string | undefined;
   /** ~/.netrc entries: Basic credentials for the host of a URL. */
@@ -80,7 +82,8 @@ export async function fetchFile(
   for (let attempt = 0; attempt <= s.retries; attempt++) {
     if (attempt > 0) await sleep(s.backoffMs * 2 ** (attempt - 1) * (0.5 + Math.random() / 2));
     try {
-      const n = await transport.download(f.url, target, creds, s.idleMs, onBytes);
+      const limits = { idleMs: s.idleMs, totalMs: s.fileMs, maxBytes: archive.maxBytes };
+      const n = await transport.download(f.url, target, creds, limits, onBytes);
       await archive.check(target, f.name);
       return n;
     } catch (e) {

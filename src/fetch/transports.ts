@@ -11,6 +11,13 @@ export interface Credentials {
   readonly bearer: string | undefined;
 }
 
+/** Bounds of one file's transfer: no byte for `idleMs`, the whole file over `totalMs` or `maxBytes`. */
+export interface Limits {
+  readonly idleMs: number;
+  readonly totalMs: number;
+  readonly maxBytes: number;
+}
+
 /** How one URL scheme downloads a file (resumably) and lists a folder. */
 export interface Transport {
   /** Bytes downloaded now; errors as `httpGet`'s (`source-not-found` for a file it lacks). */
@@ -18,7 +25,7 @@ export interface Transport {
     url: string,
     target: string,
     c: Credentials,
-    idleMs: number,
+    limits: Limits,
     onChunk: (n: number) => void,
   ): Promise<number>;
   /** The folder's listing as text (HTML links or one name per line). */
@@ -38,14 +45,15 @@ function headersOf(c: Credentials): Record<string, string> {
 }
 
 const http: Transport = {
-  download: (url, target, c, idleMs, onChunk) =>
-    downloadResumable(url, target, { headers: headersOf(c), idleMs, onChunk }),
+  download: (url, target, c, limits, onChunk) =>
+    downloadResumable(url, target, { headers: headersOf(c), ...limits, onChunk }),
   list: async (url, c, idleMs) => (await httpGet(url, headersOf(c), [], AbortSignal.timeout(idleMs))).text(),
   release: () => {}, // fetch's own keep-alive pool closes idle sockets itself
 };
 
 const ftp: Transport = {
-  download: (url, target, c, idleMs, onChunk) =>
+  // FTP: the idle bound only (its sessions give no hook to cut a dripping or endless transfer).
+  download: (url, target, c, { idleMs }, onChunk) =>
     ftpDownload(url, target, { login: c.login, idleMs, onChunk }),
   list: (url, c, idleMs) => ftpList(url, c.login, idleMs),
   release: closeFtpSessions,

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { rename, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SnowdbError } from '../errors.js';
@@ -19,6 +19,10 @@ export interface DownloadOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Give up when no byte arrives for this long, ms (the whole transfer may take longer). */
   readonly idleMs?: number;
+  /** Give up when the whole file takes longer than this, ms (a server dripping bytes). */
+  readonly totalMs?: number;
+  /** Refuse a file larger than this, bytes: announced, or as it streams (an endless body). */
+  readonly maxBytes?: number;
 }
 
 /**
@@ -35,6 +39,12 @@ export async function downloadResumable(
   opts: DownloadOptions = {},
 ): Promise<number> {
   const { onProgress = () => {}, onChunk = () => {}, headers = {}, idleMs = 120_000 } = opts;
+  const { totalMs = 30 * 60_000, maxBytes = Number.POSITIVE_INFINITY } = opts;
+  const tooLarge = (n: number, how: string) =>
+    new SnowdbError(
+      'source-too-large',
+      `${url}: the server ${how} ${n} bytes; a file of this archive holds at most ${maxBytes}`,
+    );
   const part = `${target}.part`;
   const have = await stat(part).then(
     (s) => s.size,
@@ -47,6 +57,10 @@ export async function downloadResumable(
     clearTimeout(timer);
     timer = setTimeout(() => abort.abort(new Error(`no data for ${idleMs} ms`)), idleMs);
   };
+  const overall = setTimeout(
+    () => abort.abort(new Error(`the whole file took over ${Math.round(totalMs / 1000)} s`)),
+    totalMs,
+  );
   let done = 0;
   let start = 0;
   try {
@@ -61,10 +75,20 @@ export async function downloadResumable(
     const total = resumed ? totalOf(res) : Number(res.headers.get('content-length') ?? Number.NaN);
     done = start;
     if (res.body === null) throw new SnowdbError('source-unreachable', `${url}: empty response`);
+    if (total !== null && total > maxBytes) {
+      await res.body.cancel();
+      await rm(part, { force: true });
+      throw tooLarge(total, 'announces');
+    }
     const counter = new Transform({
       transform(chunk: Buffer, _enc, cb) {
         rearm();
         done += chunk.length;
+        if (done > maxBytes) {
+          abort.abort(tooLarge(done, 'sent over'));
+          cb(abort.signal.reason as Error);
+          return;
+        }
         onChunk(chunk.length);
         onProgress(done, total ?? Number.NaN);
         cb(null, chunk);
@@ -77,6 +101,10 @@ export async function downloadResumable(
         createWriteStream(part, { flags: resumed ? 'a' : 'w' }),
       );
     } catch (e) {
+      if (SnowdbError.is(abort.signal.reason) && abort.signal.reason.key === 'source-too-large') {
+        await rm(part, { force: true }); // nothing of it is worth resuming
+        throw abort.signal.reason;
+      }
       const why = abort.signal.aborted ? String((abort.signal.reason as Error).message) : causeOf(e);
       throw new SnowdbError(
         'source-unreachable',
@@ -94,6 +122,7 @@ export async function downloadResumable(
     }
   } finally {
     clearTimeout(timer);
+    clearTimeout(overall);
   }
   await rename(part, target);
   return done - start;

@@ -142,6 +142,54 @@ describe("dataset fetch: a loopback archive in each producer's layout, with faul
     assert.equal(await swe('20240106'), 6 * SNODAS_BLOCK.n ** 2);
   });
 
+  it('an upstream that drips, sends without end or announces more than the format allows is cut, named, and changes nothing', async () => {
+    // The database as readers see it (a cut download keeps its part file in .cache/ to resume).
+    const state = async () => [...(await snapshotTree(root))].filter(([k]) => !k.startsWith('.cache'));
+    const before = await state();
+    const [p, file] = await snodasArchiveFile(dir, '20240107');
+    const [p8, file8] = await snodasArchiveFile(dir, '20240108');
+    const [q, nc] = await swannArchiveFile(dir, '20230102', 'early', 4);
+    for (const [k, v] of [
+      [p, file],
+      [p8, file8],
+      [q, nc],
+    ] as const)
+      server.files.set(k, v);
+    extra = { SNOWDB_FETCH_RETRIES: '0', SNOWDB_FETCH_FILE_S: '2' };
+    try {
+      // One byte every 50 ms: no stall, yet the whole file would take hours; cut after 2 s.
+      server.fault(p, { kind: 'drip', everyMs: 50 });
+      const t0 = Date.now();
+      const drip = await snowdb(['dataset', 'fetch', 'snodas', '--dates', '2024-01-07'], { env: env() });
+      assert.equal(drip.code, 1);
+      assert.match(
+        drip.stderr,
+        /SNODAS_20240107\.tar: download interrupted after \d+ bytes \(the whole file took over 2 s\)/,
+      );
+      assert.ok(Date.now() - t0 < 15_000, `${Date.now() - t0} ms`);
+      // 3 GB announced: refused before a byte is kept.
+      server.fault(p8, { kind: 'announce', bytes: 3e9 });
+      const huge = await snowdb(['dataset', 'fetch', 'snodas', '--dates', '2024-01-08'], { env: env() });
+      assert.equal(huge.code, 1, huge.stderr);
+      assert.match(
+        huge.stderr,
+        /SNODAS_20240108\.tar: the server announces 3000000000 bytes; a file of this archive holds at most 536870912/,
+      );
+      // No length, zeros without end: cut at the SWANN bound (128 MiB), the part file gone.
+      server.fault(q, { kind: 'endless' });
+      const endless = await snowdb(['dataset', 'fetch', 'swann', '--dates', '2023-01-02'], { env: env() });
+      assert.equal(endless.code, 1, endless.stderr);
+      assert.match(
+        endless.stderr,
+        /_20230102_early\.nc: the server sent over \d+ bytes; a file of this archive holds at most 134217728/,
+      );
+      assert.deepEqual(await state(), before);
+    } finally {
+      extra = {};
+      for (const k of [p, p8, q]) server.files.delete(k);
+    }
+  });
+
   it('on a terminal a progress line shows dates, MB, rate and ETA', async () => {
     const [p, file] = await snodasArchiveFile(dir, '20240107');
     server.files.set(p, file);

@@ -25,7 +25,13 @@ export type Fault =
   /** The file's byte `at` flipped in what is sent, headers as usual (storage returning bad bytes). */
   | { readonly kind: 'altered'; readonly at: number }
   /** A range reply that names the range asked for but ends after `after` bytes (chunked). */
-  | { readonly kind: 'cut'; readonly after: number };
+  | { readonly kind: 'cut'; readonly after: number }
+  /** The file's length announced, then one byte every `everyMs` until the client leaves. */
+  | { readonly kind: 'drip'; readonly everyMs: number }
+  /** No length announced, then zeros without end until the client leaves. */
+  | { readonly kind: 'endless' }
+  /** `bytes` announced as the length; nothing sent until the client leaves. */
+  | { readonly kind: 'announce'; readonly bytes: number };
 
 const HTML_ERROR =
   '<!DOCTYPE html>\n<html><head><title>Service Unavailable</title></head><body><h1>Maintenance</h1></body></html>\n';
@@ -123,6 +129,26 @@ export class FileServer {
       return;
     }
     status(200);
+    if (fault?.kind === 'drip' || fault?.kind === 'endless' || fault?.kind === 'announce') {
+      const length =
+        fault.kind === 'drip' ? bytes.length : fault.kind === 'announce' ? fault.bytes : undefined;
+      res.writeHead(200, length === undefined ? {} : { 'content-length': length });
+      res.flushHeaders(); // the headers go now, whatever follows
+      let at = 0;
+      const zeros = Buffer.alloc(1 << 20);
+      const send = () => {
+        if (res.destroyed) return;
+        if (fault.kind === 'drip') {
+          if (at < bytes.length) res.write(bytes.subarray(at, ++at));
+          setTimeout(send, fault.everyMs);
+        } else if (fault.kind === 'endless') {
+          if (res.write(zeros)) setImmediate(send);
+          else res.once('drain', send);
+        }
+      };
+      send();
+      return;
+    }
     if (fault?.kind === 'short') {
       res.writeHead(200, { 'accept-ranges': 'bytes' });
       res.end(bytes.subarray(0, fault.after));
