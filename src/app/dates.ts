@@ -1,4 +1,4 @@
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { datesOf } from '../datasets/inventory.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
@@ -84,9 +84,9 @@ export function requireIngested(name: string, have: ReadonlySet<string>, wanted:
     );
 }
 
-/** The dates an interrupted `remove-date` was taking out (none when it ended). */
-async function removing(d: Dataset): Promise<Set<string>> {
-  const b = await readFile(d.paths.removing, 'utf8').catch(() => null);
+/** The dates `remove-date` has taken out, or was taking out when it was stopped. */
+async function removedBefore(d: Dataset): Promise<Set<string>> {
+  const b = await readFile(d.paths.removed, 'utf8').catch(() => null);
   const dates = b === null ? [] : (JSON.parse(b) as { dates?: unknown }).dates;
   return new Set(Array.isArray(dates) ? dates.filter((x): x is string => typeof x === 'string') : []);
 }
@@ -94,8 +94,8 @@ async function removing(d: Dataset): Promise<Set<string>> {
 /**
  * `dataset remove-date`: dates out of a dataset, each in one atomic step, then the series store
  * brought level. Every date is checked first: one that is not ingested changes nothing, unless
- * an interrupted run was taking it out (its journal, `.removing-dates.json`, says so): the same
- * command run again after a kill finishes the work.
+ * a run took it out before (the log `.removed-dates.json`, written before any date goes, says
+ * so): the same command run again, after a kill or not, finishes the work and exits 0.
  * @throws SnowdbError `malformed-query-parameter`, `date-not-found`.
  */
 export async function removeDates(
@@ -107,20 +107,20 @@ export async function removeDates(
   const d = await openDataset(db, name);
   const have = new Set(await datesOf(db, d));
   const wanted = [...new Set(dates.map((x) => dateOption(x, 'date')!))].sort();
-  const interrupted = await removing(d);
+  const before = await removedBefore(d);
   requireIngested(
     name,
     have,
-    wanted.filter((x) => !interrupted.has(x)),
+    wanted.filter((x) => !before.has(x)),
   );
   if (opts.dryRun === true) return { dataset: name, dryRun: true, removed: wanted };
-  await writeJsonAtomic(d.paths.removing, { dates: [...new Set([...interrupted, ...wanted])].sort() });
+  const log = [...new Set([...before, ...wanted])].sort();
+  if (log.length > before.size) await writeJsonAtomic(d.paths.removed, { dates: log });
   for (const x of wanted.filter((w) => have.has(w))) {
     await markSeriesStale(d, x);
     await removeDateDir(d, compactDate(x));
     if (opts.pauseMs) await sleep(opts.pauseMs); // test hook: crash tests kill between dates
   }
   await refreshSeries(d);
-  await rm(d.paths.removing, { force: true });
   return { dataset: name, dryRun: false, removed: wanted };
 }

@@ -31,7 +31,7 @@ const DatasetLayout = {
   manifest: 'manifest.json',
   zones: 'zones',
   series: 'series',
-  removing: '.removing-dates.json',
+  removed: '.removed-dates.json',
 } as const;
 
 /** File stem of a triplet's files: `:` → `_` (`06287000:MT:USGS` → `06287000_MT_USGS`). */
@@ -128,8 +128,8 @@ export interface DatasetPaths {
   readonly seriesStaleDir: string;
   /** `series/stale/<YYYYMMDD>`. */
   seriesStale(date: string): string;
-  /** The dates a `remove-date` run is taking out (gone once it ends): a rerun after a kill finishes them. */
-  readonly removing: string;
+  /** The dates `remove-date` has taken out (written before it starts): a rerun accepts them as done. */
+  readonly removed: string;
 }
 
 /** Folders `pourpoint sync` stages downloads in, in the system temp dir: `snowdb-sync-<pid>-XXXXXX`. */
@@ -166,6 +166,6 @@ export function datasetPaths(dir: string): DatasetPaths {
     seriesPage: (variable, page) => join(series, variable, `${page}.page`),
     seriesStaleDir: join(series, 'stale'),
     seriesStale: (date) => join(series, 'stale', compactDate(date)),
-    removing: join(dir, DatasetLayout.removing),
+    removed: join(dir, DatasetLayout.removed),
   };
 }
