@@ -182,9 +182,10 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
 
   // What the caches held and how they served, for whoever sizes them (SNOWDB_CACHE_MB).
   app.addHook('onClose', async () => {
+    const runtime = runtimeReport();
     app.log.info(
       {
-        caches: runtimeReport().caches.map(({ name, entries, bytes, maxBytes, hits, misses }) => ({
+        caches: runtime.caches.map(({ name, entries, bytes, maxBytes, hits, misses }) => ({
           name,
           entries,
           bytes,
@@ -192,7 +193,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
           hits,
           misses,
         })),
-        workers: runtimeReport().workers,
+        workers: runtime.workers,
       },
       'caches and worker threads at shutdown',
     );

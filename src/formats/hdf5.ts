@@ -141,13 +141,8 @@ export class Hdf5File {
 
   /** A variable's CF packing when it declares one other than 1 and 0. */
   private packing(name: string): { scale: number; offset: number } | undefined {
-    const num = (attr: string, dflt: number): number => {
-      const a = this.dataset(name).attrs[attr]?.value as unknown;
-      if (ArrayBuffer.isView(a)) return Number((a as unknown as ArrayLike<number | bigint>)[0]);
-      return typeof a === 'number' ? a : dflt;
-    };
-    const scale = num('scale_factor', 1);
-    const offset = num('add_offset', 0);
+    const scale = this.scalar(name, 'scale_factor') ?? 1;
+    const offset = this.scalar(name, 'add_offset') ?? 0;
     return scale === 1 && offset === 0 ? undefined : { scale, offset };
   }
 
@@ -176,13 +171,15 @@ export class Hdf5File {
     }
     if (!ArrayBuffer.isView(v))
       throw new SnowdbError('invalid-source', `${this.path}: variable '${name}' is not numeric`);
-    const fillAttr = d.attrs._FillValue?.value as unknown;
-    const fill = ArrayBuffer.isView(fillAttr)
-      ? Number((fillAttr as unknown as number[])[0])
-      : typeof fillAttr === 'number'
-        ? fillAttr
-        : undefined;
+    const fill = this.scalar(name, '_FillValue');
     return { values: v as unknown as ArrayLike<number> & { length: number }, fill, dtype: String(d.dtype) };
+  }
+
+  /** A numeric attribute's (first) value, when the variable has it. */
+  private scalar(name: string, attr: string): number | undefined {
+    const a = this.dataset(name).attrs[attr]?.value as unknown;
+    if (ArrayBuffer.isView(a)) return Number((a as unknown as ArrayLike<number | bigint>)[0]);
+    return typeof a === 'number' ? a : undefined;
   }
 
   close(): void {

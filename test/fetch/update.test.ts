@@ -5,16 +5,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 
-/** Whether a process with this pid runs here. */
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
+import { isAlive } from '../../src/io/lock.js';
 import { snodasArchiveFile } from '../helpers/archive.js';
 import { cliOk, snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
 import { FileServer } from '../helpers/file-server.js';
@@ -133,7 +124,7 @@ describe('update: every active dataset up to the newest date its producer has, o
     const held = await dates();
     // Its holder is gone (a pid no process has): this update runs.
     let dead = 4_000_000;
-    while (alive(dead)) dead++;
+    while (isAlive(dead)) dead++;
     await writeFile(lock, `${dead} ${hostname()}`);
     const taken = await snowdb(['update'], { env: env() });
     assert.equal(taken.code, 0, taken.stderr);
