@@ -3,6 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { datesOf } from '../datasets/inventory.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
+import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
 import { daysBetween } from '../fetch/plan.js';
 import { removeDateDir } from '../ingest/date-dir.js';
@@ -114,6 +115,8 @@ export async function removeDates(
     wanted.filter((x) => !before.has(x)),
   );
   if (opts.dryRun === true) return { dataset: name, dryRun: true, removed: wanted };
+  // What a killed run left (a half-written log, a date's staging) goes first, as other writers do.
+  await sweepDebris(debrisRoots(db, [d]), { tmp: false });
   const log = [...new Set([...before, ...wanted])].sort();
   if (log.length > before.size) await writeJsonAtomic(d.paths.removed, { dates: log });
   for (const x of wanted.filter((w) => have.has(w))) {
