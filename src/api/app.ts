@@ -11,7 +11,6 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { Admission } from '../app/admission.js';
-import { runtimeReport } from '../app/runtime.js';
 import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
@@ -180,9 +179,10 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     );
   });
 
-  // What the caches held and how they served, for whoever sizes them (SNOWDB_CACHE_MB).
+  // What the caches held and how they served, for whoever sizes them (SNOWDB_CACHE_MB); then the
+  // idle worker threads stop.
   app.addHook('onClose', async () => {
-    const runtime = runtimeReport();
+    const runtime = db.runtime.report();
     app.log.info(
       {
         caches: runtime.caches.map(({ name, entries, bytes, maxBytes, hits, misses }) => ({
@@ -197,9 +197,10 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
       },
       'caches and worker threads at shutdown',
     );
+    await db.runtime.close();
   });
   await app.register(async (scope) => {
-    await serviceRoutes(scope);
+    await serviceRoutes(scope, db.runtime);
     await datasetRoutes(scope, db);
     await pourpointRoutes(scope, db);
     await statsRoutes(scope, db);

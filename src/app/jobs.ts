@@ -230,7 +230,7 @@ export function runQueuedJob(db: Database, settings: Settings, job: CheckedJob):
  */
 export async function queuedIngest(url: string, settings: Settings): Promise<DateExecutor> {
   await checkRedis(url);
-  return (root, name, jobs, options, onProgress) =>
+  return ({ root }, name, jobs, options, onProgress) =>
     runOnQueue({
       url,
       queue: queueName(root),

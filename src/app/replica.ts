@@ -5,6 +5,7 @@ import { type Bucket, HttpBucket } from '../io/bucket.js';
 import { S3Bucket, type S3Settings } from '../io/bucket.s3.js';
 import { TREE_KEY } from '../io/published-tree.js';
 import { RemoteStore } from '../io/remote-store.js';
+import type { Runtime } from '../util/runtime.js';
 
 /** The bucket of a published copy; a URL may name its folder, its `snowdb.json` or its tree object. */
 export function replicaBucket(location: string, s3: S3Settings): Bucket {
@@ -20,28 +21,21 @@ export interface Replica {
   close(): void;
 }
 
-/** Replicas open in this process, by location: one tree, one refresh timer each. */
-const open = new Map<string, Promise<Replica>>();
-
 /**
  * Open the published copy at `location` as a read-only database: its files are seen under a
  * virtual root (`/snowdb-replica/<hash of the location>`) and read through the remote store; every
  * `refreshMs` one conditional request asks whether a newer tree was published (0: never).
  * `onRefreshError` hears a failed refresh (the tree held stays in use). A location already open in
- * this process is shared.
+ * the runtime is shared (one tree, one refresh timer).
  * @throws SnowdbError `database-not-found`, `storage-unreachable`, `invalid-config`.
  */
 export function openReplica(location: string, opts: ReplicaOptions): Promise<Replica> {
-  let r = open.get(location);
-  if (r === undefined) {
-    r = connect(location, opts);
-    open.set(location, r);
-    r.catch(() => open.delete(location));
-  }
-  return r;
+  return opts.runtime.share(`replica ${location}`, () => connect(location, opts));
 }
 
 export interface ReplicaOptions {
+  /** Whose caches hold its bytes, and where it is shared. */
+  readonly runtime: Runtime;
   readonly refreshMs: number;
   readonly s3?: S3Settings;
   readonly onRefreshError?: (e: unknown) => void;
@@ -49,10 +43,10 @@ export interface ReplicaOptions {
 
 async function connect(location: string, opts: ReplicaOptions): Promise<Replica> {
   const root = `/snowdb-replica/${createHash('sha256').update(location).digest('hex').slice(0, 12)}`;
-  const store = await RemoteStore.open(replicaBucket(location, opts.s3 ?? {}), root);
+  const store = await RemoteStore.open(replicaBucket(location, opts.s3 ?? {}), root, opts.runtime);
   let timer: NodeJS.Timeout | undefined;
   try {
-    const db = await Database.open(root, location, store);
+    const db = await Database.open(root, { location, store, runtime: opts.runtime });
     if (opts.refreshMs > 0) {
       timer = setInterval(() => {
         store.refresh().catch((e: unknown) => opts.onRefreshError?.(e));
@@ -64,7 +58,7 @@ async function connect(location: string, opts: ReplicaOptions): Promise<Replica>
       store,
       close: () => {
         clearInterval(timer);
-        open.delete(location);
+        opts.runtime.unshare(`replica ${location}`);
       },
     };
   } catch (e) {

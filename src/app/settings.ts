@@ -3,8 +3,7 @@ import { SnowdbError } from '../errors.js';
 import type { S3Settings } from '../io/bucket.s3.js';
 import type { GitHubSettings } from '../io/github.js';
 import type { QueueSettings } from '../queue/connection.js';
-import { CACHES, sizeCaches } from '../util/caches.js';
-import { setWorkerThreads } from '../util/workers.js';
+import { CACHES, type CacheBudgets, type CacheName, isCache } from '../util/caches.js';
 import { NLCD_URL, THREEDEP_URL, type ZoneSourceUrls } from '../zones/sources.js';
 
 /** What the environment configures (variable names: `ENV` in src/env.ts). */
@@ -91,28 +90,29 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
 }
 
 /**
- * Size the process's worker pools from the settings (`SNOWDB_THREADS=2`; default the machine's
- * cores): each pool (stats scans, an ingest's dates) runs at most that many threads.
+ * The threads each worker pool may run, from the settings (`SNOWDB_THREADS=2`; undefined: the
+ * machine's cores).
  * @throws SnowdbError `usage-error` when it is not a whole number from 1 to 256.
  */
-export function applyThreads(s: Settings): void {
-  if (s.threads === undefined) return;
+export function threadsFrom(s: Settings): number | undefined {
+  if (s.threads === undefined) return undefined;
   const n = Number(s.threads);
   if (!Number.isInteger(n) || n < 1 || n > 256)
     throw new SnowdbError(
       'usage-error',
       `${ENV.threads}: '${s.threads}' is not a whole number from 1 to 256`,
     );
-  setWorkerThreads(n);
+  return n;
 }
 
 /**
- * Size the process's caches from the settings (`SNOWDB_CACHE_MB=series-blocks=256,normals=0`):
- * named caches get that many MiB, the rest their defaults.
+ * The cache budgets the settings name (`SNOWDB_CACHE_MB=series-blocks=256,normals=0`), MiB by
+ * name; the rest keep their defaults.
  * @throws SnowdbError `usage-error` for a malformed entry or a name that is no cache.
  */
-export function applyCacheSizes(s: Settings): void {
-  const mib: Record<string, number> = {};
+export function cacheBudgetsFrom(s: Settings): CacheBudgets {
+  const mib: Partial<Record<CacheName, number>> = {};
+  const unknown: string[] = [];
   for (const part of (s.cacheMb ?? '').split(',').filter((p) => p.trim() !== '')) {
     const m = /^\s*([a-z][a-z-]*)\s*=\s*(\d+(?:\.\d+)?)\s*$/.exec(part);
     if (m === null)
@@ -120,12 +120,14 @@ export function applyCacheSizes(s: Settings): void {
         'usage-error',
         `${ENV.cacheMb}: '${part}' is not name=MiB (e.g. series-blocks=256)`,
       );
-    mib[m[1]!] = Number(m[2]);
+    const name = m[1]!;
+    if (isCache(name)) mib[name] = Number(m[2]);
+    else unknown.push(name);
   }
-  const unknown = sizeCaches(mib);
   if (unknown.length > 0)
     throw new SnowdbError(
       'usage-error',
       `${ENV.cacheMb}: no cache named ${unknown.map((n) => `'${n}'`).join(', ')}; the caches: ${Object.keys(CACHES).join(', ')}`,
     );
+  return mib;
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { openReplica } from '../app/replica.js';
-import { configureRuntime } from '../app/runtime.js';
+import { runtimeFrom } from '../app/runtime.js';
 import { type Settings, settingsFrom } from '../app/settings.js';
 import { Database } from '../db/database.js';
 import { configuredPath, isRemoteLocation, locateDatabase } from '../db/locate.js';
@@ -42,20 +42,21 @@ export function contextFor(cmd: Command, streams: Streams, env: Env): CliContext
   const opts = cmd.optsWithGlobals<GlobalOptions>();
   const out = makeOutput(streams, env, opts.quiet === true);
   const settings = settingsFrom(env);
-  configureRuntime(settings);
+  const runtime = runtimeFrom(settings);
   return {
     out,
     settings,
     configOption: opts.config,
     openDatabase: async (mode = 'write') => {
       const at = configuredPath(opts.config, settings.configPath);
-      if (!isRemoteLocation(at.path)) return Database.open(await locateDatabase(at));
+      if (!isRemoteLocation(at.path)) return Database.open(await locateDatabase(at), { runtime });
       if (mode === 'write')
         throw new SnowdbError(
           'read-only-database',
           `${at.path} (from ${at.origin}) is a published copy, which is read-only: run 'snowdb ${commandPath(cmd)}' on the database it was published from`,
         );
       const replica = await openReplica(at.path, {
+        runtime,
         refreshMs: settings.replicaRefreshMs,
         s3: settings.s3,
         onRefreshError: (e) =>

@@ -7,6 +7,7 @@ import type { Store } from '../io/store.js';
 import type { AreaGeometry } from '../raster/geometry.js';
 import type { Grid } from '../raster/grid.js';
 import { byString } from '../util/compare.js';
+import type { Runtime } from '../util/runtime.js';
 import { type DatasetConfig, footprintOf, gridOf, readDatasetConfig } from './config.js';
 
 /** Dataset names: a letter or digit, then letters, digits, `-` or `_` (no path can hide in one). */
@@ -35,6 +36,8 @@ export interface Dataset {
   readonly footprint: AreaGeometry | null;
   /** Where its files are read from (its database's store). */
   readonly store: Store;
+  /** Its database's caches and worker pools. */
+  readonly runtime: Runtime;
 }
 
 /**
@@ -42,7 +45,7 @@ export interface Dataset {
  * the config (default: read and validate the file).
  */
 export async function openLink(
-  db: Pick<Database, 'root' | 'store'>,
+  db: Pick<Database, 'root' | 'store' | 'runtime'>,
   name: string,
   link: DatasetLink,
   read: (path: string) => Promise<DatasetConfig> = (p) => readDatasetConfig(db.store, p),
@@ -60,6 +63,7 @@ export async function openLink(
     grid: gridOf(config),
     footprint: footprintOf(config),
     store: db.store,
+    runtime: db.runtime,
   };
 }
 

@@ -2,6 +2,7 @@ import { mkdir, readdir, stat } from 'node:fs/promises';
 import { SnowdbError } from '../errors.js';
 import { FileMemo } from '../io/memo.js';
 import { localStore, type Store } from '../io/store.js';
+import { Runtime } from '../util/runtime.js';
 import { type DbPaths, dbPaths, Layout } from './layout.js';
 import { newRootConfig, type RootConfig, readRootConfig, writeRootConfig } from './root-config.js';
 
@@ -25,6 +26,8 @@ export class Database {
     readonly location: string,
     /** Where its files are read from: the local filesystem, or a replica's published copy. */
     readonly store: Store,
+    /** The caches and worker pools everything reading through this database uses. */
+    readonly runtime: Runtime,
   ) {
     this.paths = paths;
     this.configMemo = configMemo;
@@ -37,12 +40,14 @@ export class Database {
 
   /**
    * Open the database at `root`: an existing directory holding `snowdb.json`, or (with `store`) a
-   * replica's published copy, its paths under the virtual folder `root`.
+   * replica's published copy, its paths under the virtual folder `root`, shown as `location`. It
+   * runs on `runtime` (the composition root's), else on a runtime of its own with the defaults.
    */
-  static async open(root: string, location: string = root, store: Store = localStore): Promise<Database> {
+  static async open(root: string, o: OpenOptions = {}): Promise<Database> {
+    const { location = root, store = localStore, runtime = new Runtime() } = o;
     const paths = dbPaths(root);
     const memo = new FileMemo(store, paths.rootConfig, () => readRootConfig(store, paths.rootConfig));
-    return new Database(paths, memo, await memo.get(), location, store);
+    return new Database(paths, memo, await memo.get(), location, store, runtime);
   }
 
   /** Re-read the root config if the file changed since it was read (one stat). */
@@ -68,6 +73,12 @@ export class Database {
     await writeRootConfig(this.paths.rootConfig, config);
     this.config = config;
   }
+}
+
+export interface OpenOptions {
+  readonly location?: string;
+  readonly store?: Store;
+  readonly runtime?: Runtime;
 }
 
 /** What `init` did: created a new database, or found one already there. */

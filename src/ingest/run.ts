@@ -82,7 +82,7 @@ export async function ingestSources(
   }
   const jobs = [...planned.values()].sort((a, b) => (a.date < b.date ? -1 : 1));
   const options = { force: opts.force === true, swapPauseMs: opts.swapPauseMs };
-  const results = await (opts.execute ?? runJobs)(db.root, name, jobs, options, opts.onProgress);
+  const results = await (opts.execute ?? runJobs)(db, name, jobs, options, opts.onProgress);
   // A run where every date failed changes nothing, not even by creating the store.
   if (opts.series !== false && results.some((r) => r.action !== 'failed')) await refreshSeries(d);
   return { dataset: name, results: [...failed, ...results] };

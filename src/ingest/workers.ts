@@ -3,7 +3,6 @@ import { Database } from '../db/database.js';
 import { operatorError, SnowdbError } from '../errors.js';
 import { isoDate as iso } from '../util/dates.js';
 import { mapPool } from '../util/pool.js';
-import { WorkerPool, workerThreads } from '../util/workers.js';
 import { type DateResult, type IngestDateOptions, ingestDate } from './date.js';
 import type { DateSource } from './types.js';
 
@@ -30,9 +29,9 @@ export async function runJob(m: JobMessage, db?: Database): Promise<DateResult> 
   }
 }
 
-/** Runs date jobs somewhere and gives their results in the jobs' order (`runJobs`: here). */
+/** Runs date jobs of database `db` somewhere and gives their results in the jobs' order (`runJobs`: here). */
 export type DateExecutor = (
-  root: string,
+  db: Pick<Database, 'root' | 'runtime'>,
   name: string,
   jobs: readonly DateSource[],
   options: IngestDateOptions,
@@ -48,10 +47,12 @@ const died = (job: DateSource, e: unknown): DateResult => ({
 });
 
 /**
- * Run date jobs on up to min(jobs, cores) worker threads (one job: in this thread). Results keep
- * the jobs' order; the threads stop at the end.
+ * Run date jobs on up to min(jobs, threads) worker threads of the runtime's ingest pool (one job:
+ * in this thread). Results keep the jobs' order; idle threads stop after 10 s (their borrowed
+ * grid buffers go with them), or when the runtime closes.
  */
-export const runJobs: DateExecutor = async (root, name, jobs, options, onProgress) => {
+export const runJobs: DateExecutor = async (db, name, jobs, options, onProgress) => {
+  const { root } = db;
   let done = 0;
   const tick = <T>(r: T): T => {
     onProgress?.(++done, jobs.length);
@@ -62,13 +63,8 @@ export const runJobs: DateExecutor = async (root, name, jobs, options, onProgres
     for (const job of jobs) out.push(tick(await runJob({ root, name, job, options })));
     return out;
   }
-  const n = Math.min(jobs.length, workerThreads());
-  const pool = new WorkerPool<JobMessage, DateResult>(new URL('./worker.js', import.meta.url), n);
-  try {
-    return await mapPool(jobs, n, async (job) =>
-      tick(await pool.run({ root, name, job, options }).catch((e: unknown) => died(job, e))),
-    );
-  } finally {
-    await pool.close();
-  }
+  const pool = db.runtime.pool<JobMessage, DateResult>(new URL('./worker.js', import.meta.url));
+  return mapPool(jobs, Math.min(jobs.length, pool.size), async (job) =>
+    tick(await pool.run({ root, name, job, options }).catch((e: unknown) => died(job, e))),
+  );
 };

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SnowdbError } from '../errors.js';
-import { namedCache } from '../util/caches.js';
+import type { AsyncLru } from '../util/lru.js';
+import type { Runtime } from '../util/runtime.js';
 import type { Bucket } from './bucket.js';
 import {
   blobKey,
@@ -15,15 +16,8 @@ import {
 import type { Source } from './source.js';
 import type { Signature, Store } from './store.js';
 
-/** Whole files kept in memory by content (configs, indexes, basin records), ≤ 64 MiB. */
-const WHOLE_FILES = namedCache<Buffer>('replica-files', (b) => b.length);
-/**
- * Blob bytes in aligned chunks of CHUNK bytes, by blob and chunk index, ≤ 256 MiB: blobs never
- * change, a series page's header and its blocks share chunks, and basins read blocks near each
- * other's, so a read rounded out to whole chunks serves the reads after it.
- */
+/** Bytes per cached chunk of a blob. */
 const CHUNK = 64 << 10;
-const CHUNKS = namedCache<Uint8Array>('replica-chunks', (b) => b.length);
 
 /** An error like the filesystem's for a path the published tree does not hold. */
 const absent = (path: string): NodeJS.ErrnoException =>
@@ -59,22 +53,35 @@ export class RemoteStore implements Store {
   private treeId = '';
   private etag: string | null = null;
 
+  /** Whole files kept in memory by content (configs, indexes, basin records): the runtime's 'replica-files'. */
+  private readonly files: AsyncLru<Buffer>;
+  /**
+   * Blob bytes in aligned chunks of CHUNK bytes, by blob and chunk index ('replica-chunks'):
+   * blobs never change, a series page's header and its blocks share chunks, and basins read
+   * blocks near each other's, so a read rounded out to whole chunks serves the reads after it.
+   */
+  private readonly chunks: AsyncLru<Uint8Array>;
+
   private constructor(
     private readonly bucket: Bucket,
     readonly root: string,
-  ) {}
+    rt: Runtime,
+  ) {
+    this.files = rt.cache<Buffer>('replica-files', (b) => b.length);
+    this.chunks = rt.cache<Uint8Array>('replica-chunks', (b) => b.length);
+  }
 
   get url(): string {
     return this.bucket.url;
   }
 
   /**
-   * Read the published tree of `bucket`, to be seen under `root`.
+   * Read the published tree of `bucket`, to be seen under `root`, its bytes cached in `rt`'s caches.
    * @throws SnowdbError `database-not-found` when nothing is published there, `invalid-config`
    *   when the tree object is damaged, `storage-unreachable`.
    */
-  static async open(bucket: Bucket, root: string): Promise<RemoteStore> {
-    const store = new RemoteStore(bucket, root);
+  static async open(bucket: Bucket, root: string, rt: Runtime): Promise<RemoteStore> {
+    const store = new RemoteStore(bucket, root, rt);
     if (!(await store.refresh()) && store.treeId === '')
       throw new SnowdbError(
         'database-not-found',
@@ -138,7 +145,7 @@ export class RemoteStore implements Store {
     const f = this.entry(path);
     if (f === undefined) return null;
     // A blob is its content's digest: bytes that do not hash to it are refused (and not kept).
-    return WHOLE_FILES.get(f.sha256, () =>
+    return this.files.get(f.sha256, () =>
       retrying(async () => {
         const got = await this.bucket.get(blobKey(f.sha256));
         if (got === null || got === 'unchanged')
@@ -175,23 +182,23 @@ export class RemoteStore implements Store {
     const id = (i: number) => `${f.sha256}:${i}`;
     const chunkEnd = (i: number) => Math.min(f.size, (i + 1) * CHUNK);
     for (let i = first; i <= last; ) {
-      if (CHUNKS.has(id(i))) {
+      if (this.chunks.has(id(i))) {
         i++;
         continue;
       }
       const start = i;
-      while (i < last && !CHUNKS.has(id(i + 1))) i++;
+      while (i < last && !this.chunks.has(id(i + 1))) i++;
       const run = retrying(() => this.bucket.range(key, start * CHUNK, chunkEnd(i) - start * CHUNK));
       for (let k = start; k <= i; k++) {
         const piece = () => run.then((b) => b.subarray((k - start) * CHUNK, chunkEnd(k) - start * CHUNK));
-        void CHUNKS.get(id(k), piece).catch(() => {}); // the read below reports it
+        void this.chunks.get(id(k), piece).catch(() => {}); // the read below reports it
       }
       i++;
     }
     const pieces = await Promise.all(
       Array.from({ length: last - first + 1 }, (_, n) => {
         const i = first + n;
-        return CHUNKS.get(id(i), () =>
+        return this.chunks.get(id(i), () =>
           retrying(() => this.bucket.range(key, i * CHUNK, chunkEnd(i) - i * CHUNK)),
         );
       }),

@@ -5,7 +5,7 @@ import { SnowdbError } from '../errors.js';
 import { namesIn, readExistingFile, readFileIfExists } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
 import { simplifyGeometry } from '../raster/simplify.js';
-import { namedCache } from '../util/caches.js';
+import type { Runtime } from '../util/runtime.js';
 import { type IndexEntry, readIndex } from './index-file.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import { checkTriplet } from './triplet.js';
@@ -68,10 +68,11 @@ export async function readStoredBasin(db: Database, triplet: string): Promise<Ba
 }
 
 /** Serialized basin records by file and signature: a basin page is then one stat and no parse. */
-const serialized = namedCache<BasinJson>(
-  'basin-records',
-  (v) => v.geometry.length + 2 * JSON.stringify(v.record).length, // bytes + the record's UTF-16 JSON
-);
+const serialized = (rt: Runtime) =>
+  rt.cache<BasinJson>(
+    'basin-records',
+    (v) => v.geometry.length + 2 * JSON.stringify(v.record).length, // bytes + the record's UTF-16 JSON
+  );
 
 /** A basin record's members without its polygon, and the polygon as JSON text (UTF-8 bytes). */
 export interface BasinJson {
@@ -87,14 +88,14 @@ export interface BasinJson {
  */
 export function storedBasinJson(db: Database, triplet: string): Promise<BasinJson> {
   const file = db.paths.record(triplet);
-  return serialized.get(`${file}\0${fileSignature(db.store, file)}`, async () => {
+  return serialized(db.runtime).get(`${file}\0${fileSignature(db.store, file)}`, async () => {
     const { basin, ...record } = await readStoredBasin(db, triplet);
     return { record, geometry: Buffer.from(JSON.stringify(basin)) };
   });
 }
 
 /** Simplified basin outlines as GeoJSON text (UTF-8), by record, geometry hash and tolerance (a map page asks for all). */
-const simplified = namedCache<Buffer>('basin-outlines', (json) => json.length);
+const simplified = (rt: Runtime) => rt.cache<Buffer>('basin-outlines', (json) => json.length);
 
 /**
  * A basin's polygon simplified with `tolerance` (degrees, Douglas–Peucker per ring) as GeoJSON
@@ -103,7 +104,7 @@ const simplified = namedCache<Buffer>('basin-outlines', (json) => json.length);
  */
 export function simplifiedBasinJson(db: Database, entry: IndexEntry, tolerance: number): Promise<Buffer> {
   const file = db.paths.record(entry.triplet);
-  return simplified.get(`${file}\0${entry.geometryHash}\0${tolerance}`, async () =>
+  return simplified(db.runtime).get(`${file}\0${entry.geometryHash}\0${tolerance}`, async () =>
     Buffer.from(
       JSON.stringify(simplifyGeometry((await readStoredBasin(db, entry.triplet)).basin, tolerance)),
     ),

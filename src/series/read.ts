@@ -1,7 +1,7 @@
 /**
  * Reading the series store: a per-dataset view (block set, stale dates, page listing) reloaded
- * only when one of its files changes, page headers read once, decoded blocks in one process-wide
- * cache ('series-blocks'). Local page bytes are read with positional reads on a synchronously opened descriptor: they
+ * only when one of its files changes, page headers read once, decoded blocks in the runtime's
+ * cache ('series-blocks'); the views are the runtime's too. Local page bytes are read with positional reads on a synchronously opened descriptor: they
  * are small page-cache reads, cheaper than thread-pool round trips, and a query makes thousands.
  * A replica's pages are read with one range request per run of adjacent blocks.
  */
@@ -11,7 +11,7 @@ import { namesIn } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
 import type { Store } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
-import { namedCache } from '../util/caches.js';
+import type { AsyncLru } from '../util/lru.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
 import { decodeBlock, HEADER_PROBE, headerLength, type PageHeader, parsePageHeader } from './page.js';
 import { seriesVariables } from './source.js';
@@ -29,13 +29,13 @@ export interface SeriesView {
   readonly pages: ReadonlyMap<string, ReadonlySet<string>>;
   readonly generation: number;
   readonly headers: Map<string, PageHeader | null>;
+  /** Decoded blocks by view generation, page file and block (the runtime's block cache). */
+  readonly blocks: AsyncLru<TypedArray>;
 }
 
-const views = new Map<string, { key: string; view: SeriesView | null; at: number }>();
+type Views = Map<string, { key: string; view: SeriesView | null; at: number }>;
+/** Numbers views across runtimes (a block cache key must not outlive its view's files). */
 let generation = 0;
-
-/** Decoded blocks by view generation, page file and block. */
-const decoded = namedCache<TypedArray>('series-blocks', (b) => b.byteLength);
 
 /** The dataset's store as it is now, or null when it has none (one stat per file it rests on). */
 export async function seriesView(d: Dataset): Promise<SeriesView | null> {
@@ -46,6 +46,7 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
     ...variables.map((v) => d.paths.seriesVariable(v)),
   ];
   const key = files.map((f) => fileSignature(d.store, f)).join('|');
+  const views = d.runtime.held<Views>('series-views', () => new Map());
   const hit = views.get(d.dir);
   // A view loaded within 100 ms of a change may have missed a same-tick rewrite: reload it.
   if (hit !== undefined && hit.key === key && Date.now() - hit.at > 100) return hit.view;
@@ -70,6 +71,7 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
       pages,
       generation: ++generation,
       headers: new Map(),
+      blocks: d.runtime.cache<TypedArray>('series-blocks', (b) => b.byteLength),
     };
   }
   views.set(d.dir, { key, view, at: hit?.key === key ? hit.at : Date.now() });
@@ -230,20 +232,20 @@ export function decodeBlockRuns(r: BlockRanges, runs: readonly Uint8Array[]): Ty
   return decodeRuns(r, want, adjacentRuns(r, want), runs);
 }
 
-/** Decoded blocks of one page through the process-wide block cache (small, repeated queries). */
+/** Decoded blocks of one page through the runtime's block cache (small, repeated queries). */
 export async function cachedBlocks(
   view: SeriesView,
   r: BlockRanges,
   ordinals: readonly number[],
 ): Promise<TypedArray[]> {
   const key = (k: number) => `${view.generation}|${r.path}|${ordinals[k]}`;
-  const out = ordinals.map((_, k) => decoded.peek(key(k)));
+  const out = ordinals.map((_, k) => view.blocks.peek(key(k)));
   const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
   if (missing.length > 0) {
     // One read for every missing block (adjacent ones in one run), each then held on its own.
     const read = readBlocksFromStore(view.store, r, missing);
     missing.forEach((i, m) => {
-      out[i] = decoded.put(
+      out[i] = view.blocks.put(
         key(i),
         read.then((blocks) => blocks[m]!),
       );

@@ -1,8 +1,8 @@
 /**
  * A basin prepared for reduction: the pixels of its AOI window that fall in a cell of the query's
  * zone crossing, as parallel lists, and the one reduction every engine path runs over them (so
- * every path sums in the same order and gives the same bits). Prepared basins are kept in a
- * process-wide cache keyed by the AOI and zone-layer file signatures and the axes.
+ * every path sums in the same order and gives the same bits). Prepared basins are kept in the
+ * runtime's 'basins' cache, keyed by the AOI and zone-layer file signatures and the axes.
  */
 import { readOnto } from '../datasets/read-onto.js';
 import { SnowdbError } from '../errors.js';
@@ -11,7 +11,7 @@ import type { TypedArray } from '../raster/dtype.js';
 import type { Window } from '../raster/grid.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
-import { namedCache } from '../util/caches.js';
+import type { Runtime } from '../util/runtime.js';
 import type { StatsPlan } from './plan.js';
 import { stateSignatures } from './state.js';
 
@@ -132,21 +132,22 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
 }
 
 /** Prepared basins by key, LRU by bytes: every typed array a prepared basin holds, their objects and the series layout. */
-const prepared = namedCache<PreparedBasin>(
-  'basins',
-  (b) =>
-    b.at.byteLength +
-    b.cell.byteLength +
-    b.weight.byteLength +
-    b.area.byteLength +
-    b.blocks.byteLength +
-    b.blockRun.byteLength +
-    b.runStart.byteLength +
-    b.runCell.byteLength +
-    b.pos.byteLength +
-    4096 + // the basin object, its nine typed arrays' objects and its key's share (~3 KiB measured)
-    8 * b.blocks.length, // its block ordinals in the series layout (stats/series-path.ts)
-);
+const prepared = (rt: Runtime) =>
+  rt.cache<PreparedBasin>(
+    'basins',
+    (b) =>
+      b.at.byteLength +
+      b.cell.byteLength +
+      b.weight.byteLength +
+      b.area.byteLength +
+      b.blocks.byteLength +
+      b.blockRun.byteLength +
+      b.runStart.byteLength +
+      b.runCell.byteLength +
+      b.pos.byteLength +
+      4096 + // the basin object, its nine typed arrays' objects and its key's share (~3 KiB measured)
+      8 * b.blocks.length, // its block ordinals in the series layout (stats/series-path.ts)
+  );
 
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */
 export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
@@ -154,7 +155,7 @@ export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
   const known = stateSignatures(plan);
   const signatures = files.map((f) => known.get(f) ?? fileSignature(plan.dataset.store, f));
   const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
-  return prepared.get(key, () => prepare(plan));
+  return prepared(plan.dataset.runtime).get(key, () => prepare(plan));
 }
 
 /** One date's values of one variable: pixel j's value is `vals[base + idx[j]]`; `nodata` and NaN are skipped. */

@@ -7,8 +7,8 @@
  */
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import { namedCache } from '../util/caches.js';
 import { waterYearOf } from '../util/dates.js';
+import type { Runtime } from '../util/runtime.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import type { CompactStats } from './engine.js';
 import {
@@ -239,7 +239,7 @@ export const tableBytes = (t: ReferenceTable): number =>
   t.values.byteLength + 4 * JSON.stringify([t.header, t.reference]).length;
 
 /** Reference tables by state key. */
-const tables = namedCache<ReferenceTable>('normals', tableBytes);
+const tables = (rt: Runtime) => rt.cache<ReferenceTable>('normals', tableBytes);
 
 /** How a reference table is computed: `cached: false` reads every year again (benchmarks). */
 export interface NormalsOptions extends ExecuteOptions {
@@ -287,7 +287,9 @@ export async function executeNormals(p: NormalsPlan, o: NormalsOptions = {}): Pr
   const { cached = true, ...exec } = o;
   const compute = async (signal?: AbortSignal) =>
     tabulate(await executeCube(p.stats, { ...exec, signal }), p.reference);
-  return cached ? tables.get(normalsStateKey(p), compute, exec.signal) : compute(exec.signal);
+  return cached
+    ? tables(p.stats.dataset.runtime).get(normalsStateKey(p), compute, exec.signal)
+    : compute(exec.signal);
 }
 
 /**

@@ -9,7 +9,7 @@ import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS } from '../series/page.js';
 import { blockRanges, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
-import { type PoolStats, WorkerPool, workerThreads } from '../util/workers.js';
+import type { Runtime } from '../util/runtime.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 import { REMOTE_REQUESTS, type VariableReads } from './reads.js';
@@ -38,20 +38,9 @@ export interface Sums {
 /** Decoded bytes a query may put through the block cache; larger scans go to the workers. */
 const THREADS_ABOVE_BYTES = 32 * 1024 * 1024;
 
-/** A small young generation: scans make short-lived garbage, and RSS stays ~40 MB lower per worker. */
-let pool: WorkerPool<ScanJob, ScanResult> | undefined;
-/** The process's scan pool, made on first use with the settings' thread count (SNOWDB_THREADS). */
-const scanPool = () =>
-  (pool ??= new WorkerPool<ScanJob, ScanResult>(
-    new URL('./scan.worker.js', import.meta.url),
-    workerThreads(),
-    10_000,
-    2,
-  ));
-
-/** What the scan pool has done (none yet: no thread, no job). */
-export const scanPoolStats = (): PoolStats =>
-  pool?.stats() ?? { size: workerThreads(), threads: 0, idle: 0, waiting: 0, jobs: 0, failed: 0 };
+/** The runtime's scan pool; a small young generation: scans make short-lived garbage, and RSS stays ~40 MB lower per worker. */
+const scanPool = (rt: Runtime) =>
+  rt.pool<ScanJob, ScanResult>(new URL('./scan.worker.js', import.meta.url), { idleMs: 10_000, youngMb: 2 });
 
 /**
  * Reduce the pages `reads` names into `sums`. Loops run block by block (the basin's order), date
@@ -112,7 +101,7 @@ export async function reduceFromSeries(
     weight: basin.weight,
     pos: basin.pos,
   };
-  const workers = scanPool();
+  const workers = scanPool(plan.dataset.runtime);
   const per = Math.ceil(pages.length / workers.size);
   const parts = Array.from({ length: Math.ceil(pages.length / per) }, (_x, k) =>
     pages.slice(k * per, (k + 1) * per),

@@ -1,9 +1,9 @@
 /**
- * The process's caches, all named here with their default budgets (608 MiB in all: they fit a
- * 2-core, 4 GB host beside the worker threads). A module makes its cache with `namedCache`; the
- * composition root (the CLI's context, which `api serve` runs in) sizes them from the settings
- * (`sizeCaches`), before or after they are made; `cacheReport` tells what each holds and how it
- * has served (the server's /status and its shutdown log).
+ * The caches a runtime owns, all named here with their default budgets (608 MiB in all: they fit
+ * a 2-core, 4 GB host beside the worker threads). The composition root (the CLI's context, which
+ * `api serve` and `worker` run in) makes one `Caches` sized from the settings, inside its
+ * `Runtime`; a module asks the runtime it is given for its cache by name, and `report` tells what
+ * each holds and how it has served (the server's /status and its shutdown log).
  */
 import { AsyncLru, type CacheStats } from './lru.js';
 
@@ -22,35 +22,10 @@ export const CACHES = {
 
 export type CacheName = keyof typeof CACHES;
 
-const made = new Map<CacheName, AsyncLru<unknown>>();
-/** Budgets the settings named, MiB. */
-const configured = new Map<CacheName, number>();
+/** Budgets in MiB by cache name; a name not given has its default. */
+export type CacheBudgets = Partial<Readonly<Record<CacheName, number>>>;
 
-const budget = (name: CacheName): number => (configured.get(name) ?? CACHES[name].mib) * MIB;
-
-/** The cache `name` (made on first call, then the same one), sized by the settings or its default. */
-export function namedCache<V>(name: CacheName, sizeOf: (v: V) => number): AsyncLru<V> {
-  const had = made.get(name);
-  if (had !== undefined) return had as AsyncLru<V>;
-  const lru = new AsyncLru<V>(budget(name), sizeOf);
-  made.set(name, lru as AsyncLru<unknown>);
-  return lru;
-}
-
-const isCache = (n: string): n is CacheName => Object.hasOwn(CACHES, n);
-
-/**
- * Size the caches: `mib` gives budgets in MiB by name; every other cache has its default.
- * @returns the names in `mib` that are no cache (nothing is changed then).
- */
-export function sizeCaches(mib: Readonly<Record<string, number>>): string[] {
-  const unknown = Object.keys(mib).filter((n) => !isCache(n));
-  if (unknown.length > 0) return unknown;
-  configured.clear();
-  for (const [n, v] of Object.entries(mib)) if (isCache(n)) configured.set(n, v);
-  for (const [n, lru] of made) lru.resize(budget(n));
-  return [];
-}
+export const isCache = (n: string): n is CacheName => Object.hasOwn(CACHES, n);
 
 /** One cache's report: its name and purpose, then what it holds and how it has served. */
 export interface CacheReport extends CacheStats {
@@ -58,11 +33,45 @@ export interface CacheReport extends CacheStats {
   readonly what: string;
 }
 
-/** Every cache, by name (one not made yet in this process reports empty). */
-export function cacheReport(): CacheReport[] {
-  return (Object.keys(CACHES) as CacheName[]).sort().map((name) => ({
-    name,
-    what: CACHES[name].what,
-    ...(made.get(name)?.stats() ?? { entries: 0, bytes: 0, maxBytes: budget(name), hits: 0, misses: 0 }),
-  }));
+/**
+ * A set of the named caches, each made on first use and sized by `budgets` (MiB) or its default.
+ * A runtime owns one; nothing else holds a cache.
+ */
+export class Caches {
+  private readonly made = new Map<CacheName, AsyncLru<unknown>>();
+
+  constructor(private readonly budgets: CacheBudgets = {}) {}
+
+  private budget(name: CacheName): number {
+    return (this.budgets[name] ?? CACHES[name].mib) * MIB;
+  }
+
+  /** The cache `name` (made on first call, then the same one; `sizeOf` counts an entry's bytes). */
+  get<V>(name: CacheName, sizeOf: (v: V) => number): AsyncLru<V> {
+    const had = this.made.get(name);
+    if (had !== undefined) return had as AsyncLru<V>;
+    const lru = new AsyncLru<V>(this.budget(name), sizeOf);
+    this.made.set(name, lru as AsyncLru<unknown>);
+    return lru;
+  }
+
+  /** Every cache, by name (one not made yet reports empty). */
+  report(): CacheReport[] {
+    return (Object.keys(CACHES) as CacheName[]).sort().map((name) => ({
+      name,
+      what: CACHES[name].what,
+      ...(this.made.get(name)?.stats() ?? {
+        entries: 0,
+        bytes: 0,
+        maxBytes: this.budget(name),
+        hits: 0,
+        misses: 0,
+      }),
+    }));
+  }
+
+  /** Let every entry of cache `name` (default: of every cache) go; the caches stay, with their counts. */
+  clear(name?: CacheName): void {
+    for (const [n, lru] of this.made) if (name === undefined || n === name) lru.clear();
+  }
 }

@@ -35,7 +35,7 @@ export class AsyncLru<V> {
   private misses = 0;
 
   constructor(
-    private maxBytes: number,
+    private readonly maxBytes: number,
     private readonly sizeOf: (v: V) => number,
   ) {}
 
@@ -70,12 +70,6 @@ export class AsyncLru<V> {
       hits: this.hits,
       misses: this.misses,
     };
-  }
-
-  /** A new budget, bytes: entries beyond it are evicted now, least recently used first. */
-  resize(maxBytes: number): void {
-    this.maxBytes = maxBytes;
-    this.evict();
   }
 
   /** Forget every entry (counts stay). */

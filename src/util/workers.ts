@@ -1,5 +1,5 @@
 /**
- * The process's pool of worker threads running one module (stats scans, ingest dates): each job is
+ * A pool of worker threads running one module (stats scans, ingest dates): each job is
  * one message in, one message out. Workers start on first use, hold the process open only while
  * busy, and stop after `idleMs` without work or at `close()` (their memory goes back). A worker
  * that fails is dropped, and its job rejects.
@@ -7,13 +7,8 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-/** Worker threads a pool may run: the settings' SNOWDB_THREADS, else the machine's cores. */
-let threads = Math.max(1, availableParallelism());
-/** Set how many worker threads each pool may run (pools made before keep theirs). */
-export function setWorkerThreads(n: number): void {
-  threads = Math.max(1, Math.floor(n));
-}
-export const workerThreads = (): number => threads;
+/** Worker threads a pool runs unless the settings say (SNOWDB_THREADS): the machine's cores. */
+export const defaultThreads = (): number => Math.max(1, availableParallelism());
 
 /** What a pool has done: its threads now and the jobs it ran. */
 export interface PoolStats {

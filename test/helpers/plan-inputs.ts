@@ -10,6 +10,7 @@ import { localStore } from '../../src/io/store.js';
 import type { IndexEntry } from '../../src/pourpoints/index-file.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import type { PlanInputs, StatsQuery } from '../../src/stats/plan.js';
+import { Runtime } from '../../src/util/runtime.js';
 
 const DIR = '/db/data/snodas';
 const config = TEMPLATES.snodas!;
@@ -23,6 +24,7 @@ const dataset: Dataset = {
   grid: gridOf(config),
   footprint: footprintOf(config),
   store: localStore, // never read: planning reads no file
+  runtime: new Runtime(),
 };
 const entry = (triplet: string, coverage: 'full' | 'partial' | 'none'): IndexEntry => ({
   triplet,

@@ -10,6 +10,7 @@ import { describe, it } from 'node:test';
 import { DirBucket } from '../../src/io/bucket.js';
 import { blobKey, TREE_KEY } from '../../src/io/published-tree.js';
 import { RemoteStore } from '../../src/io/remote-store.js';
+import { Runtime } from '../../src/util/runtime.js';
 import { tempDir } from '../helpers/cli.js';
 
 const KIB = 1024;
@@ -43,7 +44,7 @@ describe('remote store byte ranges', () => {
           return real.range(key, offset, length);
         },
       });
-      const store = await RemoteStore.open(bucket, '/remote-test');
+      const store = await RemoteStore.open(bucket, '/remote-test', new Runtime());
       const path = '/remote-test/data/x.page';
       const read = async (offset: number, length: number, requests: string[]) => {
         asked.length = 0;

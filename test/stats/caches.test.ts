@@ -1,7 +1,7 @@
 /**
- * The process's caches: each counts at least the memory its entries hold (measured on the heap
- * after a full GC), the server reports them at /status, and SNOWDB_CACHE_MB sizes them or names
- * what is wrong with it.
+ * The runtime's caches: each counts at least the memory its entries hold (measured on the heap
+ * after a full GC), the server reports them at /status, two runtimes share nothing, and
+ * SNOWDB_CACHE_MB and SNOWDB_THREADS size them or name what is wrong.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -9,15 +9,17 @@ import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/api/app.js';
-import { applyThreads, settingsFrom } from '../../src/app/settings.js';
+import { runtimeFrom } from '../../src/app/runtime.js';
+import { settingsFrom } from '../../src/app/settings.js';
 import { Database } from '../../src/db/database.js';
 import { SnowdbError } from '../../src/errors.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import { computeStats, executeStats } from '../../src/stats/engine.js';
 import { executeNormals, openNormalsPlan } from '../../src/stats/normals.js';
 import { openStatsPlan } from '../../src/stats/plan.js';
-import { type CacheName, cacheReport, namedCache, sizeCaches } from '../../src/util/caches.js';
-import { setWorkerThreads, workerThreads } from '../../src/util/workers.js';
+import type { CacheName } from '../../src/util/caches.js';
+import type { Runtime } from '../../src/util/runtime.js';
+import { defaultThreads } from '../../src/util/workers.js';
 import { snowdb } from '../helpers/cli.js';
 import { HALF, historyDb } from '../helpers/history-db.js';
 
@@ -30,7 +32,7 @@ const live = () => {
   const m = process.memoryUsage();
   return m.heapUsed + m.arrayBuffers;
 };
-const counted = (name: CacheName) => cacheReport().find((c) => c.name === name)!;
+const counted = (rt: Runtime, name: CacheName) => rt.report().caches.find((c) => c.name === name)!;
 
 describe('caches', () => {
   let db: Database;
@@ -71,18 +73,17 @@ describe('caches', () => {
           ),
       ],
     ] as const) {
-      const cache = namedCache(name, () => 0); // the cache itself (it is made already)
       for (let i = 0; i < n; i++) await fill(i); // warm: code and shared state, then forget the entries
-      cache.clear();
+      db.runtime.clearCaches(name);
       // What n entries keep alive: the memory that becomes free when the cache lets them go
       // (the median of three rounds: the heap moves by tens of kB on its own).
       const rounds: { bytes: number; freed: number }[] = [];
       for (let round = 0; round < 3; round++) {
         for (let i = 0; i < n; i++) await fill(n * (round + 1) + i);
-        const { entries, bytes } = counted(name);
+        const { entries, bytes } = counted(db.runtime, name);
         assert.equal(entries, n, name);
         const m0 = live();
-        cache.clear();
+        db.runtime.clearCaches(name);
         rounds.push({ bytes, freed: m0 - live() });
       }
       rounds.sort((a, b) => a.freed - b.freed);
@@ -101,7 +102,7 @@ describe('caches', () => {
       dates: parseDateRange('2011-03-02'),
       zones: ['terrain.elevation:band_step_ft=2000'],
     };
-    const b0 = counted('basins');
+    const b0 = counted(db.runtime, 'basins');
     await computeStats(db, q);
     await computeStats(db, q); // the same basin and axes: a hit
     const r = await app.inject({ method: 'GET', url: '/status' });
@@ -134,54 +135,74 @@ describe('caches', () => {
     const plan = await openStatsPlan(db, { ...q, dates: parseDateRange('2011-01-01/2011-03-31') });
     await executeStats(plan, { threadsAbove: 0 });
     const w1 = await workers();
-    assert.equal(w1.size, workerThreads());
+    assert.equal(w1.size, db.runtime.threads);
     assert.ok(w1.jobs > w0.jobs, `${w0.jobs} → ${w1.jobs} jobs`);
     assert.ok(w1.threads >= 1 && w1.threads <= w1.size, JSON.stringify(w1));
     assert.equal(w1.failed, w0.failed);
   });
 
+  it('two runtimes share nothing: a database opened on its own runtime starts cold', async () => {
+    const q = {
+      dataset: 'hist',
+      pourpoint: HALF,
+      dates: parseDateRange('2011-03-03'),
+      zones: ['terrain.elevation:band_step_ft=1000'],
+    };
+    await computeStats(db, q);
+    const other = await Database.open(env.SNOWDB_CONFIG!);
+    assert.notEqual(other.runtime, db.runtime);
+    assert.equal(counted(other.runtime, 'basins').entries, 0);
+    const b0 = counted(db.runtime, 'basins');
+    await computeStats(other, q);
+    assert.deepEqual(
+      [counted(other.runtime, 'basins').misses, counted(other.runtime, 'basins').hits],
+      [1, 0],
+      'the other runtime prepared the basin itself',
+    );
+    assert.deepEqual(counted(db.runtime, 'basins'), b0, 'the first runtime saw nothing of it');
+  });
+
   it('SNOWDB_THREADS sets the threads a pool may run; anything but 1 to 256 is a usage error', () => {
-    const before = workerThreads();
-    try {
-      applyThreads(settingsFrom({ SNOWDB_THREADS: '3' }));
-      assert.equal(workerThreads(), 3);
-      applyThreads(settingsFrom({}));
-      assert.equal(workerThreads(), 3, 'unset: unchanged');
-      for (const bad of ['0', '1.5', 'two', '257'])
-        assert.throws(
-          () => applyThreads(settingsFrom({ SNOWDB_THREADS: bad })),
-          (e: unknown) =>
-            SnowdbError.is(e) &&
-            e.key === 'usage-error' &&
-            e.message.includes(`'${bad}' is not a whole number from 1 to 256`),
-        );
-    } finally {
-      setWorkerThreads(before);
-    }
+    assert.equal(runtimeFrom(settingsFrom({ SNOWDB_THREADS: '3' })).threads, 3);
+    assert.equal(runtimeFrom(settingsFrom({})).threads, defaultThreads(), 'unset: the cores');
+    for (const bad of ['0', '1.5', 'two', '257'])
+      assert.throws(
+        () => runtimeFrom(settingsFrom({ SNOWDB_THREADS: bad })),
+        (e: unknown) =>
+          SnowdbError.is(e) &&
+          e.key === 'usage-error' &&
+          e.message.includes(`'${bad}' is not a whole number from 1 to 256`),
+      );
   });
 
   it('SNOWDB_CACHE_MB sizes caches by name; a malformed entry or an unknown name is a usage error', async () => {
-    try {
-      assert.deepEqual(sizeCaches({ normals: 1, 'series-blocks': 0.5 }), []);
-      assert.equal(counted('normals').maxBytes, 1024 * 1024);
-      assert.equal(counted('series-blocks').maxBytes, 512 * 1024);
-      assert.equal(counted('basins').maxBytes, 64 * 1024 * 1024);
-      assert.ok(
-        counted('normals').bytes <= 1024 * 1024 || counted('normals').entries === 1,
-        'evicted to the budget',
+    const rt = runtimeFrom(settingsFrom({ SNOWDB_CACHE_MB: 'normals=1, series-blocks=0.5' }));
+    assert.equal(counted(rt, 'normals').maxBytes, 1024 * 1024);
+    assert.equal(counted(rt, 'series-blocks').maxBytes, 512 * 1024);
+    assert.equal(counted(rt, 'basins').maxBytes, 64 * 1024 * 1024);
+    // Two normals tables of ~2 MB each: the 1 MiB cache keeps at most the last one.
+    const small = await Database.open(env.SNOWDB_CONFIG!, { runtime: rt });
+    for (const start of [2004, 2005])
+      await executeNormals(
+        await openNormalsPlan(small, {
+          dataset: 'hist',
+          pourpoint: HALF,
+          zones: ['terrain.elevation:band_step_ft=100'],
+          years: { start, end: 2012 },
+        }),
       );
-      for (const [value, message] of [
-        ['basins=lots', /SNOWDB_CACHE_MB: 'basins=lots' is not name=MiB \(e\.g\. series-blocks=256\)/],
-        ['tiles=64', /SNOWDB_CACHE_MB: no cache named 'tiles'; the caches: basins, normals, series-blocks/],
-      ] as const) {
-        const r = await snowdb(['status'], { env: { ...env, SNOWDB_CACHE_MB: value } });
-        assert.equal(r.code, 2, r.stderr);
-        assert.match(r.stderr, message);
-      }
-      const ok = await snowdb(['status'], { env: { ...env, SNOWDB_CACHE_MB: 'normals=128, basins=16' } });
-      assert.equal(ok.code, 0, ok.stderr);
-    } finally {
-      sizeCaches({});
+    const n = counted(rt, 'normals');
+    assert.equal(n.misses, 2);
+    assert.ok(n.entries <= 1 && (n.bytes <= 1024 * 1024 || n.entries === 1), JSON.stringify(n));
+    for (const [value, message] of [
+      ['basins=lots', /SNOWDB_CACHE_MB: 'basins=lots' is not name=MiB \(e\.g\. series-blocks=256\)/],
+      ['tiles=64', /SNOWDB_CACHE_MB: no cache named 'tiles'; the caches: basins, normals, series-blocks/],
+    ] as const) {
+      const r = await snowdb(['status'], { env: { ...env, SNOWDB_CACHE_MB: value } });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
     }
+    const ok = await snowdb(['status'], { env: { ...env, SNOWDB_CACHE_MB: 'normals=128, basins=16' } });
+    assert.equal(ok.code, 0, ok.stderr);
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { runtimeReport } from '../../app/runtime.js';
 import { ErrorCatalog, type ErrorKey, SnowdbError } from '../../errors.js';
+import type { Runtime } from '../../util/runtime.js';
 import { VERSION } from '../../version.js';
 import { baseOf, sendJson } from '../http.js';
 import { problemTypeUri } from '../problems.js';
@@ -33,7 +33,7 @@ const problemType = (key: string) => {
 };
 
 /** Landing page, version, problem types, and the offline ReDoc page. */
-export async function serviceRoutes(app: FastifyInstance): Promise<void> {
+export async function serviceRoutes(app: FastifyInstance, rt: Runtime): Promise<void> {
   app.get(
     '/',
     {
@@ -95,12 +95,12 @@ export async function serviceRoutes(app: FastifyInstance): Promise<void> {
       schema: {
         tags: ['root'],
         summary:
-          "This server process's caches (entries, bytes held, budget, hits and misses) and stats-scan worker threads",
+          "This server process's caches (entries, bytes held, budget, hits and misses) and worker threads",
         response: jsonResponse('StatusResponse', 'uptime, caches and worker threads'),
       },
     },
     (req, reply) => {
-      const runtime = runtimeReport();
+      const runtime = rt.report();
       return sendJson(reply, {
         uptime_s: Math.round(process.uptime() * 10) / 10,
         caches: runtime.caches.map(({ maxBytes, ...c }) => ({
