@@ -5,6 +5,7 @@ import { type Settings, settingsFrom } from '../app/settings.js';
 import { Database } from '../db/database.js';
 import { configuredPath, isRemoteLocation, locateDatabase } from '../db/locate.js';
 import { SnowdbError } from '../errors.js';
+import type { Runtime } from '../util/runtime.js';
 import { type Env, makeOutput, type Output, type Streams } from './output.js';
 
 /** What every command handler gets: its output and a way to open the configured database. */
@@ -12,6 +13,8 @@ export interface CliContext {
   readonly out: Output;
   /** What the environment configures (read once, in `settingsFrom`). */
   readonly settings: Settings;
+  /** The caches and worker pools of this command (its composition root). */
+  readonly runtime: Runtime;
   /** The `--config` value, if given anywhere on the command line. */
   readonly configOption: string | undefined;
   /**
@@ -46,6 +49,7 @@ export function contextFor(cmd: Command, streams: Streams, env: Env): CliContext
   return {
     out,
     settings,
+    runtime,
     configOption: opts.config,
     openDatabase: async (mode = 'write') => {
       const at = configuredPath(opts.config, settings.configPath);

@@ -57,7 +57,15 @@ export async function buildProgram(
       writeOut: (s) => void streams.stdout.write(s),
       writeErr: (s) => void streams.stderr.write(s),
     });
-  const run: Runner = (cmd, fn) => fn(contextFor(cmd, streams, env));
+  // The command's runtime ends with it: its idle worker threads stop (and their memory goes).
+  const run: Runner = async (cmd, fn) => {
+    const ctx = contextFor(cmd, streams, env);
+    try {
+      await fn(ctx);
+    } finally {
+      await ctx.runtime.close();
+    }
+  };
   const named = COMMANDS[commandOf(argv) ?? ''];
   const loaders = named ? [named] : Object.values(COMMANDS);
   for (const register of new Set(await Promise.all(loaders.map((load) => load())))) register(program, run);
