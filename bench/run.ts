@@ -5,6 +5,7 @@ import { benchDatabase } from './fixture/database.js';
 import { coldRow, memoryRow } from './footprint.bench.js';
 import { ingestBench } from './ingest.bench.js';
 import { rasterBench } from './raster.bench.js';
+import { rivalsBench } from './rivals.bench.js';
 import { scaleBench } from './scale.bench.js';
 import { speedBench } from './speed.bench.js';
 import { statsBench } from './stats.bench.js';
@@ -31,6 +32,7 @@ const speed = [
       ]
     : []),
 ];
+const rivals = only === undefined || only === 'rivals' ? await rivalsBench() : [];
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
 /** Print rows as a Markdown table of `cols`. */
 function table(cols: string[], rows: readonly Record<string, string>[]): void {
@@ -48,3 +50,18 @@ console.log(
 );
 table(['scenario', 'median_ms', 'target'], rows);
 table(['scenario', 'snowdb', 'baseline', 'ratio', 'target'], speed as unknown as Record<string, string>[]);
+table(
+  [
+    'scenario',
+    'snowdb, caches empty',
+    'snowdb, warm',
+    'gdal loop',
+    'zarr-lz4',
+    'zarr-zstd',
+    'memmap',
+    'zarr-lz4 ÷ snowdb',
+    'snowdb ÷ memmap',
+    'target',
+  ],
+  rivals,
+);

@@ -28,7 +28,7 @@ const BIGHORN = '06287000:MT:USGS';
 const REPS = Number(process.env.SNOWDB_BENCH_REPS ?? 7);
 const M_TO_FT = 3.28084;
 
-interface BaselineQuery {
+export interface BaselineQuery {
   root: string;
   dataset: string;
   triplet: string;
@@ -38,26 +38,28 @@ interface BaselineQuery {
   /** Answer day-of-year normals over the dates instead of the dates' values. */
   normals?: boolean;
 }
-interface BaselineAnswer {
+export interface BaselineAnswer {
   seconds: number;
   results: Record<string, Record<string, (number | null)[]>>;
+  /** With `all` (rivals.py): each basin's results. */
+  basins?: Record<string, Record<string, Record<string, (number | null)[]>>>;
   /** Per MM-DD, per variable, per cell: median, mean, p10, p90, min, max, years. */
   normals?: Record<string, Record<string, (number | null)[][]>>;
 }
 
-/** The baseline's query loop: one JSON line in, one out. */
-class Baseline {
+/** A Python rival's query loop (default: the baseline's): one JSON line in, one out. */
+export class Baseline {
   private readonly proc: ChildProcess;
   private readonly lines: AsyncIterableIterator<string>;
 
-  constructor() {
-    this.proc = spawn('/usr/bin/python3', [join(REPO, 'bench/baseline.py'), 'loop'], {
+  constructor(args: readonly string[] = [join(REPO, 'bench/baseline.py'), 'loop']) {
+    this.proc = spawn('/usr/bin/python3', args, {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     this.lines = createInterface({ input: this.proc.stdout! })[Symbol.asyncIterator]();
   }
 
-  async ask(q: BaselineQuery): Promise<BaselineAnswer> {
+  async ask(q: BaselineQuery | (BaselineQuery & { all: string[] })): Promise<BaselineAnswer> {
     this.proc.stdin!.write(`${JSON.stringify(q)}\n`);
     const { value, done } = await this.lines.next();
     if (done) throw new Error('baseline exited');
@@ -70,7 +72,7 @@ class Baseline {
 }
 
 /** Every mean snowdb reports equals the baseline's (same band) to 1e-9 relative, and vice versa. */
-function assertSame(
+export function assertSame(
   label: string,
   ours: CompactStats,
   theirs: BaselineAnswer,

@@ -1,0 +1,250 @@
+/**
+ * Speed against the strongest rivals on daily-varying data (issue 42): snowdb with its caches
+ * empty (the first query of a fresh runtime, page cache warm) and warm, against the per-date GDAL
+ * loop (bench/baseline.py), Zarr cubes with lz4 and zstd and an uncompressed memmap
+ * (bench/rivals.py, built once from the same COGs), on the daily bench database
+ * (bench/fixture/daily.ts). Every side is checked to give the same means to 1e-9 first; then the
+ * sides run interleaved, REPS times; then the first scenario with every file's page cache dropped.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Database } from '../src/db/database.js';
+import { computeAllBasins } from '../src/stats/all-basins.js';
+import { type CompactStats, computeStats } from '../src/stats/engine.js';
+import type { StatsQuery } from '../src/stats/plan.js';
+import { REPO } from './cli.js';
+import { benchYears, dailyDatabase } from './fixture/daily.js';
+import { assertSame, Baseline, type BaselineQuery } from './speed.bench.js';
+import { elapsed, median, spread } from './stats.js';
+
+const VIRGIN = '09406000:UT:USGS';
+const BIGHORN = '06287000:MT:USGS';
+const REPS = Number(process.env.SNOWDB_BENCH_REPS ?? 5);
+const PY = '/usr/bin/python3';
+const RIVALS = ['gdal loop', 'zarr-lz4', 'zarr-zstd', 'memmap'] as const;
+type Side = 'snowdb, caches empty' | 'snowdb, warm' | (typeof RIVALS)[number];
+
+interface Scenario {
+  readonly label: string;
+  readonly target: string;
+  /** One basin's query, or one date of every basin. */
+  readonly q: StatsQuery | { readonly all: string };
+  readonly step?: number;
+}
+
+const dateRange = (ds: readonly string[]) => ({
+  type: 'DateRange' as const,
+  start_date: ds[0]!,
+  end_date: ds.at(-1)!,
+});
+
+/** Build the rivals' stores once (their build time and size kept beside them). */
+function rivalStores(dir: string, root: string, dates: readonly string[]): Record<string, unknown> {
+  const out = join(dir, 'rivals');
+  const report = join(out, 'build.json');
+  if (!existsSync(report)) {
+    const list = join(dir, 'dates.txt');
+    writeFileSync(list, `${dates.join('\n')}\n`);
+    const r = execFileSync(
+      PY,
+      [join(REPO, 'bench/rivals.py'), 'build', root, 'snodas', out, list, 'swe,depth'],
+      {
+        encoding: 'utf8',
+        maxBuffer: 1 << 24,
+      },
+    );
+    writeFileSync(report, r);
+  }
+  return JSON.parse(readFileSync(report, 'utf8')) as Record<string, unknown>;
+}
+
+export async function rivalsBench(): Promise<Record<string, string>[]> {
+  const years = benchYears();
+  const b = await dailyDatabase(years, (m) => console.error(m));
+  const built = rivalStores(b.dir, b.root, b.dates);
+  console.error(`rivals built: ${JSON.stringify(built)}`);
+  const du = (p: string) => Number(execFileSync('du', ['-sb', p], { encoding: 'utf8' }).split('\t')[0]);
+  console.error(`snowdb series store: ${du(join(b.root, 'data/snodas/series'))} bytes`);
+  const lastYear = b.dates.slice(-365);
+  const mid = lastYear[160]!; // early March
+  const scenarios: Scenario[] = [
+    {
+      label: '365 dates × swe+depth × 1,000-ft bands, Virgin R (2,455 km²)',
+      target: '≥ 1.5× Zarr lz4; ≤ 2× memmap',
+      q: {
+        dataset: 'snodas',
+        pourpoint: VIRGIN,
+        dates: dateRange(lastYear),
+        variables: ['swe', 'depth'],
+        zones: ['terrain.elevation:band_step_ft=1000'],
+      },
+      step: 1000,
+    },
+    {
+      label: `${b.dates.length} dates, whole basin, swe, Virgin R`,
+      target: '≥ 1.5× Zarr lz4; ≤ 2× memmap',
+      q: { dataset: 'snodas', pourpoint: VIRGIN, dates: dateRange(b.dates), variables: ['swe'] },
+    },
+    {
+      label: `${b.dates.length} dates × 1,000-ft bands, swe, Bighorn R (~51,000 km²)`,
+      target: '≥ 1.5× Zarr lz4',
+      q: {
+        dataset: 'snodas',
+        pourpoint: BIGHORN,
+        dates: dateRange(b.dates),
+        variables: ['swe'],
+        zones: ['terrain.elevation:band_step_ft=1000'],
+      },
+      step: 1000,
+    },
+    {
+      label: `one date (${mid}), every covered basin, swe`,
+      target: '≥ 1× the fastest cube; ≤ 3× memmap',
+      q: { all: mid },
+    },
+  ];
+  const rivals = Object.fromEntries(
+    RIVALS.map((r) => [
+      r,
+      new Baseline(
+        r === 'gdal loop'
+          ? [join(REPO, 'bench/baseline.py'), 'loop']
+          : [join(REPO, 'bench/rivals.py'), 'loop', join(b.dir, 'rivals'), r],
+      ),
+    ]),
+  ) as Record<(typeof RIVALS)[number], Baseline>;
+  const warm = await Database.open(b.root);
+  const rows: Record<string, string>[] = [];
+  try {
+    for (const s of scenarios) {
+      const run = async (db: Database) =>
+        'all' in s.q
+          ? computeAllBasins(db, { dataset: 'snodas', dates: dateRange([s.q.all]), variables: ['swe'] })
+          : computeStats(db, s.q);
+      const ours = await run(warm); // also warms the warm side
+      const ask = (r: Baseline) => {
+        if ('all' in s.q) {
+          const all = (ours as Awaited<ReturnType<typeof computeAllBasins>>).basins.map((x) => x.pourpoint);
+          return r.ask({
+            root: b.root,
+            dataset: 'snodas',
+            triplet: '',
+            dates: [s.q.all],
+            variables: ['swe'],
+            all,
+          });
+        }
+        const span = s.q.dates as { start_date: string; end_date: string };
+        const q: BaselineQuery = {
+          root: b.root,
+          dataset: 'snodas',
+          triplet: s.q.pourpoint,
+          dates: b.dates.filter((d) => d >= span.start_date && d <= span.end_date),
+          variables: [...(s.q.variables ?? [])],
+          ...(s.step ? { band_step_ft: s.step } : {}),
+        };
+        return r.ask(q);
+      };
+      // Same numbers first: every mean of every date, cell and variable, to 1e-9.
+      for (const name of RIVALS) {
+        if (name === 'gdal loop' && !('all' in s.q) && s.q.pourpoint === BIGHORN && years > 1) continue; // minutes per run
+        const a = 'all' in s.q && name === 'gdal loop' ? null : await ask(rivals[name]);
+        if ('all' in s.q) {
+          const all = ours as Awaited<ReturnType<typeof computeAllBasins>>;
+          let n = 0;
+          const at = a?.basins ?? null;
+          for (const basin of all.basins) {
+            const theirs = at
+              ? { seconds: 0, results: at[basin.pourpoint]! }
+              : await rivals[name].ask({
+                  root: b.root,
+                  dataset: 'snodas',
+                  triplet: basin.pourpoint,
+                  dates: [s.q.all],
+                  variables: ['swe'],
+                });
+            assertSame(
+              `${name} ${basin.pourpoint}`,
+              { ...all, ...basin } as unknown as CompactStats,
+              theirs,
+              undefined,
+            );
+            n++;
+          }
+          if (n < 100) throw new Error(`${s.label}: only ${n} basins compared`);
+        } else assertSame(`${name}: ${s.label}`, ours as CompactStats, a!, s.step);
+      }
+      const times = new Map<Side, number[]>();
+      const add = (side: Side, ms: number) => times.set(side, [...(times.get(side) ?? []), ms]);
+      for (let i = 0; i < REPS; i++) {
+        add('snowdb, caches empty', await elapsed(async () => run(await Database.open(b.root))));
+        add('snowdb, warm', await elapsed(() => run(warm)));
+        for (const name of RIVALS) {
+          if (name === 'gdal loop' && 'all' in s.q) {
+            // The loop answers one basin a query: its seconds summed over the basins.
+            let sec = 0;
+            for (const p of (ours as Awaited<ReturnType<typeof computeAllBasins>>).basins)
+              sec += (
+                await rivals[name].ask({
+                  root: b.root,
+                  dataset: 'snodas',
+                  triplet: p.pourpoint,
+                  dates: [s.q.all],
+                  variables: ['swe'],
+                })
+              ).seconds;
+            add(name, sec * 1000);
+          } else if (!(name === 'gdal loop' && !('all' in s.q) && s.q.pourpoint === BIGHORN && years > 1))
+            add(name, (await ask(rivals[name])).seconds * 1000);
+        }
+      }
+      rows.push(row(s.label, s.target, times));
+      console.error(JSON.stringify(rows.at(-1)));
+    }
+    // Cold page cache: every file of the database and of the rivals dropped before each query.
+    const s = scenarios[0]!;
+    const evict = () => execFileSync(PY, [join(REPO, 'bench/evict.py'), b.root, join(b.dir, 'rivals')]);
+    const times = new Map<Side, number[]>();
+    const add = (side: Side, ms: number) => times.set(side, [...(times.get(side) ?? []), ms]);
+    for (let i = 0; i < Math.min(REPS, 3); i++) {
+      evict();
+      add(
+        'snowdb, caches empty',
+        await elapsed(async () => computeStats(await Database.open(b.root), s.q as StatsQuery)),
+      );
+      for (const name of ['zarr-lz4', 'zarr-zstd', 'memmap'] as const) {
+        evict();
+        const q = s.q as StatsQuery;
+        add(
+          name,
+          (
+            await rivals[name].ask({
+              root: b.root,
+              dataset: 'snodas',
+              triplet: q.pourpoint,
+              dates: lastYear,
+              variables: ['swe', 'depth'],
+              band_step_ft: 1000,
+            })
+          ).seconds * 1000,
+        );
+      }
+    }
+    rows.push(row(`cold page cache: ${s.label}`, '≥ 1× Zarr lz4', times));
+  } finally {
+    for (const r of Object.values(rivals)) r.close();
+  }
+  return rows;
+}
+
+/** A table row: each side's median (min–max) and snowdb's ratios against the cubes. */
+function row(label: string, target: string, times: Map<Side, number[]>): Record<string, string> {
+  const m = (s: Side) => (times.has(s) ? median(times.get(s)!) : Number.NaN);
+  const ours = m('snowdb, caches empty');
+  const r: Record<string, string> = { scenario: label, target };
+  for (const [side, xs] of times) r[side] = spread(xs, 0);
+  r['zarr-lz4 ÷ snowdb'] = `${(m('zarr-lz4') / ours).toFixed(2)}×`;
+  r['snowdb ÷ memmap'] = `${(ours / m('memmap')).toFixed(1)}×`;
+  return r;
+}
