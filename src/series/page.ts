@@ -19,6 +19,7 @@ export const BLOCK_PIXELS = BLOCK * BLOCK;
 const MAGIC = 'SDBSPG02';
 const FIXED = 28;
 const DTYPE_CODES = Object.keys(DTYPES) as DType[];
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export interface PageHeader {
   readonly blockSet: number;
@@ -102,8 +103,11 @@ export function encodePage(
   return Buffer.concat([head, ...streams]);
 }
 
-/** Bytes to read first to parse a page header (more is read when the header is longer). */
-export const HEADER_PROBE = 64 * 1024;
+/** Most days a page holds (8: days 1–8, 9–16 and 17–24 of a month; 7 after). */
+const PAGE_DAYS = 8;
+
+/** Bytes that hold the header of any page of a block set of `blocks` blocks: one read parses it. */
+export const headerBound = (blocks: number): number => FIXED + 4 * PAGE_DAYS + 8 * blocks;
 
 /** The header length a page's first bytes announce (at least FIXED). */
 export function headerLength(first: Uint8Array, path: string): number {
@@ -122,9 +126,11 @@ export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
   const nb = b.readUInt32LE(24);
   if (dtype === undefined || length !== FIXED + 4 * nd + 8 * nb || b.length < length)
     throw new SnowdbError('invalid-series', `${path}: damaged series page header`);
+  // u32 little-endian words: copied byte for byte on a little-endian host, else read one by one.
   const words = (at: number, n: number) => {
     const out = new Uint32Array(n);
-    for (let i = 0; i < n; i++) out[i] = b.readUInt32LE(at + 4 * i);
+    if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b.subarray(at, at + 4 * n));
+    else for (let i = 0; i < n; i++) out[i] = b.readUInt32LE(at + 4 * i);
     return out;
   };
   return {

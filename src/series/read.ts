@@ -13,7 +13,7 @@ import type { Store } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
 import type { AsyncLru } from '../util/lru.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
-import { decodeBlock, HEADER_PROBE, headerLength, type PageHeader, parsePageHeader } from './page.js';
+import { decodeBlock, headerBound, headerLength, type PageHeader, parsePageHeader } from './page.js';
 import { seriesVariables } from './source.js';
 import { staleSeriesDates } from './stale.js';
 
@@ -92,7 +92,7 @@ export async function pageHeader(
     const path = d.paths.seriesPage(variable, page);
     const store = d.store;
     try {
-      let buf = await store.readAt(path, 0, HEADER_PROBE);
+      let buf = await store.readAt(path, 0, headerBound(view.set.ids.length));
       const len = headerLength(buf, path);
       if (len > buf.length) buf = await store.readAt(path, 0, len);
       header = parsePageHeader(buf.subarray(0, len), path);
