@@ -35,6 +35,7 @@ export class Runtime {
   private readonly pools = new Map<string, WorkerPool<unknown, unknown>>();
   private readonly shared = new Map<string, Promise<unknown>>();
   private readonly state = new Map<string, unknown>();
+  private warm = false;
 
   constructor(o: RuntimeOptions = {}) {
     this.caches = new Caches(o.cacheMib);
@@ -51,9 +52,16 @@ export class Runtime {
     let p = this.pools.get(module.href);
     if (p === undefined) {
       p = new WorkerPool<unknown, unknown>(module, this.threads, o.idleMs, o.youngMb);
+      p.keepWarm(this.warm);
       this.pools.set(module.href, p);
     }
     return p as WorkerPool<J, R>;
+  }
+
+  /** Keep every pool's idle workers until `close()` (a long-lived server), now and for pools made later. */
+  keepWorkersWarm(): void {
+    this.warm = true;
+    for (const p of this.pools.values()) p.keepWarm(true);
   }
 
   /**

@@ -25,7 +25,8 @@ export interface PoolStats {
 
 interface Idle {
   readonly worker: Worker;
-  readonly timer: NodeJS.Timeout;
+  /** When it stops; none while the pool is kept warm. */
+  readonly timer: NodeJS.Timeout | undefined;
 }
 
 export class WorkerPool<J, R> {
@@ -34,6 +35,8 @@ export class WorkerPool<J, R> {
   private started = 0;
   private jobs = 0;
   private failed = 0;
+  /** Keep idle workers until `close()` (a server: the next long scan does not pay their start). */
+  private warm = false;
 
   /** `youngMb`: the workers' young generation (MB), small where jobs make short-lived garbage. */
   constructor(
@@ -60,6 +63,15 @@ export class WorkerPool<J, R> {
       else this.drop(worker);
       if (ok) this.jobs++;
       else this.failed++;
+    }
+  }
+
+  /** Keep idle workers (true) until `close()`, or let them stop after `idleMs` again (false). */
+  keepWarm(on: boolean): void {
+    this.warm = on;
+    for (const e of this.idle.splice(0)) {
+      clearTimeout(e.timer);
+      this.park(e.worker);
     }
   }
 
@@ -102,11 +114,18 @@ export class WorkerPool<J, R> {
       return;
     }
     worker.unref();
-    const timer = setTimeout(() => {
-      const i = this.idle.findIndex((e) => e.worker === worker);
-      if (i >= 0) this.idle.splice(i, 1);
-      this.drop(worker);
-    }, this.idleMs).unref();
+    this.park(worker);
+  }
+
+  /** Hold an idle worker: until `idleMs` passes, or until `close()` while kept warm. */
+  private park(worker: Worker): void {
+    const timer = this.warm
+      ? undefined
+      : setTimeout(() => {
+          const i = this.idle.findIndex((e) => e.worker === worker);
+          if (i >= 0) this.idle.splice(i, 1);
+          this.drop(worker);
+        }, this.idleMs).unref();
     this.idle.push({ worker, timer });
   }
 

@@ -58,6 +58,20 @@ describe('worker pool', () => {
     assert.notEqual(c.thread, a.thread);
   });
 
+  it('kept warm, an idle thread outlives idleMs until close(); let go, it stops after idleMs again', async () => {
+    const pool = new WorkerPool<PoolJob, Answer>(MODULE, 1, 100);
+    pool.keepWarm(true);
+    const a = await pool.run({ n: 0 });
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(pool.stats().idle, 1);
+    assert.equal((await pool.run({ n: 1 })).thread, a.thread, 'the same thread, 4 × idleMs later');
+    pool.keepWarm(false);
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(pool.stats().idle, 0);
+    assert.notEqual((await pool.run({ n: 2 })).thread, a.thread);
+    await pool.close();
+  });
+
   it('close() stops the idle threads at once; the pool still serves after it', async () => {
     const pool = new WorkerPool<PoolJob, Answer>(MODULE, 2, 60_000);
     const [a, b] = await Promise.all([pool.run({ n: 0, ms: 20 }), pool.run({ n: 1, ms: 20 })]);

@@ -92,6 +92,8 @@ export function registerApi(program: Command, run: Runner): void {
           logger: opts.logLevel === 'silent' || opts.check ? false : { level: opts.logLevel },
         });
         await app.ready();
+        // A server's worker threads stay up between long scans (the next one does not pay their start).
+        if (!opts.check) db.runtime.keepWorkersWarm();
         if (opts.check) {
           await app.close();
           ctx.out.data(
