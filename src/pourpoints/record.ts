@@ -1,5 +1,6 @@
 import { SnowdbError } from '../errors.js';
 import type { AreaGeometry, PolygonCoords, Ring } from '../raster/geometry.js';
+import { antimeridianJump, firstCrossing, polygonArea } from '../raster/validity.js';
 import { isTriplet } from './triplet.js';
 
 /** Lon/lat WGS84 position of an outflow point. */
@@ -60,9 +61,29 @@ function ring(v: unknown, where: string): Ring {
   return pts;
 }
 
+/** Below this planar area (degrees², ~0.01 m²) a polygon has none. */
+const NO_AREA = 1e-12;
+
 function polygon(v: unknown, where: string): PolygonCoords {
   if (!Array.isArray(v) || v.length === 0) throw new Invalid(`${where} has no rings`);
-  return v.map((r, i) => ring(r, `${where}[${i}]`));
+  const rings = v.map((r, i) => ring(r, `${where}[${i}]`));
+  rings.forEach((r, i) => {
+    const jump = antimeridianJump(r);
+    if (jump !== null)
+      throw new Invalid(
+        `${where}[${i}] crosses the antimeridian between positions ${jump.edge} and ${jump.edge + 1} (longitude ${jump.from} to ${jump.to}): no dataset grid reaches it, and snowdb does not split polygons there`,
+      );
+  });
+  const x = firstCrossing(rings);
+  if (x !== null) {
+    const other = x.b.ring === x.a.ring ? `its edge ${x.b.edge}` : `ring ${x.b.ring}'s edge ${x.b.edge}`;
+    throw new Invalid(
+      `${where}[${x.a.ring}] edge ${x.a.edge} crosses ${other} at [${x.at.map((c) => c.toFixed(6)).join(', ')}]: a self-intersecting polygon has no single area; repair it (e.g. ogr2ogr -makevalid) and import it again`,
+    );
+  }
+  if (Math.abs(polygonArea(rings)) < NO_AREA)
+    throw new Invalid(`${where} has no area (its rings are lines or points)`);
+  return rings;
 }
 
 function basinGeometry(g: Json, where: string): AreaGeometry {
@@ -138,7 +159,8 @@ function classify(doc: unknown): PourpointRecord {
 /**
  * Read a pourpoint record from its bytes: a point-only `Feature`, or a `GeometryCollection` with
  * foreign members `id` and `properties` holding one Point and one Polygon/MultiPolygon in either
- * order. Coordinates are WGS84 lon/lat; self-intersecting rings are accepted (coverage copes).
+ * order. Coordinates are WGS84 lon/lat. A ring may touch itself at a point; a polygon whose
+ * edges cross (a bow-tie), that has no area, or that jumps across the antimeridian is refused.
  * @param label names the source in errors (a path or URL).
  * @throws SnowdbError `invalid-pourpoint`: `<label>: <reason>`.
  */

@@ -171,6 +171,8 @@ describe('pourpoints: import, sync, prune, index, list, show', () => {
 
   it('invalid records fail naming the file and the reason, and change nothing', async () => {
     const good = JSON.parse(await readFile(join(FIX, '10311100_NV_USGS.geojson'), 'utf8'));
+    /** A one-ring Polygon through `pts`, closed. */
+    const polygon = (...pts: number[][]) => ({ type: 'Polygon', coordinates: [[...pts, pts[0]]] });
     const cases: [string, string, RegExp][] = [
       ['broken.geojson', '{"type": "GeometryCollection", "id": ', /broken\.geojson: not valid UTF-8 JSON/],
       [
@@ -208,6 +210,30 @@ describe('pourpoints: import, sync, prune, index, list, show', () => {
           ],
         }),
         /open\.geojson: geometries\[1\] Polygon\[0\] is not closed/,
+      ],
+      [
+        'bowtie.geojson',
+        JSON.stringify({
+          ...good,
+          geometries: [good.geometries[0], polygon([-112, 37], [-111, 38], [-111, 37], [-112, 38])],
+        }),
+        /bowtie\.geojson: geometries\[1\] Polygon\[0\] edge 0 crosses its edge 2 at \[-111\.500000, 37\.500000\]: a self-intersecting polygon has no single area; repair it/,
+      ],
+      [
+        'flat.geojson',
+        JSON.stringify({
+          ...good,
+          geometries: [good.geometries[0], polygon([-112, 37], [-111, 37], [-110, 37])],
+        }),
+        /flat\.geojson: geometries\[1\] Polygon has no area \(its rings are lines or points\)/,
+      ],
+      [
+        'dateline.geojson',
+        JSON.stringify({
+          ...good,
+          geometries: [good.geometries[0], polygon([179.9, 51], [-179.9, 51], [-179.9, 52], [179.9, 52])],
+        }),
+        /dateline\.geojson: geometries\[1\] Polygon\[0\] crosses the antimeridian between positions 0 and 1 \(longitude 179\.9 to -179\.9\): no dataset grid reaches it/,
       ],
       [
         'lat.geojson',
