@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import type { Store } from './store.js';
 
@@ -22,6 +23,16 @@ export async function readExistingFile(store: Store, path: string): Promise<Buff
   const b = await store.read(path);
   if (b === null) throw Object.assign(new Error(`ENOENT: no such file, open '${path}'`), { code: 'ENOENT' });
   return b;
+}
+
+/**
+ * The first of `paths` (in their order) with nothing at it, or null when all exist. Local: one
+ * `existsSync` each (~3.5 µs: 26 ms for 20 years of one variable's dates, a quarter of the CPU of
+ * async checks); a replica: its tree, in memory.
+ */
+export function firstAbsent(store: Store, paths: readonly string[]): string | null {
+  const exists = store.local ? existsSync : (p: string) => store.stat(p).signature !== 'absent';
+  return paths.find((p) => !exists(p)) ?? null;
 }
 
 /** Names in a folder; none when it is absent. */

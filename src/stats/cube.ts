@@ -6,6 +6,7 @@
  */
 
 import { type RasterSession, readOnto } from '../datasets/read-onto.js';
+import { firstAbsent } from '../io/fs.js';
 import { SnowdbError } from '../errors.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
@@ -41,6 +42,10 @@ export interface Cube {
   readonly sums: readonly Sums[];
 }
 
+/** A date whose `variable` raster is gone: the one error both read paths give. */
+const incomplete = (dataset: string, date: string, variable: string) =>
+  new SnowdbError('date-incomplete', `${dataset} ${date} has no '${variable}' raster (re-ingest that date)`);
+
 /**
  * Execute a plan: per date, per cell of the crossed zone axes, each variable's sums (weights = the
  * AOI raster's exact coverage × cell area, over pixels with data). The reads are decided first
@@ -64,6 +69,16 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     opts.signal?.throwIfAborted();
     const spec = d.config.variables[v]!;
     const all: Sums = { sw: new Float64Array(nd * product), sv: new Float64Array(nd * product) };
+    // The store answers only for dates whose COGs are whole on disk, as the COG path does.
+    const paged = reads[vi]!.pages.flatMap((p) => p.rows.map((i) => plan.dates[i]!));
+    const gone = firstAbsent(
+      d.store,
+      paged.map((date) => d.paths.cog(date, v)),
+    );
+    if (gone !== null) {
+      const date = paged.find((x) => d.paths.cog(x, v) === gone)!;
+      throw incomplete(d.name, date, v);
+    }
     const fromSeries =
       view === null ? new Set<number>() : await reduceFromSeries(plan, basin, view, reads[vi]!, all, opts);
     const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
@@ -79,10 +94,7 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
         opts.rasters,
       );
       if (raster === null) {
-        throw new SnowdbError(
-          'date-incomplete',
-          `${d.name} ${date} has no '${v}' raster (re-ingest that date)`,
-        );
+        throw incomplete(d.name, date, v);
       }
       accumulateRuns(
         basin,

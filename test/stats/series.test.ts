@@ -3,6 +3,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { openDataset } from '../../src/datasets/registry.js';
+import { SnowdbError } from '../../src/errors.js';
 import { Database } from '../../src/db/database.js';
 import { ingestDate } from '../../src/ingest/date.js';
 import { ingesterFor } from '../../src/ingest/ingesters.js';
@@ -201,5 +202,39 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.equal(await refreshSeries(d), 2, 'swe and depth: the page of 2024-01-16 written again');
     assert.deepEqual(await staleSeriesDates(d), []);
     assert.deepEqual(await executeStats(plan), plain);
+  });
+
+  it('a date whose COG is gone is the same date-incomplete error from the store path as from the COG path', async () => {
+    const db = await Database.open(root());
+    const q: StatsQuery = {
+      dataset: 'snodas',
+      pourpoint: ZION,
+      dates: { type: 'DateRange', start_date: '2024-01-10', end_date: '2024-02-03' },
+      variables: ['swe', 'depth'],
+    };
+    const plan = await openStatsPlan(db, q);
+    const whole = await executeStats(plan);
+    const depthPlan = await openStatsPlan(db, { ...q, variables: ['depth'] });
+    const depthWhole = await executeStats(depthPlan);
+    assert.ok(
+      planReads(plan, await storeInputs(plan.dataset, (await seriesView(plan.dataset))!, plan))[0]!.pages
+        .length > 0,
+    );
+    const cog = join(root(), 'data/snodas/cogs/20240120/swe.tif');
+    const bytes = await readFile(cog);
+    await rm(cog);
+    try {
+      const message = "snodas 2024-01-20 has no 'swe' raster (re-ingest that date)";
+      for (const series of [true, false])
+        await assert.rejects(
+          executeStats(plan, { series }),
+          (e: unknown) => SnowdbError.is(e) && e.key === 'date-incomplete' && e.message === message,
+          `series: ${series}`,
+        );
+      assert.deepEqual(await executeStats(depthPlan), depthWhole, 'the other variable still answers');
+    } finally {
+      await writeFile(cog, bytes);
+    }
+    assert.deepEqual(await executeStats(plan), whole);
   });
 });
