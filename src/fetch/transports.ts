@@ -52,9 +52,8 @@ const http: Transport = {
 };
 
 const ftp: Transport = {
-  // FTP: the idle bound only (its sessions give no hook to cut a dripping or endless transfer).
-  download: (url, target, c, { idleMs }, onChunk) =>
-    ftpDownload(url, target, { login: c.login, idleMs, onChunk }),
+  download: (url, target, c, limits, onChunk) =>
+    ftpDownload(url, target, { login: c.login, ...limits, onChunk }),
   list: (url, c, idleMs) => ftpList(url, c.login, idleMs),
   release: closeFtpSessions,
 };

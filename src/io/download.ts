@@ -25,6 +25,13 @@ export interface DownloadOptions {
   readonly maxBytes?: number;
 }
 
+/** A file past its archive's size bound: `how` the server gave `n` bytes ('announces', 'sent over'). */
+export const tooLargeError = (url: string, n: number, how: string, maxBytes: number): SnowdbError =>
+  new SnowdbError(
+    'source-too-large',
+    `${url}: the server ${how} ${n} bytes; a file of this archive holds at most ${maxBytes}`,
+  );
+
 /**
  * Download `url` to `target`, resumably: bytes go to `target.part`; a later call continues from
  * the bytes already there with a Range request (or starts over when the server ignores ranges).
@@ -40,11 +47,7 @@ export async function downloadResumable(
 ): Promise<number> {
   const { onProgress = () => {}, onChunk = () => {}, headers = {}, idleMs = 120_000 } = opts;
   const { totalMs = 30 * 60_000, maxBytes = Number.POSITIVE_INFINITY } = opts;
-  const tooLarge = (n: number, how: string) =>
-    new SnowdbError(
-      'source-too-large',
-      `${url}: the server ${how} ${n} bytes; a file of this archive holds at most ${maxBytes}`,
-    );
+  const tooLarge = (n: number, how: string) => tooLargeError(url, n, how, maxBytes);
   const part = `${target}.part`;
   const have = await stat(part).then(
     (s) => s.size,

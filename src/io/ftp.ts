@@ -1,8 +1,9 @@
 import { createWriteStream } from 'node:fs';
-import { rename, stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { Client, FTPError } from 'basic-ftp';
 import { SnowdbError } from '../errors.js';
+import { tooLargeError } from './download.js';
 import { causeOf } from './http.js';
 
 /** A login for an FTP server (a ~/.netrc entry fits); null logs in as `anonymous` (public archives). */
@@ -124,6 +125,10 @@ export interface FtpDownloadOptions {
   readonly login: FtpLogin | null;
   /** Give up when no byte arrives for this long, ms. */
   readonly idleMs: number;
+  /** Give up when the whole file takes longer, ms (the part kept: a rerun resumes). */
+  readonly totalMs?: number;
+  /** Refuse a file larger than this, bytes, announced (SIZE) or sent (the part removed). */
+  readonly maxBytes?: number;
   /** Bytes of each chunk as it arrives. */
   readonly onChunk?: (n: number) => void;
 }
@@ -131,9 +136,11 @@ export interface FtpDownloadOptions {
 /**
  * Download `url` to `target` over FTP, resumably like `downloadResumable`: bytes go to
  * `target.part`; a later call continues from the bytes there (`REST`). The part file becomes
- * `target` only when it holds the size the server gives (`SIZE`).
+ * `target` only when it holds the size the server gives (`SIZE`). A transfer past `totalMs` or
+ * `maxBytes` is cut by closing the session.
  * @returns bytes downloaded by this call.
- * @throws SnowdbError as `ftpError`; `source-unreachable` for a transfer cut short (part kept).
+ * @throws SnowdbError as `ftpError`; `source-unreachable` for a transfer cut short or past
+ *   `totalMs` (part kept); `source-too-large` past `maxBytes` (part removed).
  */
 export async function ftpDownload(url: string, target: string, o: FtpDownloadOptions): Promise<number> {
   const u = new URL(url);
@@ -142,14 +149,36 @@ export async function ftpDownload(url: string, target: string, o: FtpDownloadOpt
     (s) => s.size,
     () => 0,
   );
+  const { totalMs = 30 * 60_000, maxBytes = Number.POSITIVE_INFINITY } = o;
+  const tooLarge = (n: number, how: string) => tooLargeError(url, n, how, maxBytes);
   let client: Client | null = null;
   let start = 0;
   let got = 0;
+  /** Why this side cut the transfer (the session closed under it), if it did. */
+  let cut: SnowdbError | null = null;
+  const stop = (why: SnowdbError) => {
+    cut ??= why;
+    client?.close();
+  };
+  const overall = setTimeout(
+    () =>
+      stop(
+        new SnowdbError(
+          'source-unreachable',
+          `${url}: the whole file took over ${Math.round(totalMs / 1000)} s; run the command again to resume`,
+        ),
+      ),
+    totalMs,
+  );
   try {
     client = await borrow(u, o.login, o.idleMs).catch((e: unknown) => {
       throw ftpError(url, e, o.login);
     });
     const total = await client.size(pathOf(u));
+    if (total > maxBytes) {
+      await rm(part, { force: true });
+      throw tooLarge(total, 'announces');
+    }
     start = have <= total ? have : 0; // a part longer than the file is from another file: start over
     if (start < total || total === 0) {
       let seen = 0;
@@ -157,6 +186,7 @@ export async function ftpDownload(url: string, target: string, o: FtpDownloadOpt
         o.onChunk?.(info.bytes - seen);
         got += info.bytes - seen;
         seen = info.bytes;
+        if (start + got > maxBytes) stop(tooLarge(start + got, 'sent over'));
       });
       const out = createWriteStream(part, { flags: start > 0 ? 'a' : 'w' });
       try {
@@ -171,11 +201,16 @@ export async function ftpDownload(url: string, target: string, o: FtpDownloadOpt
         'source-unreachable',
         `${url}: download stopped at ${size} of ${total} bytes; run the command again to resume`,
       );
+    if (cut !== null) throw cut;
     giveBack(u, o.login, o.idleMs, client);
   } catch (e) {
     if (client !== null) settle(u, o.login, o.idleMs, client, e);
-    if (SnowdbError.is(e)) throw e;
+    const why = (cut as SnowdbError | null) ?? e;
+    if (SnowdbError.is(why) && why.key === 'source-too-large') await rm(part, { force: true }); // nothing worth resuming
+    if (SnowdbError.is(why)) throw why;
     throw ftpError(url, e, o.login, start + got);
+  } finally {
+    clearTimeout(overall);
   }
   await rename(part, target);
   return got;

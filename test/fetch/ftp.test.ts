@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { SnowdbError } from '../../src/errors.js';
+import { ftpDownload } from '../../src/io/ftp.js';
 import { spiresArchiveFile } from '../helpers/archive.js';
 import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { snapshotTree } from '../helpers/fs.js';
@@ -102,6 +104,51 @@ describe('dataset fetch over FTP: SPIRES NRT from a real FTP server in the publi
     assert.match(again.stdout, /2024-01-10\s+up-to-date/);
     assert.equal((await ftp.seen()).length, seen.length);
     assert.deepEqual(await snapshotTree(root), before);
+  });
+
+  it('bounds a transfer: a file larger than the archive allows (announced or sent) is refused and removed; one past the time bound is cut and resumes', async () => {
+    const path = tilePath('h08v05', '20240110');
+    const url = `${ftp.base}${path}`;
+    const original = await readFile(join(dir, 'spires/h08v05/SPIRES_NRT_h08v05_MOD09GA061_20240110_V1.0.nc'));
+    const size = original.length;
+    const target = join(dir, 'bounds.nc');
+    const limits = { login: null, idleMs: 5_000 };
+    const retrs = async () => (await ftp.seen()).filter((r) => r.path === path).length;
+    const r0 = await retrs();
+    // Announced (SIZE) past the bound: refused before any byte is asked for.
+    await assert.rejects(
+      ftpDownload(url, target, { ...limits, maxBytes: size - 1 }),
+      (e: unknown) =>
+        SnowdbError.is(e) &&
+        e.key === 'source-too-large' &&
+        e.message ===
+          `${url}: the server announces ${size} bytes; a file of this archive holds at most ${size - 1}`,
+    );
+    assert.equal(await retrs(), r0, 'no RETR');
+    // Sent past the bound (a server that goes on past its SIZE): cut there, nothing kept.
+    await ftp.fault(path, { kind: 'endless' });
+    await assert.rejects(
+      ftpDownload(url, target, { ...limits, maxBytes: size + 200_000 }),
+      (e: unknown) =>
+        SnowdbError.is(e) && e.key === 'source-too-large' && /sent over \d+ bytes/.test(e.message),
+    );
+    await assert.rejects(readFile(`${target}.part`), { code: 'ENOENT' });
+    // A drip past the whole-file bound: cut, the part kept; the next call resumes and completes.
+    await ftp.fault(path, { kind: 'drip' });
+    const t0 = Date.now();
+    await assert.rejects(
+      ftpDownload(url, target, { ...limits, totalMs: 1_000 }),
+      (e: unknown) =>
+        SnowdbError.is(e) &&
+        e.key === 'source-unreachable' &&
+        e.message === `${url}: the whole file took over 1 s; run the command again to resume`,
+    );
+    assert.ok(Date.now() - t0 < 4_000, `cut after ${Date.now() - t0} ms`);
+    const kept = (await readFile(`${target}.part`)).length;
+    assert.ok(kept > 0 && kept < size, `${kept} bytes kept`);
+    await ftpDownload(url, target, limits);
+    assert.deepEqual(await readFile(target), original);
+    assert.equal((await ftp.seen()).at(-1)!.rest, kept, 'resumed where the cut left it');
   });
 
   it('logs in with the ~/.netrc entry of the host, and names a refused login', async () => {

@@ -3,13 +3,15 @@
 Usage: ftp-archive.py <root> <state-dir>. Serves <root> read-only to `anonymous` and to user
 `snow` (password `pw`) on 127.0.0.1, prints the port on stdout, then serves until killed.
 Faults: <state-dir>/faults.json maps a served path to a list of faults, one taken per RETR
-({"kind": "short"|"reset", "after": bytes}); <state-dir>/noanon refuses anonymous logins.
+({"kind": "short"|"reset", "after": bytes}, or {"kind": "endless"}: the file's bytes then zeros
+without end, or {"kind": "drip"}: one byte every 0.2 s); <state-dir>/noanon refuses anonymous logins.
 Every RETR is appended to <state-dir>/log.jsonl as {"path", "rest", "user"}, every login that
 succeeds to <state-dir>/logins.jsonl as {"user"}.
 """
 import json
 import os
 import sys
+import time
 
 from pyftpdlib.authorizers import AuthenticationFailed, DummyAuthorizer
 from pyftpdlib.filesystems import AbstractedFS
@@ -37,12 +39,17 @@ def take_fault(path):
 
 
 class Cut:
-    """A file that ends (short) or fails (reset) after `after` bytes."""
+    """A file that ends (short) or fails (reset) after `after` bytes, never ends, or drips."""
 
     def __init__(self, f, fault):
-        self._f, self._kind, self._left = f, fault["kind"], fault["after"]
+        self._f, self._kind, self._left = f, fault["kind"], fault.get("after", 0)
 
     def read(self, n=-1):
+        if self._kind == "endless":
+            return self._f.read(n) or b"\0" * (n if n > 0 else 65536)
+        if self._kind == "drip":
+            time.sleep(0.2)
+            return self._f.read(1)
         if self._left <= 0:
             if self._kind == "reset":
                 raise OSError("connection reset by the test archive")

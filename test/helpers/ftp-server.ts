@@ -16,11 +16,13 @@ export interface SeenRetr {
   readonly user: string;
 }
 
-/** A fault the next RETR of a path meets: the file ends cleanly (`short`) or fails (`reset`). */
-export interface FtpFault {
-  readonly kind: 'short' | 'reset';
-  readonly after: number;
-}
+/**
+ * A fault the next RETR of a path meets: the file ends cleanly (`short`) or fails (`reset`) after
+ * `after` bytes, goes on with zeros past its end (`endless`), or comes one byte every 0.2 s (`drip`).
+ */
+export type FtpFault =
+  | { readonly kind: 'short' | 'reset'; readonly after: number }
+  | { readonly kind: 'endless' | 'drip' };
 
 /**
  * A real FTP server on 127.0.0.1 (Debian's pyftpdlib) serving `files` (served path → local file,
