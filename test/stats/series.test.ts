@@ -237,4 +237,26 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     }
     assert.deepEqual(await executeStats(plan), whole);
   });
+
+  it('doctor finds a page whose values are not its COG’s by content (no stale mark), and judges a newer but equal COG by content too', async () => {
+    await cli('dataset', 'rebuild-series', 'snodas');
+    const series = async () => {
+      const r = await snowdb(['doctor', '--include-inactive'], { env });
+      return (r.stdout + r.stderr).split('\n').filter((l) => /series/.test(l));
+    };
+    assert.deepEqual(await series(), []);
+    // 2024-01-16's swe COG replaced behind snowdb's back (a lost invalidation): 2024-01-20's values.
+    const cog = (date: string) => join(root(), `data/snodas/cogs/${date}/swe.tif`);
+    const original = await readFile(cog('20240116'));
+    await writeFile(cog('20240116'), await readFile(cog('20240120')));
+    const found = await series();
+    assert.equal(found.length, 1, found.join('\n'));
+    assert.match(
+      found[0]!,
+      /series\/swe\/202401-1\.page.*holds other values for 2024-01-16 than its COG \(\d+ of \d+ blocks differ\): the COG changed after the page was written/,
+    );
+    // The original bytes back: the COG is newer than its page, but equal to it: nothing to report.
+    await writeFile(cog('20240116'), original);
+    assert.deepEqual(await series(), []);
+  });
 });
