@@ -58,6 +58,7 @@ export function admit<T>(
   return req.server.snowdb.admission.run(
     (signal) => work({ signal, threadsAbove: SERVER_THREADS_ABOVE }),
     gone.signal,
+    reply.elapsedTime, // ms since the request arrived: the limit runs from arrival
   );
 }
 

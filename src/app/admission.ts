@@ -37,12 +37,13 @@ export class Admission {
   }
 
   /**
-   * Run `work` in a slot, with a signal that aborts at the deadline or when `gone` aborts (the
+   * Run `work` in a slot, with a signal that aborts at the deadline (`timeoutMs` after the request
+   * arrived, `elapsedMs` ago) or when `gone` aborts (the
    * client left). Rejects at once with `service-busy` when the queue is full, with
    * `query-timeout` at the deadline (whether waiting or running), with `client-closed` when the
    * client leaves.
    */
-  async run<T>(work: (signal: AbortSignal) => Promise<T>, gone?: AbortSignal): Promise<T> {
+  async run<T>(work: (signal: AbortSignal) => Promise<T>, gone?: AbortSignal, elapsedMs = 0): Promise<T> {
     const { concurrency, queue, timeoutMs } = this.limits;
     if (this.running >= concurrency && this.waiting.length >= queue) {
       const retry = retryAfterS(this.meanMs, this.waiting.length + this.running, concurrency);
@@ -53,15 +54,18 @@ export class Admission {
       );
     }
     const control = new AbortController();
-    const timer = setTimeout(() => {
-      control.abort(
-        new SnowdbError(
-          'query-timeout',
-          `the query took longer than the server's limit of ${timeoutMs / 1000} s; ask for fewer dates, zones or variables`,
-          { limit_s: timeoutMs / 1000 },
-        ),
-      );
-    }, timeoutMs);
+    const timer = setTimeout(
+      () => {
+        control.abort(
+          new SnowdbError(
+            'query-timeout',
+            `the query took longer than the server's limit of ${timeoutMs / 1000} s; ask for fewer dates, zones or variables`,
+            { limit_s: timeoutMs / 1000 },
+          ),
+        );
+      },
+      Math.max(0, timeoutMs - elapsedMs),
+    ); // the request's own age counts (parsing, planning)
     const onGone = () =>
       control.abort(new SnowdbError('client-closed', 'the client closed the connection before the answer'));
     gone?.addEventListener('abort', onGone, { once: true });

@@ -12,9 +12,9 @@ import { QueryParameterError } from '../errors.js';
 import { indexOf } from '../pourpoints/store.js';
 import { byString } from '../util/compare.js';
 import type { ZoneRef } from '../zones/schemes.js';
-import { executeWithNormals, type StatsWithNormals } from './anomalies.js';
+import { executeAnswer, executeWithNormals, type StatsWithNormals } from './anomalies.js';
 import { emptySelectionNote, selectDates } from './dates.js';
-import type { CompactStats, ExecuteOptions } from './engine.js';
+import type { BoxedRows, CompactStats, ExecuteOptions, TableRows } from './engine.js';
 import type { Reference } from './normals.js';
 import { answerWidth, checkAnswerSize, planStats, type StatsPlan, type StatsQuery } from './plan.js';
 import { statsStateKey } from './state.js';
@@ -26,18 +26,18 @@ export const MAX_ALL_BASINS_DATES = 31;
 export type AllBasinsQuery = Omit<StatsQuery, 'pourpoint'>;
 
 /** One basin's part of an all-basins answer: the compact body without the shared header. */
-export interface BasinStats {
+export interface BasinStats<R = BoxedRows> {
   pourpoint: string;
   zones: { zone: ZoneRef[]; area_m2: number }[];
-  results: Record<string, (number | null)[][]>;
+  results: R;
   /** With normals: this basin's reference years. */
   reference?: Reference;
 }
 
-export interface AllBasinsStats {
+export interface AllBasinsStats<R = BoxedRows> {
   zone_layers: string[];
   variables: string[];
-  basins: BasinStats[];
+  basins: BasinStats<R>[];
 }
 
 /** The plans of an all-basins query, one per covered basin (sorted by triplet): no raster read. */
@@ -86,12 +86,28 @@ export function allBasinsStateKey(p: AllBasinsPlan): string {
 }
 
 /** Run the plans of an all-basins query, one basin after another. */
-export async function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = {}): Promise<AllBasinsStats> {
-  const out: AllBasinsStats = { zone_layers: [], variables: [], basins: [] };
+export function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = {}): Promise<AllBasinsStats> {
+  return everyBasin(p, opts, executeWithNormals);
+}
+
+/** As `executeAllBasins`, each basin's rows kept as its table when there are no normals (an answer going out as JSON). */
+export function executeAllBasinsTable(
+  p: AllBasinsPlan,
+  opts: ExecuteOptions = {},
+): Promise<AllBasinsStats<BoxedRows | TableRows>> {
+  return everyBasin(p, opts, executeAnswer);
+}
+
+async function everyBasin<R>(
+  p: AllBasinsPlan,
+  opts: ExecuteOptions,
+  execute: (plan: StatsPlan, opts: ExecuteOptions) => Promise<CompactStats<R>>,
+): Promise<AllBasinsStats<R>> {
+  const out: AllBasinsStats<R> = { zone_layers: [], variables: [], basins: [] };
   // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
   const rasters = new RasterSession();
   try {
-    for (const plan of p.plans) await addBasin(plan, { ...opts, rasters }, out);
+    for (const plan of p.plans) await addBasin(plan, { ...opts, rasters }, out, execute);
   } finally {
     await rasters.close();
   }
@@ -99,8 +115,13 @@ export async function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = 
 }
 
 /** Execute one basin's plan into an all-basins answer. */
-async function addBasin(plan: StatsPlan, opts: ExecuteOptions, out: AllBasinsStats): Promise<void> {
-  const body: CompactStats = await executeWithNormals(plan, opts);
+async function addBasin<R>(
+  plan: StatsPlan,
+  opts: ExecuteOptions,
+  out: AllBasinsStats<R>,
+  execute: (plan: StatsPlan, opts: ExecuteOptions) => Promise<CompactStats<R>>,
+): Promise<void> {
+  const body = await execute(plan, opts);
   out.zone_layers = body.zone_layers;
   out.variables = body.variables;
   const { reference } = body as Partial<StatsWithNormals>;

@@ -1,6 +1,6 @@
 import { waterYearOf } from '../util/dates.js';
-import { type Cube, columnTable, type ExecuteOptions, executeCube } from './cube.js';
-import { type CompactStats, compactOf } from './engine.js';
+import { type Cube, columnTable, columnTableSliced, type ExecuteOptions, executeCube } from './cube.js';
+import { type BoxedRows, type CompactStats, compactOf, type TableRows, tableOf } from './engine.js';
 import { columnFloor } from './median-floor.js';
 import { gather, quantile, type Reference, referenceTable, type YearSpan } from './normals.js';
 import type { StatsPlan } from './plan.js';
@@ -113,4 +113,16 @@ export async function executeWithNormals(
   const cube = await executeCube(plan, opts);
   const normals = plan.query.normals;
   return normals === undefined ? compactOf(cube) : withNormals(cube, normals.years, opts);
+}
+
+/** As `executeWithNormals`, its rows kept as the table when there are no normals (an answer going out as JSON). */
+export async function executeAnswer(
+  plan: StatsPlan,
+  opts: ExecuteOptions = {},
+): Promise<CompactStats<BoxedRows | TableRows> | StatsWithNormals> {
+  const cube = await executeCube(plan, opts);
+  const normals = plan.query.normals;
+  return normals === undefined
+    ? tableOf(cube, await columnTableSliced(cube, opts.signal))
+    : withNormals(cube, normals.years, opts);
 }

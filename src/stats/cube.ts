@@ -6,8 +6,8 @@
  */
 
 import { type RasterSession, readOnto } from '../datasets/read-onto.js';
-import { firstAbsent } from '../io/fs.js';
 import { SnowdbError } from '../errors.js';
+import { firstAbsent } from '../io/fs.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { ZoneRef } from '../zones/schemes.js';
@@ -115,16 +115,44 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
  * for a valid fraction).
  */
 export function columnTable(cube: Cube): Float64Array {
+  const out = new Float64Array(cube.plan.dates.length * cube.cells.length * cube.plan.columns.length);
+  fillColumns(cube, out, 0, cube.plan.dates.length);
+  return out;
+}
+
+/**
+ * `columnTable`, computed a slice of dates at a time with a turn of the event loop between slices
+ * (~8 ms each: a server's cheap requests go on meanwhile); stops when `signal` aborts.
+ */
+export async function columnTableSliced(
+  cube: Cube,
+  signal?: AbortSignal,
+  perSlice = 1_000_000, // values a slice (~8 ms)
+): Promise<Float64Array> {
+  const nd = cube.plan.dates.length;
+  const out = new Float64Array(nd * cube.cells.length * cube.plan.columns.length);
+  const step = Math.max(1, Math.floor(perSlice / Math.max(1, cube.cells.length * cube.plan.columns.length)));
+  for (let i0 = 0; i0 < nd; i0 += step) {
+    if (i0 > 0) {
+      await new Promise((r) => setImmediate(r));
+      signal?.throwIfAborted();
+    }
+    fillColumns(cube, out, i0, Math.min(nd, i0 + step));
+  }
+  return out;
+}
+
+/** The table's rows of dates [i0, i1). */
+function fillColumns(cube: Cube, out: Float64Array, i0: number, i1: number): void {
   const { plan, area, cells, sums } = cube;
   const { product, columns } = plan;
   const K = cells.length;
   const C = columns.length;
-  const out = new Float64Array(plan.dates.length * K * C);
   columns.forEach((col, c) => {
     const { sw: SW, sv: SV } = sums[plan.variables.indexOf(col.variable)]!;
     const spec = plan.dataset.config.variables[col.variable]!;
     const perM = spec.volume_m_per_unit ?? 0; // m per stored unit × scale (volumes only)
-    for (let i = 0; i < plan.dates.length; i++)
+    for (let i = i0; i < i1; i++)
       for (let j = 0; j < K; j++) {
         const k = cells[j]!;
         const sw = SW[i * product + k]!;
@@ -137,7 +165,6 @@ export function columnTable(cube: Cube): Float64Array {
         out[(i * K + j) * C + c] = v;
       }
   });
-  return out;
 }
 
 /** An emitted cell: its zone on each axis and its in-basin area (m², and acres with US units). */

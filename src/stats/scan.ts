@@ -26,6 +26,8 @@ export interface ScanJob {
   /** Cells per date (the plan's product) and rows (dates) in the job's sums. */
   readonly product: number;
   readonly rows: number;
+  /** Set to 1 (shared memory) when the query is abandoned: the job stops at its next page. */
+  readonly cancel?: Int32Array;
 }
 
 export interface ScanResult {
@@ -62,6 +64,7 @@ export function runScan(job: ScanJob): ScanResult {
   const sums = { sw: new Float64Array(job.rows * job.product), sv: new Float64Array(job.rows * job.product) };
   const read: number[] = [];
   job.pages.forEach((page, i) => {
+    if (job.cancel !== undefined && Atomics.load(job.cancel, 0) !== 0) return; // abandoned: the answer is dropped
     let blocks: TypedArray[];
     try {
       blocks = page.fetched ? decodeBlockRuns(page.ranges, page.fetched) : readBlocks(page.ranges);

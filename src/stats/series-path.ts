@@ -40,7 +40,11 @@ const THREADS_ABOVE_BYTES = 32 * 1024 * 1024;
 
 /** The runtime's scan pool; a small young generation: scans make short-lived garbage, and RSS stays ~40 MB lower per worker. */
 const scanPool = (rt: Runtime) =>
-  rt.pool<ScanJob, ScanResult>(new URL('./scan.worker.js', import.meta.url), { idleMs: 10_000, youngMb: 2 });
+  rt.pool<ScanJob, ScanResult>(new URL('./scan.worker.js', import.meta.url), {
+    idleMs: 10_000,
+    youngMb: 2,
+    graceMs: 30_000, // cooperative: an abandoned scan stops at its next page (never terminated mid-inflate)
+  });
 
 /**
  * Reduce the pages `reads` names into `sums`. Loops run block by block (the basin's order), date
@@ -102,6 +106,9 @@ export async function reduceFromSeries(
     pos: basin.pos,
   };
   const workers = scanPool(plan.dataset.runtime);
+  // One shared flag for the jobs: set when the query is abandoned, so they stop at their next page.
+  const cancel = new Int32Array(new SharedArrayBuffer(4));
+  signal?.addEventListener('abort', () => Atomics.store(cancel, 0, 1), { once: true });
   const per = Math.ceil(pages.length / workers.size);
   const parts = Array.from({ length: Math.ceil(pages.length / per) }, (_x, k) =>
     pages.slice(k * per, (k + 1) * per),
@@ -110,7 +117,14 @@ export async function reduceFromSeries(
     parts.map(async (part) => {
       const index: number[] = []; // job row → plan date index
       const local = part.map((p) => ({ ...p, row: p.row.map((i) => index.push(i) - 1) }));
-      const job: ScanJob = { pages: local, runs, nodata: spec.nodata, product: P, rows: index.length };
+      const job: ScanJob = {
+        pages: local,
+        runs,
+        nodata: spec.nodata,
+        product: P,
+        rows: index.length,
+        cancel,
+      };
       // No worker: this thread (unless the query was abandoned).
       const r = await workers.run(job, signal).catch((e: unknown) => {
         if (signal?.aborted) throw e;

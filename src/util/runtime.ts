@@ -17,10 +17,11 @@ export interface RuntimeOptions {
   readonly threads?: number;
 }
 
-/** How a pool's workers start: idle time before they stop, and a young generation (MB). */
+/** How a pool's workers start: idle time before they stop, a young generation (MB), and (cooperative jobs) the grace of an aborted one (WorkerPool). */
 export interface PoolOptions {
   readonly idleMs?: number;
   readonly youngMb?: number;
+  readonly graceMs?: number;
 }
 
 /** What the runtime reports: every cache, and its pools' workers summed. */
@@ -51,7 +52,7 @@ export class Runtime {
   pool<J, R>(module: URL, o: PoolOptions = {}): WorkerPool<J, R> {
     let p = this.pools.get(module.href);
     if (p === undefined) {
-      p = new WorkerPool<unknown, unknown>(module, this.threads, o.idleMs, o.youngMb);
+      p = new WorkerPool<unknown, unknown>(module, this.threads, o.idleMs, o.youngMb, o.graceMs);
       p.keepWarm(this.warm);
       this.pools.set(module.href, p);
     }

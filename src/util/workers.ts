@@ -38,32 +38,58 @@ export class WorkerPool<J, R> {
   /** Keep idle workers until `close()` (a server: the next long scan does not pay their start). */
   private warm = false;
 
-  /** `youngMb`: the workers' young generation (MB), small where jobs make short-lived garbage. */
+  /**
+   * `youngMb`: the workers' young generation (MB), small where jobs make short-lived garbage.
+   * `graceMs`: with cooperative jobs (the job itself stops when its caller aborts, e.g. by a
+   * shared flag it checks), how long an aborted job's worker may run on before it is terminated;
+   * undefined: an aborted job's worker is terminated at once. Terminating a thread that is inside
+   * zlib can abort the whole process (Node 20: "close before init"), so pools whose jobs inflate
+   * should be cooperative.
+   */
   constructor(
     private readonly module: URL,
     readonly size: number,
     private readonly idleMs = 10_000,
     private readonly youngMb?: number,
+    private readonly graceMs?: number,
   ) {}
 
   /**
    * Run one job on a free worker (waiting for one when all are busy). When `signal` aborts, the
-   * job rejects with its reason and its worker is terminated (the work stops there).
+   * job rejects at once with its reason; its worker is terminated then, or (a cooperative pool)
+   * finishes the job, whose answer is dropped, and serves again (terminated if it is not done
+   * within `graceMs`).
    */
   async run(job: J, signal?: AbortSignal): Promise<R> {
     signal?.throwIfAborted();
     const worker = await this.acquire();
-    let ok = false;
-    try {
-      const r = await exchange<J, R>(worker, job, signal);
-      ok = true;
-      return r;
-    } finally {
-      if (ok) this.release(worker);
-      else this.drop(worker);
-      if (ok) this.jobs++;
-      else this.failed++;
-    }
+    // The worker's own outcome decides what becomes of it, whether or not the caller waits.
+    const answer = exchange<J, R>(worker, job).then(
+      (r) => {
+        this.jobs++;
+        this.release(worker);
+        return r;
+      },
+      (e: unknown) => {
+        this.failed++;
+        this.drop(worker);
+        throw e;
+      },
+    );
+    if (signal === undefined) return answer;
+    answer.catch(() => {}); // the caller may have left: its rejection is handled below or dropped
+    return new Promise<R>((resolve, reject) => {
+      const onAbort = () => {
+        reject(signal.reason);
+        if (this.graceMs === undefined) void worker.terminate();
+        else {
+          const late = setTimeout(() => void worker.terminate(), this.graceMs).unref();
+          void answer.finally(() => clearTimeout(late)).catch(() => {});
+        }
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      answer.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
   }
 
   /** Keep idle workers (true) until `close()`, or let them stop after `idleMs` again (false). */
@@ -140,22 +166,15 @@ export class WorkerPool<J, R> {
   }
 }
 
-/** Post one job and wait for its answer, keeping the process alive meanwhile. */
-function exchange<J, R>(worker: Worker, job: J, signal?: AbortSignal): Promise<R> {
+/** Post one job and wait for its answer (or the worker's failure), keeping the process alive meanwhile. */
+function exchange<J, R>(worker: Worker, job: J): Promise<R> {
   worker.ref();
   return new Promise<R>((resolve, reject) => {
     const done = () => {
       worker.off('message', onMessage);
       worker.off('error', onError);
       worker.off('exit', onExit);
-      signal?.removeEventListener('abort', onAbort);
     };
-    const onAbort = () => {
-      done();
-      reject(signal!.reason);
-    };
-    if (signal?.aborted) return onAbort();
-    signal?.addEventListener('abort', onAbort, { once: true });
     const onMessage = (r: R) => {
       done();
       resolve(r);

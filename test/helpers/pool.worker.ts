@@ -1,4 +1,7 @@
-/** A worker for the pool's tests: answers each job with its thread id, after `ms` of busy time; `fail` throws, `exit` exits. */
+/**
+ * A worker for the pool's tests: answers each job with its thread id, after `ms` of busy time
+ * (cut short when its shared `cancel` flag is set); `fail` throws, `exit` exits.
+ */
 import { parentPort, threadId } from 'node:worker_threads';
 
 export interface PoolJob {
@@ -6,12 +9,14 @@ export interface PoolJob {
   readonly ms?: number;
   readonly fail?: boolean;
   readonly exit?: boolean;
+  readonly cancel?: Int32Array;
 }
 
 parentPort!.on('message', (job: PoolJob) => {
   if (job.exit) process.exit(3);
   if (job.fail) throw new Error(`job ${job.n} failed`);
   const end = Date.now() + (job.ms ?? 0);
-  while (Date.now() < end); // busy, as a scan is: only terminate() stops it
+  // Busy, as a scan is: only terminate() stops it, or its cancel flag.
+  while (Date.now() < end && !(job.cancel && Atomics.load(job.cancel, 0) !== 0));
   parentPort!.postMessage({ n: job.n, thread: threadId });
 });

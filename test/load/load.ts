@@ -7,18 +7,31 @@
  * non-2xx answer, no socket error), the cheap requests' p99 stays under 100 ms while the expensive
  * ones queue behind the admission gate, and the server's memory stays under 1.5 GB. Prints the
  * figures BENCHMARKS.md records. Needs wrk (Debian package).
+ *
+ * `SNOWDB_LOAD_DAILY_YEARS=n` runs on the daily bench database of n water years instead
+ * (bench/fixture/daily.ts). `SNOWDB_LOAD_LARGEST=1` makes the expensive connections ask the
+ * largest legal answers (just under the 5,000,000-number cap: 1-ft-fine elevation bands × aspect
+ * with empty zones over ~3 months, and every basin's bands for one date) with a 10 s time limit
+ * (SNOWDB_LOAD_TIMEOUT_S): their 503 `query-timeout`/`service-busy` answers are expected, and
+ * the check is then also that the limit fires on time: a probe asking the largest query over and
+ * over beside the load gets its answer's status and headers within the limit + 1 s (wrk's times
+ * also count reading tens of MB of body on the same two cores).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { dailyDatabase } from '../../bench/fixture/daily.js';
 import { benchDatabase } from '../../bench/fixture/database.js';
 
 const SECONDS = Number(process.env.SNOWDB_LOAD_SECONDS ?? 60);
 const CHEAP_P99_MS = 100;
 const CHEAP_CONNECTIONS = Number(process.env.SNOWDB_LOAD_CHEAP ?? 8);
 const RSS_BOUND_MB = 1536;
+const DAILY_YEARS = process.env.SNOWDB_LOAD_DAILY_YEARS;
+const LARGEST = process.env.SNOWDB_LOAD_LARGEST === '1';
+const TIMEOUT_S = Number(process.env.SNOWDB_LOAD_TIMEOUT_S ?? 10);
 const REPO = new URL('../../../', import.meta.url).pathname;
 const run = promisify(execFile);
 
@@ -27,6 +40,10 @@ interface WrkResult {
   rps: number;
   p50: number;
   p99: number;
+  /** The slowest request, ms. */
+  max: number;
+  /** Answers that were not 2xx (wrk counts them). */
+  non2xx: number;
   errors: string[];
 }
 
@@ -49,14 +66,17 @@ async function wrk(origin: string, paths: readonly string[], connections: number
     const m = new RegExp(`${q}%\\s+([\\d.]+)(us|ms|s)`).exec(stdout);
     return m ? ms(m[1]!, m[2]!) : Number.NaN;
   };
-  const errors = [/Non-2xx or 3xx responses: \d+/, /Socket errors: [^\n]+/]
+  const errors = [...(LARGEST ? [] : [/Non-2xx or 3xx responses: \d+/]), /Socket errors: [^\n]+/]
     .map((re) => re.exec(stdout)?.[0])
     .filter((x): x is string => x !== undefined);
+  const max = /Latency\s+[\d.]+\w+\s+[\d.]+\w+\s+([\d.]+)(us|ms|s)/.exec(stdout);
   return {
     requests: Number(/(\d+) requests in/.exec(stdout)?.[1]),
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(stdout)?.[1]),
     p50: p('50'),
     p99: p('99'),
+    max: max ? ms(max[1]!, max[2]!) : Number.NaN,
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(stdout)?.[1] ?? 0),
     errors,
   };
 }
@@ -74,10 +94,19 @@ async function listening(proc: ChildProcess): Promise<string> {
   });
 }
 
-const b = await benchDatabase();
+const b = DAILY_YEARS === undefined ? await benchDatabase() : await dailyDatabase(Number(DAILY_YEARS));
 const server = spawn(
   process.execPath,
-  [join(REPO, 'dist/src/cli/main.js'), 'api', 'serve', '--port', '0', '--log-level', 'warn'],
+  [
+    join(REPO, 'dist/src/cli/main.js'),
+    'api',
+    'serve',
+    '--port',
+    '0',
+    '--log-level',
+    'warn',
+    ...(LARGEST ? ['--timeout', String(TIMEOUT_S)] : []),
+  ],
   { env: { ...process.env, SNOWDB_CONFIG: b.root }, stdio: ['ignore', 'ignore', 'pipe'] },
 );
 let peak = 0;
@@ -96,12 +125,23 @@ try {
     '/pourpoints?limit=50',
     ...basins.slice(0, 40).map((t) => `/pourpoints/${t}`),
   ];
-  const years = [2006, 2011, 2015, 2019, 2023];
-  const expensive = basins.slice(0, 20).map((t, i) => {
-    const y = years[i % years.length]!;
-    return `/datasets/snodas/stats/${t}/date-range?datetime=${y - 1}-10-01/${y}-09-30&variable=swe&zone=terrain.elevation&zone=terrain.aspect`;
-  });
-  for (const p of [...cheap.slice(0, 5), expensive[0]!]) {
+  const years = [2006, 2011, 2015, 2019, 2023].filter((y) => b.dates.includes(`${y}-03-01`));
+  const last = Number(b.dates.at(-1)!.slice(0, 4));
+  const expensive = LARGEST
+    ? [
+        // ~2.7 M numbers: 9,440 cells (8-ft bands × aspect, empty zones included) × 3 columns × 96 dates.
+        ...['06287000:MT:USGS', '09406000:UT:USGS'].map(
+          (t) =>
+            `/datasets/snodas/stats/${t}/date-range?datetime=${last}-01-01/${last}-04-05&variable=swe&variable=depth&zone=terrain.elevation:band_step_ft=8&zone=terrain.aspect&include_empty_zones=true`,
+        ),
+        // Every basin, 100-ft bands, one date.
+        `/datasets/snodas/stats?date=${last}-03-01&variable=swe&zone=terrain.elevation:band_step_ft=100`,
+      ]
+    : basins.slice(0, 20).map((t, i) => {
+        const y = years[i % years.length] ?? last;
+        return `/datasets/snodas/stats/${t}/date-range?datetime=${y - 1}-10-01/${y}-09-30&variable=swe&zone=terrain.elevation&zone=terrain.aspect`;
+      });
+  for (const p of [...cheap.slice(0, 5), ...(LARGEST ? expensive : [expensive[0]!])]) {
     const r = await fetch(`${origin}${p}`);
     if (r.status !== 200) throw new Error(`${p}: ${r.status} ${await r.text()}`);
   }
@@ -109,18 +149,36 @@ try {
     peak = Math.max(peak, rss());
   }, 250);
   console.log(
-    `load: ${SECONDS} s, ${CHEAP_CONNECTIONS} connections cheap + ${64 - CHEAP_CONNECTIONS} expensive, on ${b.root}`,
+    `load: ${SECONDS} s, ${CHEAP_CONNECTIONS} connections cheap + ${64 - CHEAP_CONNECTIONS} ${LARGEST ? `largest legal (time limit ${TIMEOUT_S} s)` : 'expensive'}, on ${b.root}`,
   );
+  // The probe: time to status and headers of the largest query, one at a time, through the run.
+  const probe: { ms: number; status: number }[] = [];
+  let probing = LARGEST;
+  const prober = (async () => {
+    while (probing) {
+      const t0 = performance.now();
+      const r = await fetch(`${origin}${expensive[0]!}`);
+      probe.push({ ms: performance.now() - t0, status: r.status });
+      await r.body?.cancel();
+    }
+  })();
   const [c, e] = await Promise.all([
     wrk(origin, cheap, CHEAP_CONNECTIONS),
     wrk(origin, expensive, 64 - CHEAP_CONNECTIONS),
   ]);
+  probing = false;
+  await prober;
+  const late = Math.max(0, ...probe.map((p) => p.ms));
   clearInterval(sampler);
   const alive = (await fetch(`${origin}/version`)).status === 200;
   const line = (name: string, r: WrkResult) =>
-    `${name.padEnd(9)} ${String(r.requests).padStart(7)} requests  ${r.rps.toFixed(1).padStart(8)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  ${r.errors.join('; ') || 'no errors'}`;
+    `${name.padEnd(9)} ${String(r.requests).padStart(7)} requests  ${r.rps.toFixed(1).padStart(8)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(0)} ms  non-2xx ${r.non2xx}  ${r.errors.join('; ') || 'no errors'}`;
   console.log(line('cheap', c));
   console.log(line('expensive', e));
+  if (LARGEST)
+    console.log(
+      `probe     ${probe.length} largest queries: time to status and headers max ${late.toFixed(0)} ms (limit ${TIMEOUT_S} s); statuses ${[...new Set(probe.map((p) => p.status))].join(', ')}`,
+    );
   console.log(
     `server peak RSS ${peak.toFixed(0)} MB; alive after: ${alive}; machine: ${cpus()[0]?.model} × ${cpus().length}, load ${loadavg()
       .map((x) => x.toFixed(2))
@@ -132,6 +190,12 @@ try {
     ...(c.p99 < CHEAP_P99_MS ? [] : [`cheap p99 ${c.p99.toFixed(1)} ms ≥ ${CHEAP_P99_MS} ms`]),
     ...(peak < RSS_BOUND_MB ? [] : [`server RSS ${peak.toFixed(0)} MB ≥ ${RSS_BOUND_MB} MB`]),
     ...(alive ? [] : ['the server did not answer after the run']),
+    ...(c.non2xx === 0 ? [] : [`cheap: ${c.non2xx} non-2xx answers`]),
+    ...(LARGEST && !(late <= (TIMEOUT_S + 1) * 1000)
+      ? [
+          `probe: an answer began ${late.toFixed(0)} ms after its request, past the ${TIMEOUT_S} s limit + 1 s`,
+        ]
+      : []),
   ];
   if (failures.length > 0) {
     console.error(`FAIL: ${failures.join('; ')}`);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type Cube, columnTable, zonesOf } from '../../src/stats/cube.js';
+import { type Cube, columnTable, columnTableSliced, zonesOf } from '../../src/stats/cube.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import { compactOf } from '../../src/stats/engine.js';
 import { planStats, type StatsQuery } from '../../src/stats/plan.js';
@@ -34,7 +34,7 @@ describe('cube views (pure: hand-set sums, no raster)', () => {
   // SNODAS: swe in mm (scale 1, 0.001 m per mm: volumes), precip_solid in kg/m² × 10 (scale 10).
   const twoDates = parseDateRange('2024-04-01/2024-04-02');
 
-  it('columns: mean = Σv·w / Σw ÷ scale, volume = Σv·w ÷ scale × m per unit, valid = Σw / area; null without data', () => {
+  it('columns: mean = Σv·w / Σw ÷ scale, volume = Σv·w ÷ scale × m per unit, valid = Σw / area; null without data', async () => {
     const cube = cubeOf({ dates: twoDates, variables: ['swe', 'precip_solid'], validFraction: true }, [200], {
       // date 1: 150 of 200 m² have data, Σ value × w = 150 × 40 mm; date 2: no pixel with data
       swe: [[[150, 6000]], [[0, 0]]],
@@ -64,6 +64,8 @@ describe('cube views (pure: hand-set sums, no raster)', () => {
       [...columnTable(cube)],
       [3.5, solidM3, 1, 40, 6, 0.75, 0, 0, 1, Number.NaN, Number.NaN, 0],
     );
+    // Computed a date at a time (a server's slices), the same table.
+    assert.deepEqual(await columnTableSliced(cube, undefined, 1), columnTable(cube));
   });
 
   it('cells: only those with area, unless empty zones are asked for (never an empty unclassified cell); US units add acres', () => {

@@ -48,6 +48,29 @@ describe('worker pool', () => {
     await assert.rejects(pool.run({ n: 2 }, gone.signal), /already gone/);
   });
 
+  it('cooperative: an aborted job rejects at once, its thread stops the job at its flag and serves the next; one that ignores it is stopped after the grace', async () => {
+    const pool = new WorkerPool<PoolJob, Answer>(MODULE, 1, 5_000, undefined, 300);
+    const cancel = new Int32Array(new SharedArrayBuffer(4));
+    const stop = new AbortController();
+    stop.signal.addEventListener('abort', () => Atomics.store(cancel, 0, 1));
+    const first = await pool.run({ n: 0 });
+    const long = pool.run({ n: 1, ms: 60_000, cancel }, stop.signal);
+    setTimeout(() => stop.abort(new Error('client left')), 50);
+    await assert.rejects(long, /client left/);
+    const next = await pool.run({ n: 2 });
+    assert.equal(next.thread, first.thread, 'the same thread: it was not terminated');
+    // A job that never looks at a flag: its thread runs on for the grace, then is terminated.
+    const deaf = new AbortController();
+    const t0 = Date.now();
+    const stuck = pool.run({ n: 3, ms: 60_000 }, deaf.signal);
+    setTimeout(() => deaf.abort(new Error('gone')), 50);
+    await assert.rejects(stuck, /gone/);
+    const after = await pool.run({ n: 4 });
+    assert.notEqual(after.thread, first.thread, 'a fresh thread after the grace');
+    assert.ok(Date.now() - t0 < 10_000);
+    await pool.close();
+  });
+
   it('an idle thread stops after idleMs; the next job starts a new one', async () => {
     const pool = new WorkerPool<PoolJob, Answer>(MODULE, 1, 100);
     const a = await pool.run({ n: 0 });

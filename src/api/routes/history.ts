@@ -18,7 +18,8 @@ import {
   waterYearsOptions,
 } from '../../stats/query.js';
 import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../../stats/summaries.js';
-import { admit, queryCaps, sendJson } from '../http.js';
+import { admit, queryCaps } from '../http.js';
+import { admitJson } from '../json-stream.js';
 import { negotiate } from '../negotiate.js';
 import {
   type BasinParams,
@@ -56,16 +57,20 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       const q = { dataset, pourpoint, ...normalsOptions(req.query, httpNames), ...queryCaps(req) };
       const plan = await openNormalsPlan(db, q);
       if (conditional(req, reply, normalsStateKey(plan), format)) return reply.code(304).send();
-      const body = normalsOf(await admit(req, reply, (exec) => executeNormals(plan, exec)));
-      if (format === 'csv')
+      if (format === 'csv') {
+        const body = normalsOf(await admit(req, reply, (exec) => executeNormals(plan, exec)));
         return sendCsv(reply, `${pourpoint.replaceAll(':', '-')}_normals.csv`, csvLines(body, 'day'));
-      const notes = answerNotes(dataset, [], [body.reference]);
-      return sendJson(reply, {
-        ...body,
-        pourpoint,
-        dataset,
-        ...(notes.length > 0 && { notes }),
-        links: statsLinks(req, [upLink(req, pourpoint)]),
+      }
+      return admitJson(req, reply, async (exec) => {
+        const body = normalsOf(await executeNormals(plan, exec));
+        const notes = answerNotes(dataset, [], [body.reference]);
+        return {
+          ...body,
+          pourpoint,
+          dataset,
+          ...(notes.length > 0 && { notes }),
+          links: statsLinks(req, [upLink(req, pourpoint)]),
+        };
       });
     },
   );
@@ -92,19 +97,18 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       const q = { dataset, pourpoint, ...waterYearsOptions(params, httpNames), ...queryCaps(req), variable };
       const plan = await openWaterYearsPlan(db, q);
       if (conditional(req, reply, waterYearsStateKey(plan), format)) return reply.code(304).send();
-      const body = await admit(req, reply, (exec) => executeWaterYears(plan, exec));
       if (format === 'csv')
         return sendCsv(
           reply,
           `${pourpoint.replaceAll(':', '-')}_water-years.csv`,
-          csvLines(body, 'water_year'),
+          csvLines(await admit(req, reply, (exec) => executeWaterYears(plan, exec)), 'water_year'),
         );
-      return sendJson(reply, {
-        ...body,
+      return admitJson(req, reply, async (exec) => ({
+        ...(await executeWaterYears(plan, exec)),
         pourpoint,
         dataset,
         links: statsLinks(req, [upLink(req, pourpoint)]),
-      });
+      }));
     },
   );
 }

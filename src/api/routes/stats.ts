@@ -4,10 +4,11 @@ import type { Database } from '../../db/database.js';
 import {
   allBasinsStateKey,
   executeAllBasins,
+  executeAllBasinsTable,
   MAX_ALL_BASINS_DATES,
   planAllBasins,
 } from '../../stats/all-basins.js';
-import { executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
+import { executeAnswer, executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
 import { answerNotes } from '../../stats/normals.js';
@@ -21,7 +22,8 @@ import {
   statsOptions,
 } from '../../stats/query.js';
 import { statsStateKey } from '../../stats/state.js';
-import { admit, queryCaps, sendJson } from '../http.js';
+import { admit, queryCaps } from '../http.js';
+import { admitJson } from '../json-stream.js';
 import { negotiate } from '../negotiate.js';
 import { DATASET_PARAM } from '../schemas.js';
 import {
@@ -58,17 +60,24 @@ async function answer(
   const q: StatsQuery = { dataset, pourpoint, dates, ...options, ...queryCaps(req) };
   const plan = await openStatsPlan(db, q);
   if (conditional(req, reply, statsStateKey(plan), format)) return reply.code(304).send();
-  const body = await admit(req, reply, (exec) => executeWithNormals(plan, exec));
   if (format === 'csv')
-    return sendCsv(reply, csvFileName(pourpoint, dates, options.zones.length), csvLines(body));
-  const notes = answerNotes(dataset, plan.notes, [(body as Partial<StatsWithNormals>).reference]);
-  return sendJson(reply, {
-    ...body,
-    pourpoint,
-    dataset,
-    query: dates,
-    ...(notes.length > 0 && { notes }),
-    links: statsLinks(req, [upLink(req, pourpoint)]),
+    return sendCsv(
+      reply,
+      csvFileName(pourpoint, dates, options.zones.length),
+      csvLines(await admit(req, reply, (exec) => executeWithNormals(plan, exec))),
+    );
+  // JSON: the rows stay the table they are read from until they are written.
+  return admitJson(req, reply, async (exec) => {
+    const body = await executeAnswer(plan, exec);
+    const notes = answerNotes(dataset, plan.notes, [(body as Partial<StatsWithNormals>).reference]);
+    return {
+      ...body,
+      pourpoint,
+      dataset,
+      query: dates,
+      ...(notes.length > 0 && { notes }),
+      links: statsLinks(req, [upLink(req, pourpoint)]),
+    };
   });
 }
 
@@ -108,20 +117,20 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const q = { dataset, dates, ...statsOptions(req.query, httpNames), ...queryCaps(req) };
       const plan = await planAllBasins(db, q);
       if (conditional(req, reply, allBasinsStateKey(plan), format)) return reply.code(304).send();
-      const body = await admit(req, reply, (exec) => executeAllBasins(plan, exec));
       if (format === 'csv')
-        return sendCsv(reply, `${dataset}_${datesPart(dates)}_all.csv`, allBasinsCsvLines(body));
-      const notes = answerNotes(
-        dataset,
-        plan.notes,
-        body.basins.map((b) => b.reference),
-      );
-      return sendJson(reply, {
-        ...body,
-        dataset,
-        query: dates,
-        ...(notes.length > 0 && { notes }),
-        links: statsLinks(req),
+        return sendCsv(
+          reply,
+          `${dataset}_${datesPart(dates)}_all.csv`,
+          allBasinsCsvLines(await admit(req, reply, (exec) => executeAllBasins(plan, exec))),
+        );
+      return admitJson(req, reply, async (exec) => {
+        const body = await executeAllBasinsTable(plan, exec);
+        const notes = answerNotes(
+          dataset,
+          plan.notes,
+          body.basins.map((b) => b.reference),
+        );
+        return { ...body, dataset, query: dates, ...(notes.length > 0 && { notes }), links: statsLinks(req) };
       });
     },
   );
