@@ -107,37 +107,43 @@ export async function reduceFromSeries(
   };
   const workers = scanPool(plan.dataset.runtime);
   // One shared flag for the jobs: set when the query is abandoned, so they stop at their next page.
+  // (Removed at the end: a long-lived signal, a cache fill's, would keep this scan's memory.)
   const cancel = new Int32Array(new SharedArrayBuffer(4));
-  signal?.addEventListener('abort', () => Atomics.store(cancel, 0, 1), { once: true });
+  const stop = () => Atomics.store(cancel, 0, 1);
+  signal?.addEventListener('abort', stop, { once: true });
   const per = Math.ceil(pages.length / workers.size);
   const parts = Array.from({ length: Math.ceil(pages.length / per) }, (_x, k) =>
     pages.slice(k * per, (k + 1) * per),
   );
-  await Promise.all(
-    parts.map(async (part) => {
-      const index: number[] = []; // job row → plan date index
-      const local = part.map((p) => ({ ...p, row: p.row.map((i) => index.push(i) - 1) }));
-      const job: ScanJob = {
-        pages: local,
-        runs,
-        nodata: spec.nodata,
-        product: P,
-        rows: index.length,
-        cancel,
-      };
-      // No worker: this thread (unless the query was abandoned).
-      const r = await workers.run(job, signal).catch((e: unknown) => {
-        if (signal?.aborted) throw e;
-        return runScan(job);
-      });
-      for (const k of r.read)
-        for (const row of local[k]!.row) {
-          const at = index[row]! * P;
-          sums.sw.set(r.sw.subarray(row * P, row * P + P), at);
-          sums.sv.set(r.sv.subarray(row * P, row * P + P), at);
-          done.add(index[row]!);
-        }
-    }),
-  );
+  try {
+    await Promise.all(
+      parts.map(async (part) => {
+        const index: number[] = []; // job row → plan date index
+        const local = part.map((p) => ({ ...p, row: p.row.map((i) => index.push(i) - 1) }));
+        const job: ScanJob = {
+          pages: local,
+          runs,
+          nodata: spec.nodata,
+          product: P,
+          rows: index.length,
+          cancel,
+        };
+        // No worker: this thread (unless the query was abandoned).
+        const r = await workers.run(job, signal).catch((e: unknown) => {
+          if (signal?.aborted) throw e;
+          return runScan(job);
+        });
+        for (const k of r.read)
+          for (const row of local[k]!.row) {
+            const at = index[row]! * P;
+            sums.sw.set(r.sw.subarray(row * P, row * P + P), at);
+            sums.sv.set(r.sv.subarray(row * P, row * P + P), at);
+            done.add(index[row]!);
+          }
+      }),
+    );
+  } finally {
+    signal?.removeEventListener('abort', stop);
+  }
   return done;
 }
