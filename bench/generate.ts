@@ -3,8 +3,9 @@
  * where it is: the 20-year hard-linked one, or with `daily` the daily-varying one of `years` water
  * years (default SNOWDB_BENCH_YEARS, else 20).
  */
-import { benchDatabase } from './fixture/database.js';
+
 import { benchYears, dailyDatabase } from './fixture/daily.js';
+import { benchDatabase } from './fixture/database.js';
 
 const log = (m: string) => console.error(m);
 const [kind, years] = process.argv.slice(2);
