@@ -93,10 +93,25 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const serve = startDemo(['--dir', dir, '--port', '0'], tmp);
     server = serve.child;
     const url = /web page\s+(http:\/\/\S+)\/app/;
-    while (!url.test(serve.log.text)) {
-      const [c] = await Promise.race([once(server.stderr, 'data'), once(server, 'close')]);
-      if (typeof c === 'number' || c === null) assert.fail(`demo exited: ${serve.log.text}`);
-    }
+    // Wait for the URL with one listener each (a `once` per chunk would pile up 'close' listeners).
+    await new Promise<void>((resolve, reject) => {
+      const done = () => {
+        server.stderr.off('data', onData);
+        server.off('close', onClose);
+      };
+      const onData = () => {
+        if (!url.test(serve.log.text)) return;
+        done();
+        resolve();
+      };
+      const onClose = () => {
+        done();
+        reject(new Error(`demo exited: ${serve.log.text}`));
+      };
+      server.stderr.on('data', onData);
+      server.on('close', onClose);
+      onData();
+    });
     second = serve.log.text;
     base = url.exec(second)![1]!;
     browser = await launchChromium();
