@@ -54,18 +54,16 @@ export class Admission {
       );
     }
     const control = new AbortController();
-    const timer = setTimeout(
-      () => {
-        control.abort(
-          new SnowdbError(
-            'query-timeout',
-            `the query took longer than the server's limit of ${timeoutMs / 1000} s; ask for fewer dates, zones or variables`,
-            { limit_s: timeoutMs / 1000 },
-          ),
-        );
-      },
-      Math.max(0, timeoutMs - elapsedMs),
-    ); // the request's own age counts (parsing, planning)
+    const leftMs = Math.max(0, timeoutMs - elapsedMs); // the request's own age counts (parsing, planning)
+    const timer = setTimeout(() => {
+      control.abort(
+        new SnowdbError(
+          'query-timeout',
+          `the query took longer than the server's limit of ${timeoutMs / 1000} s; ask for fewer dates, zones or variables`,
+          { limit_s: timeoutMs / 1000 },
+        ),
+      );
+    }, leftMs);
     const onGone = () =>
       control.abort(new SnowdbError('client-closed', 'the client closed the connection before the answer'));
     gone?.addEventListener('abort', onGone, { once: true });

@@ -14,6 +14,10 @@ import { TileCache } from '../raster/tile.cache.js';
  * every-basin answer reads a date's COG through one open file and one tile cache (a tile under
  * two basins is decoded once).
  */
+/** A date whose `variable` raster is gone: the one error every reader of date rasters gives. */
+export const dateIncomplete = (dataset: string, date: string, variable: string): SnowdbError =>
+  new SnowdbError('date-incomplete', `${dataset} ${date} has no '${variable}' raster (re-ingest that date)`);
+
 export class RasterSession {
   private readonly opened = new Map<string, Promise<Cog | null>>();
   /** Decoded tiles of every raster of the session, bytes. */

@@ -26,13 +26,13 @@ export async function readExistingFile(store: Store, path: string): Promise<Buff
 }
 
 /**
- * The first of `paths` (in their order) with nothing at it, or null when all exist. Local: one
+ * The index of the first of `paths` with nothing at it, or -1 when all exist. Local: one
  * `existsSync` each (~3.5 µs: 26 ms for 20 years of one variable's dates, a quarter of the CPU of
  * async checks); a replica: its tree, in memory.
  */
-export function firstAbsent(store: Store, paths: readonly string[]): string | null {
+export function firstAbsent(store: Store, paths: readonly string[]): number {
   const exists = store.local ? existsSync : (p: string) => store.stat(p).signature !== 'absent';
-  return paths.find((p) => !exists(p)) ?? null;
+  return paths.findIndex((p) => !exists(p));
 }
 
 /** Names in a folder; none when it is absent. */

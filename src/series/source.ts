@@ -3,8 +3,8 @@
  * date files (one inode) are decoded once per build.
  */
 import { stat } from 'node:fs/promises';
+import { dateIncomplete } from '../datasets/read-onto.js';
 import type { Dataset } from '../datasets/registry.js';
-import { SnowdbError } from '../errors.js';
 import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
@@ -35,11 +35,7 @@ export class BlockValuesCache {
   async of(d: Dataset, date: string, variable: string, set: BlockSet): Promise<TypedArray> {
     const path = d.paths.cog(date, variable);
     const s = await stat(path, { bigint: true }).catch(() => null);
-    if (s === null)
-      throw new SnowdbError(
-        'date-incomplete',
-        `${d.name} ${date} has no '${variable}' raster (re-ingest that date)`,
-      );
+    if (s === null) throw dateIncomplete(d.name, date, variable);
     return this.values.get(`${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`, () =>
       readBlocks(d, path, variable, set),
     );

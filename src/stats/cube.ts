@@ -5,8 +5,7 @@
  * a view of cubes (`columnTable`, `zonesOf`), not of another answer's wire format.
  */
 
-import { type RasterSession, readOnto } from '../datasets/read-onto.js';
-import { SnowdbError } from '../errors.js';
+import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-onto.js';
 import { firstAbsent } from '../io/fs.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
@@ -42,10 +41,6 @@ export interface Cube {
   readonly sums: readonly Sums[];
 }
 
-/** A date whose `variable` raster is gone: the one error both read paths give. */
-const incomplete = (dataset: string, date: string, variable: string) =>
-  new SnowdbError('date-incomplete', `${dataset} ${date} has no '${variable}' raster (re-ingest that date)`);
-
 /**
  * Execute a plan: per date, per cell of the crossed zone axes, each variable's sums (weights = the
  * AOI raster's exact coverage × cell area, over pixels with data). The reads are decided first
@@ -75,10 +70,7 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
       d.store,
       paged.map((date) => d.paths.cog(date, v)),
     );
-    if (gone !== null) {
-      const date = paged.find((x) => d.paths.cog(x, v) === gone)!;
-      throw incomplete(d.name, date, v);
-    }
+    if (gone >= 0) throw dateIncomplete(d.name, paged[gone]!, v);
     const fromSeries =
       view === null ? new Set<number>() : await reduceFromSeries(plan, basin, view, reads[vi]!, all, opts);
     const rest = plan.dates.flatMap((_date, i) => (fromSeries.has(i) ? [] : [i]));
@@ -94,7 +86,7 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
         opts.rasters,
       );
       if (raster === null) {
-        throw incomplete(d.name, date, v);
+        throw dateIncomplete(d.name, date, v);
       }
       accumulateRuns(
         basin,
