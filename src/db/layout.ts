@@ -120,10 +120,12 @@ export interface DatasetPaths {
   readonly seriesDir: string;
   /** `series/blocks.bin`: the grid blocks the store holds. */
   readonly seriesBlocks: string;
-  /** `series/<variable>/`: one page file per 8-day page. */
+  /** `series/<variable>/`: one page file per 8-day page, one pack per closed water year. */
   seriesVariable(variable: string): string;
   /** `series/<variable>/<page>.page`. */
   seriesPage(variable: string, page: string): string;
+  /** `series/<variable>/wy<YYYY>.pack`: the pages of a closed water year in one file. */
+  seriesPack(variable: string, waterYear: number): string;
   /** `series/stale/`: one empty file per date whose pages wait for an update. */
   readonly seriesStaleDir: string;
   /** `series/stale/<YYYYMMDD>`. */
@@ -164,6 +166,7 @@ export function datasetPaths(dir: string): DatasetPaths {
     seriesBlocks: join(series, 'blocks.bin'),
     seriesVariable: (variable) => join(series, variable),
     seriesPage: (variable, page) => join(series, variable, `${page}.page`),
+    seriesPack: (variable, waterYear) => join(series, variable, `wy${waterYear}.pack`),
     seriesStaleDir: join(series, 'stale'),
     seriesStale: (date) => join(series, 'stale', compactDate(date)),
     removed: join(dir, DatasetLayout.removed),

@@ -62,12 +62,26 @@ export function writeFileAtomic(
   data: string | Uint8Array | readonly Uint8Array[],
 ): Promise<number> {
   const chunks = typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
+  return writeFileAtomicBy(target, (write) => write(chunks));
+}
+
+/**
+ * As `writeFileAtomic`, the bytes given by `fill` in pieces (so a large file is never whole in
+ * memory): each `write` appends its chunks.
+ * @returns bytes written.
+ */
+export function writeFileAtomicBy(
+  target: string,
+  fill: (write: (chunks: readonly Uint8Array[]) => Promise<void>) => Promise<void>,
+): Promise<number> {
   return replaceVia(target, (tmp) =>
     withSynced(tmp, 'wx', async (fh) => {
       let size = 0;
-      // writev takes at most IOV_MAX (1024) buffers per call.
-      for (let i = 0; i < chunks.length; i += 512)
-        size += (await fh.writev(chunks.slice(i, i + 512))).bytesWritten;
+      await fill(async (chunks) => {
+        // writev takes at most IOV_MAX (1024) buffers per call.
+        for (let i = 0; i < chunks.length; i += 512)
+          size += (await fh.writev(chunks.slice(i, i + 512))).bytesWritten;
+      });
       return size;
     }),
   );

@@ -8,6 +8,7 @@ import { namesIn, pathExists } from '../io/fs.js';
 import { withFileLock } from '../io/lock.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
 import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
+import { packYear, todayIso, unpackYear, waterYearOfPage, yearClosed } from './pack.js';
 import {
   BLOCK_PIXELS,
   datesByPage,
@@ -17,8 +18,10 @@ import {
   encodePage,
   type PageHeader,
   pageBlockSet,
+  pageOf,
   parsePageHeader,
 } from './page.js';
+import { packYearOf, readPackIndex } from './read.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
 import { clearMarksSeen, staleMarks, staleSeriesDates } from './stale.js';
 
@@ -155,14 +158,16 @@ export function rebuildSeries(
   d: Dataset,
   progress: (done: number, total: number) => void = () => {},
   pages: PageWriter = writePagesHere,
+  today = todayIso(),
 ): Promise<SeriesBuildReport> {
-  return withSeriesLock(d, () => rebuildLocked(d, progress, pages));
+  return withSeriesLock(d, () => rebuildLocked(d, progress, pages, today));
 }
 
 async function rebuildLocked(
   d: Dataset,
   progress: (done: number, total: number) => void,
-  writePages: PageWriter = writePagesHere,
+  writePages: PageWriter,
+  today: string,
 ): Promise<SeriesBuildReport> {
   // The marks before any COG is read: an ingest that swaps a date meanwhile leaves a newer one.
   const seen = await staleMarks(d);
@@ -185,6 +190,7 @@ async function rebuildLocked(
     if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
       await rm(join(d.paths.seriesDir, n), { recursive: true, force: true });
   await clearMarksSeen(d, seen);
+  await packClosedYears(d, set, dates, today);
   const bytes = sizes.reduce((a, b) => a + b, 0);
   return { variables, blocks: set.ids.length, pages: tasks.length, dates: dates.length, bytes };
 }
@@ -208,23 +214,25 @@ function withSeriesLock<T>(d: Dataset, fn: () => Promise<T>): Promise<T> {
  * page), then clear the marks. The store is created on the first call for a dataset without one.
  * @returns the number of pages written.
  */
-export async function refreshSeries(d: Dataset): Promise<number> {
+export async function refreshSeries(d: Dataset, today = todayIso()): Promise<number> {
   if ((await pathExists(d.paths.seriesBlocks)) && (await staleSeriesDates(d)).length === 0) return 0;
-  return withSeriesLock(d, () => refreshLocked(d));
+  return withSeriesLock(d, () => refreshLocked(d, today));
 }
 
-async function refreshLocked(d: Dataset): Promise<number> {
+async function refreshLocked(d: Dataset, today: string): Promise<number> {
   const set = await readBlockSet(d);
-  if (set === null) return (await rebuildLocked(d, () => {})).pages;
+  if (set === null) return (await rebuildLocked(d, () => {}, writePagesHere, today)).pages;
   const seen = await staleMarks(d);
   const stale = [...seen.keys()];
   if (stale.length === 0) return 0;
-  const ingested = new Set(await ingestedDates(d));
-  const all = datesByPage([...ingested]);
+  const ingested = await ingestedDates(d);
+  const all = datesByPage(ingested);
   const cache = new BlockValuesCache();
   let written = 0;
+  const years = new Set(stale.map((date) => waterYearOfPage(pageOf(date))));
   for (const v of seriesVariables(d)) {
     await mkdir(d.paths.seriesVariable(v), { recursive: true });
+    await unpackYears(d, v, years);
     for (const page of datesByPage(stale).keys()) {
       const path = d.paths.seriesPage(v, page);
       const dates = all.get(page) ?? [];
@@ -240,6 +248,7 @@ async function refreshLocked(d: Dataset): Promise<number> {
     }
   }
   await clearMarksSeen(d, seen);
+  await packClosedYears(d, set, ingested, today);
   return written;
 }
 
@@ -266,10 +275,14 @@ async function extendLocked(d: Dataset): Promise<number> {
       ? old
       : blockSetOf(d.grid, Uint32Array.from([...old.ids, ...added.sort((a, b) => a - b)]));
   const cache = new BlockValuesCache();
-  const pages = datesByPage(await ingestedDates(d));
+  const ingested = await ingestedDates(d);
+  const pages = datesByPage(ingested);
   for (const v of seriesVariables(d)) {
     await mkdir(d.paths.seriesVariable(v), { recursive: true });
+    // Packs already on the new set are done (a kill before the block list was written); others open up.
+    const done = await unpackYears(d, v, null, set.id);
     for (const [page, dates] of pages) {
+      if (done.has(waterYearOfPage(page))) continue;
       if ((await pageBlockSet(d.paths.seriesPage(v, page))) === set.id) continue;
       const prev = await readPage(d.paths.seriesPage(v, page));
       const usable =
@@ -277,6 +290,67 @@ async function extendLocked(d: Dataset): Promise<number> {
       await writePage(d, v, page, set, dates, cache, usable, new Set());
     }
   }
+  await packClosedYears(d, set, ingested, todayIso());
   if (added.length > 0) await writeBlockSet(d, set.ids);
   return added.length;
+}
+
+/**
+ * Turn the packs of water years `years` (every pack when null) of a variable back into page
+ * files, so single pages can be rewritten, except packs on block set `keep`; a damaged pack is
+ * removed (its dates are then read from the COGs until a rebuild, and doctor names the missing
+ * pages).
+ * @returns the water years of the packs kept.
+ */
+async function unpackYears(
+  d: Dataset,
+  variable: string,
+  years: ReadonlySet<number> | null,
+  keep?: number,
+): Promise<Set<number>> {
+  const kept = new Set<number>();
+  for (const n of await namesIn(d.store, d.paths.seriesVariable(variable))) {
+    const wy = packYearOf(n);
+    if (wy === null || (years !== null && !years.has(wy))) continue;
+    const path = d.paths.seriesPack(variable, wy);
+    const index = await readPackIndex(d.store, path);
+    if (index === null) await rm(path, { force: true });
+    else if (index.blockSet === keep) kept.add(wy);
+    else await unpackYear(index, (page) => d.paths.seriesPage(variable, page));
+  }
+  return kept;
+}
+
+/**
+ * Pack every closed water year whose pages are all written on `set` (pages copied, then removed);
+ * page files left beside a pack (a kill between the two steps) are removed. A year with a
+ * stale date or a damaged page stays in pages (the next refresh or a rebuild settles it).
+ */
+async function packClosedYears(
+  d: Dataset,
+  set: BlockSet,
+  ingested: readonly string[],
+  today: string,
+): Promise<void> {
+  const stale = new Set((await staleSeriesDates(d)).map((date) => waterYearOfPage(pageOf(date))));
+  const byYear = new Map<number, string[]>();
+  for (const page of datesByPage(ingested).keys()) {
+    const wy = waterYearOfPage(page);
+    byYear.set(wy, [...(byYear.get(wy) ?? []), page]);
+  }
+  for (const v of seriesVariables(d)) {
+    const names = new Set(await namesIn(d.store, d.paths.seriesVariable(v)));
+    for (const [wy, pages] of byYear) {
+      if (!yearClosed(wy, today) || stale.has(wy)) continue;
+      const paths = pages.map((p) => d.paths.seriesPage(v, p));
+      if (names.has(`wy${wy}.pack`)) {
+        for (const p of paths) await rm(p, { force: true });
+        continue;
+      }
+      if (!pages.every((p) => names.has(`${p}.page`))) continue;
+      await packYear(d.paths.seriesPack(v, wy), paths, set.id, d.config.variables[v]!.dtype).catch((e) => {
+        if (!(e instanceof SnowdbError)) throw e; // a damaged page: left for doctor and rebuild
+      });
+    }
+  }
 }

@@ -22,12 +22,14 @@ const DTYPE_CODES = Object.keys(DTYPES) as DType[];
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 export interface PageHeader {
+  /** The file holding the page: its own, or its water year's pack (pack.ts). */
+  readonly path: string;
   readonly blockSet: number;
   readonly dtype: DType;
   /** Days since 1970-01-01 of the dates held, ascending. */
   readonly days: Uint32Array;
   /** Per stored block (block-set order): stream offset (from `dataStart`) and length, bytes. */
-  readonly offsets: Uint32Array;
+  readonly offsets: Uint32Array | Float64Array;
   readonly lengths: Uint32Array;
   readonly dataStart: number;
 }
@@ -50,6 +52,9 @@ export function datesByPage(dates: readonly string[]): Map<string, string[]> {
 }
 
 export const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`) / 86_400_000;
+
+/** The ISO date of a day number (days since 1970-01-01). */
+export const isoOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
 /** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major. */
 export function encodeBlock(values: TypedArray, level = 1): Buffer {
@@ -134,6 +139,7 @@ export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
     return out;
   };
   return {
+    path,
     blockSet: b.readUInt32LE(12),
     dtype,
     days: words(FIXED, nd),

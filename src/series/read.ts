@@ -5,15 +5,24 @@
  * are small page-cache reads, cheaper than thread-pool round trips, and a query makes thousands.
  * A replica's pages are read with one range request per run of adjacent blocks.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn } from '../io/fs.js';
 import { fileSignature } from '../io/memo.js';
+import { OpenFiles } from '../io/open-files.js';
 import type { Store } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
 import type { AsyncLru } from '../util/lru.js';
 import { type BlockSet, readBlockSet } from './blocks.js';
-import { decodeBlock, headerBound, headerLength, type PageHeader, parsePageHeader } from './page.js';
+import { PACK_PROBE, type PackIndex, packHeaderLength, parsePack, waterYearOfPage } from './pack.js';
+import {
+  decodeBlock,
+  headerBound,
+  headerLength,
+  isoOfDay,
+  type PageHeader,
+  pageOf,
+  parsePageHeader,
+} from './page.js';
 import { seriesVariables } from './source.js';
 import { staleSeriesDates } from './stale.js';
 
@@ -27,8 +36,12 @@ export interface SeriesView {
   readonly variables: readonly string[];
   /** Pages present per variable. */
   readonly pages: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Water years packed per variable (a pack holds its year's pages: its own page files are leftovers). */
+  readonly packs: ReadonlyMap<string, ReadonlySet<number>>;
   readonly generation: number;
   readonly headers: Map<string, PageHeader | null>;
+  /** Pack indexes by `variable/wy`, read once; null when damaged or of another block set. */
+  readonly packIndex: Map<string, Promise<PackIndex | null>>;
   /** Decoded blocks by view generation, page file and block (the runtime's block cache). */
   readonly blocks: AsyncLru<TypedArray>;
 }
@@ -54,23 +67,22 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
   let view: SeriesView | null = null;
   if (set !== null) {
     const pages = new Map<string, Set<string>>();
-    for (const v of variables)
-      pages.set(
-        v,
-        new Set(
-          (await namesIn(d.store, d.paths.seriesVariable(v)))
-            .filter((n) => n.endsWith('.page'))
-            .map((n) => n.slice(0, -5)),
-        ),
-      );
+    const packs = new Map<string, Set<number>>();
+    for (const v of variables) {
+      const names = await namesIn(d.store, d.paths.seriesVariable(v));
+      pages.set(v, new Set(names.filter((n) => n.endsWith('.page')).map((n) => n.slice(0, -5))));
+      packs.set(v, new Set(names.flatMap((n) => packYearOf(n) ?? [])));
+    }
     view = {
       store: d.store,
       set,
       stale: new Set(await staleSeriesDates(d)),
       variables,
       pages,
+      packs,
       generation: ++generation,
       headers: new Map(),
+      packIndex: new Map(),
       blocks: d.runtime.cache<TypedArray>('series-blocks', (b) => b.byteLength),
     };
   }
@@ -78,7 +90,39 @@ export async function seriesView(d: Dataset): Promise<SeriesView | null> {
   return view;
 }
 
-/** A page's header, or null when the page is absent, damaged or of another block set. */
+/** The water year of a pack's file name (`wy2024.pack`), or null for another name. */
+export function packYearOf(name: string): number | null {
+  const m = /^wy(\d{4})\.pack$/.exec(name);
+  return m === null ? null : Number(m[1]);
+}
+
+/** Read a pack's index (two reads), or null when absent or damaged. */
+export async function readPackIndex(store: Store, path: string): Promise<PackIndex | null> {
+  try {
+    const len = packHeaderLength(await store.readAt(path, 0, PACK_PROBE), path);
+    return parsePack(await store.readAt(path, 0, len), path, (day) => pageOf(isoOfDay(day)));
+  } catch {
+    return null; // absent or damaged: the dates read from the COGs; doctor reports it
+  }
+}
+
+/** A pack's index through the view (read once), or null when absent, damaged or of another set. */
+function packIndex(d: Dataset, view: SeriesView, variable: string, wy: number): Promise<PackIndex | null> {
+  const key = `${variable}/${wy}`;
+  let hit = view.packIndex.get(key);
+  if (hit === undefined) {
+    hit = readPackIndex(d.store, d.paths.seriesPack(variable, wy)).then((p) =>
+      p !== null && p.blockSet === view.set.id ? p : null,
+    );
+    view.packIndex.set(key, hit);
+  }
+  return hit;
+}
+
+/**
+ * A page's header, or null when the page is absent, damaged or of another block set. A page of a
+ * packed water year is read from its pack, never from a page file left beside it.
+ */
 export async function pageHeader(
   d: Dataset,
   view: SeriesView,
@@ -88,7 +132,13 @@ export async function pageHeader(
   const key = `${variable}/${page}`;
   if (view.headers.has(key)) return view.headers.get(key)!;
   let header: PageHeader | null = null;
-  if (view.pages.get(variable)?.has(page)) {
+  const wy = waterYearOfPage(page);
+  if (view.packs.get(variable)?.has(wy)) {
+    const index = await packIndex(d, view, variable, wy);
+    const i = index?.pages.indexOf(page) ?? -1;
+    header = index !== null && i >= 0 ? index.header(i) : null;
+    if (header !== null && header.offsets.length !== view.set.ids.length) header = null;
+  } else if (view.pages.get(variable)?.has(page)) {
     const path = d.paths.seriesPage(variable, page);
     const store = d.store;
     try {
@@ -117,15 +167,9 @@ export interface BlockRanges {
 }
 
 /** The ranges of blocks `ordinals` (block-set ordinals) of a page whose header is `header`. */
-export function blockRanges(
-  d: Dataset,
-  variable: string,
-  page: string,
-  header: PageHeader,
-  ordinals: readonly number[],
-): BlockRanges {
+export function blockRanges(header: PageHeader, ordinals: readonly number[]): BlockRanges {
   return {
-    path: d.paths.seriesPage(variable, page),
+    path: header.path,
     dtype: header.dtype,
     dates: header.days.length,
     starts: ordinals.map((k) => header.dataStart + header.offsets[k]!),
@@ -179,20 +223,20 @@ const runLength = (r: BlockRanges, want: readonly number[], i: number, j: number
 
 /**
  * Read and decode blocks `which` (indices into `r`; all when omitted) of a local page, adjacent
- * streams in one read. Synchronous: worker threads run it.
+ * streams in one read. Synchronous: worker threads run it. With `files`, the file is opened once
+ * there and left open (a scan reads many pages of one pack); the caller closes them.
  */
-export function readBlocks(r: BlockRanges, which?: readonly number[]): TypedArray[] {
+export function readBlocks(r: BlockRanges, which?: readonly number[], files?: OpenFiles): TypedArray[] {
   const want = which ?? everyStream(r);
   const out: TypedArray[] = [];
-  const fd = openSync(r.path, 'r');
+  const open = files ?? new OpenFiles();
   try {
     for (const [i, j] of adjacentRuns(r, want)) {
-      const bytes = Buffer.allocUnsafe(runLength(r, want, i, j));
-      readSync(fd, bytes, 0, bytes.length, r.starts[want[i]!]!);
+      const bytes = open.read(r.path, r.starts[want[i]!]!, runLength(r, want, i, j));
       out.push(...decodeRun(r, want, i, j, bytes));
     }
   } finally {
-    closeSync(fd);
+    if (files === undefined) open.close();
   }
   return out;
 }
@@ -238,7 +282,7 @@ export async function cachedBlocks(
   r: BlockRanges,
   ordinals: readonly number[],
 ): Promise<TypedArray[]> {
-  const key = (k: number) => `${view.generation}|${r.path}|${ordinals[k]}`;
+  const key = (k: number) => `${view.generation}|${r.path}@${r.starts[k]}`; // a pack holds many pages
   const out = ordinals.map((_, k) => view.blocks.peek(key(k)));
   const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
   if (missing.length > 0) {

@@ -4,6 +4,8 @@
  * worker (stats/scan.worker.ts); a job's dates are its own, so splitting pages among threads
  * leaves every sum's additions, and bits, as they are.
  */
+
+import { OpenFiles } from '../io/open-files.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { type BlockRanges, decodeBlockRuns, readBlocks } from '../series/read.js';
 import { accumulateRuns, type BasinRuns } from './basin.js';
@@ -63,16 +65,20 @@ export function reducePage(
 export function runScan(job: ScanJob): ScanResult {
   const sums = { sw: new Float64Array(job.rows * job.product), sv: new Float64Array(job.rows * job.product) };
   const read: number[] = [];
+  const files = new OpenFiles();
   job.pages.forEach((page, i) => {
     if (job.cancel !== undefined && Atomics.load(job.cancel, 0) !== 0) return; // abandoned: the answer is dropped
     let blocks: TypedArray[];
     try {
-      blocks = page.fetched ? decodeBlockRuns(page.ranges, page.fetched) : readBlocks(page.ranges);
+      blocks = page.fetched
+        ? decodeBlockRuns(page.ranges, page.fetched)
+        : readBlocks(page.ranges, undefined, files);
     } catch {
       return; // a damaged page: its dates come from the COGs
     }
     reducePage(blocks, page, job.runs, job.nodata, sums, job.product);
     read.push(i);
   });
+  files.close();
   return { ...sums, read };
 }

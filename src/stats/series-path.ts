@@ -68,7 +68,7 @@ export async function reduceFromSeries(
   if (ordinals === null) return done;
   const spec = d.config.variables[reads.variable]!;
   let pages: ScanPage[] = reads.pages.map((p) => ({
-    ranges: blockRanges(d, reads.variable, p.page, p.header, ordinals),
+    ranges: blockRanges(p.header, ordinals),
     tOff: p.slots.map((t) => t * BLOCK_PIXELS),
     row: [...p.rows],
   }));

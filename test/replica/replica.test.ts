@@ -151,18 +151,18 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       assert.deepEqual(JSON.parse(b.body), JSON.parse(a.body), query);
       const fetched = server.seen
         .slice(seen)
-        .filter((s) => blobs.get(s.path)?.rel.endsWith('.tif') || blobs.get(s.path)?.rel.endsWith('.page'));
+        .filter((s) => /\.(tif|page|pack)$/.test(blobs.get(s.path)?.rel ?? ''));
       assert.ok(fetched.length > 0, `${query} read rasters or pages`);
       for (const s of fetched) assert.equal(s.status, 206, `${blobs.get(s.path)!.rel}: a range request`);
       const rels = new Set(fetched.map((s) => blobs.get(s.path)!.rel));
       if (fromSeries) {
-        // The swe page alone (the basin's AOI raster and the elevation layer too: this replica's
-        // runtime is fresh), smaller than one 64 KiB chunk: its header and the basin's blocks come
-        // from the one range request of that chunk.
-        const page = fetched.filter((s) => blobs.get(s.path)!.rel === 'data/snodas/series/swe/202401-1.page');
+        // The swe pack of water year 2024 alone (the basin's AOI raster and the elevation layer
+        // too: this replica's runtime is fresh), smaller than one 64 KiB chunk: its index and the
+        // basin's blocks come from the one range request of that chunk.
+        const page = fetched.filter((s) => blobs.get(s.path)!.rel === 'data/snodas/series/swe/wy2024.pack');
         assert.deepEqual(
           [...rels].filter((r) => !r.includes('/zones/') && !r.includes('/aoi/')),
-          ['data/snodas/series/swe/202401-1.page'],
+          ['data/snodas/series/swe/wy2024.pack'],
         );
         const size = blobs.get(page[0]!.path)!.size;
         assert.ok(size < 65536, `${size} bytes`);

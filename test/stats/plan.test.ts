@@ -113,6 +113,7 @@ describe('the stats plan (pure: no raster, no file)', () => {
       '2024-03-01',
     ];
     const header = (dtype: DType, ...held: string[]): PageHeader => ({
+      path: '/db/data/snodas/series/swe/page',
       blockSet: 1,
       dtype,
       days: Uint32Array.from(held, dayNumber),

@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ingestedDates } from '../../src/datasets/inventory.js';
 import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
 import { SnowdbError } from '../../src/errors.js';
 import { ingestDate } from '../../src/ingest/date.js';
 import { ingesterFor } from '../../src/ingest/ingesters.js';
 import { rebuildSeries, refreshSeries, writeRebuildPage } from '../../src/series/build.js';
-import { seriesView } from '../../src/series/read.js';
+import { datesByPage, parsePageHeader } from '../../src/series/page.js';
+import { readPackIndex, seriesView } from '../../src/series/read.js';
 import { markSeriesStale, staleSeriesDates } from '../../src/series/stale.js';
 import { preparedBasin } from '../../src/stats/basin.js';
 import { executeStats } from '../../src/stats/engine.js';
@@ -111,8 +113,8 @@ describe('series store: the fast path gives the straightforward engine’s numbe
         }
     }
     assert.ok(fromStore > 20, `${fromStore} variable reads went through the store`);
-    // A page whose streams are damaged: its dates come from the COGs, on either thread.
-    const pagePath = d.paths.seriesPage('swe', '202401-1');
+    // A closed water year's streams damaged (its pack): its dates come from the COGs, on either thread.
+    const pagePath = d.paths.seriesPack('swe', 2024);
     const good = await readFile(pagePath);
     const bad = Buffer.from(good);
     bad.fill(0xff, bad.readUInt32LE(8)); // every stream starts with a reserved block type
@@ -159,15 +161,92 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     const stale = await snowdb(['doctor', '--include-inactive'], { env });
     assert.equal(stale.code, 1);
     assert.match(stale.stdout + stale.stderr, /1 date\(s\) wait for an update: 2024-01-16/);
-    // … and a page that lost a date are failures; a rebuild clears both.
-    const page = join(series, 'swe/202402-0.page');
-    await rm(page);
+    // … and a year's pack that was lost are failures; a rebuild clears both.
+    await rm(join(series, 'swe/wy2024.pack'));
     const lost = await snowdb(['doctor', '--include-inactive'], { env });
     assert.match(lost.stdout + lost.stderr, /series\/swe\/202402-0\.page.*missing \(1 ingested dates\)/);
     await cli('dataset', 'rebuild-series', 'snodas');
     const fixed = await snowdb(['doctor', '--include-inactive'], { env });
     assert.doesNotMatch(fixed.stdout + fixed.stderr, /series/);
     assert.equal((await readFile(join(series, 'blocks.bin'))).subarray(0, 8).toString(), 'SDBSBL01');
+  });
+
+  it('the open water year stays in 8-day pages; once closed, each variable’s year is one pack of the same streams', async () => {
+    const db = await Database.open(root());
+    const d = await openDataset(db, 'snodas');
+    const names = async (v: string) =>
+      (await readdir(d.paths.seriesVariable(v))).filter((n) => !n.startsWith('.')).sort();
+    // Water year 2024 still open on 2024-02-10: pages only.
+    await rebuildSeries(d, () => {}, undefined, '2024-02-10');
+    const held = await ingestedDates(d); // the fixture's dates, and the later ones when the first test ran
+    const pages = [...datesByPage(held).keys()];
+    assert.deepEqual(
+      await names('swe'),
+      pages.map((p) => `${p}.page`),
+    );
+    const q: StatsQuery = {
+      dataset: 'snodas',
+      pourpoint: ZION,
+      dates: { type: 'DateRange', start_date: '2024-01-01', end_date: '2024-02-28' },
+      zones: ['terrain.elevation'],
+      variables: ['swe', 'depth'],
+    };
+    const plain = await executeStats(await openStatsPlan(db, q), { series: false });
+    assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
+    const pageBytes = await Promise.all(pages.map((p) => readFile(d.paths.seriesPage('swe', p))));
+
+    // The first refresh after 2024-09-30 packs the year: the pages' streams, copied, block-major.
+    await markSeriesStale(d, '2024-01-16');
+    await refreshSeries(d, '2024-10-02');
+    for (const v of ['depth', 'swe']) assert.deepEqual(await names(v), ['wy2024.pack'], v);
+    const index = await readPackIndex(d.store, d.paths.seriesPack('swe', 2024));
+    assert.ok(index !== null);
+    assert.deepEqual(index.pages, pages);
+    const pack = await readFile(index.path);
+    let previousEnd = index.header(0).dataStart; // block k of every page, then block k + 1
+    index.pages.forEach((p, i) => {
+      const h = index.header(i);
+      const page = parsePageHeader(pageBytes[i]!, p);
+      assert.deepEqual([...h.days], [...page.days], p);
+      h.lengths.forEach((len, k) => {
+        const at = h.dataStart + h.offsets[k]!;
+        const was = pageBytes[i]!.subarray(
+          page.dataStart + page.offsets[k]!,
+          page.dataStart + page.offsets[k]! + page.lengths[k]!,
+        );
+        assert.ok(Buffer.from(pack.subarray(at, at + len)).equals(was), `${p} block ${k}`);
+        if (i === 0 && k === 0) assert.equal(at, previousEnd);
+        if (i > 0)
+          assert.equal(
+            at,
+            index.header(i - 1).dataStart + index.header(i - 1).offsets[k]! + index.header(i - 1).lengths[k]!,
+          );
+      });
+      previousEnd = h.dataStart + h.offsets.at(-1)! + h.lengths.at(-1)!;
+    });
+    assert.equal(previousEnd, pack.length, 'the last page’s last block ends the file');
+    // A query over the packed year reads the pack alone, and gives the same bits on either thread.
+    const plan = await openStatsPlan(db, q);
+    const reads = planReads(plan, await storeInputs(d, (await seriesView(d))!, plan));
+    assert.deepEqual(
+      new Set(reads.flatMap((r) => r.pages.map((p) => basename(p.header.path)))),
+      new Set(['wy2024.pack']),
+    );
+    assert.deepEqual(
+      reads.map((r) => r.cogs.length),
+      [0, 0],
+    );
+    assert.deepEqual(await executeStats(plan), plain);
+    assert.deepEqual(await executeStats(plan, { threadsAbove: 0 }), plain);
+    // Rebuilding from the COGs after the year closed writes the same pack, byte for byte.
+    await rebuildSeries(d, () => {}, undefined, '2024-10-02');
+    assert.ok((await readFile(index.path)).equals(pack));
+    // A date ingested again into the packed year opens it, rewrites that page and packs it again.
+    await markSeriesStale(d, held.at(-1)!);
+    assert.equal(await refreshSeries(d, '2024-10-02'), 2);
+    assert.deepEqual(await names('swe'), ['wy2024.pack']);
+    assert.ok((await readFile(index.path)).equals(pack), 'the same COGs: the same pack');
+    assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
   });
 
   it('a replacing ingest that lands while the store is rebuilt stays stale: readers get its new values, then a refresh writes them', async () => {
@@ -253,7 +332,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.equal(found.length, 1, found.join('\n'));
     assert.match(
       found[0]!,
-      /series\/swe\/202401-1\.page.*holds other values for 2024-01-16 than its COG \(\d+ of \d+ blocks differ\): the COG changed after the page was written/,
+      /series\/swe\/wy2024\.pack \(page 202401-1\).*holds other values for 2024-01-16 than its COG \(\d+ of \d+ blocks differ\): the COG changed after the page was written/,
     );
     // The original bytes back: the COG is newer than its page, but equal to it: nothing to report.
     await writeFile(cog('20240116'), original);
