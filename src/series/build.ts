@@ -28,7 +28,9 @@ import { clearMarksSeen, staleMarks, staleSeriesDates } from './stale.js';
 export interface SeriesBuildReport {
   readonly variables: string[];
   readonly blocks: number;
+  /** Pages written; then closed water years packed (one file per variable and year). */
   readonly pages: number;
+  readonly packs: number;
   readonly dates: number;
   readonly bytes: number;
 }
@@ -190,9 +192,9 @@ async function rebuildLocked(
     if (!n.startsWith('.') && n !== 'blocks.bin' && n !== 'stale' && !variables.includes(n))
       await rm(join(d.paths.seriesDir, n), { recursive: true, force: true });
   await clearMarksSeen(d, seen);
-  await packClosedYears(d, set, dates, today);
+  const packs = await packClosedYears(d, set, dates, today);
   const bytes = sizes.reduce((a, b) => a + b, 0);
-  return { variables, blocks: set.ids.length, pages: tasks.length, dates: dates.length, bytes };
+  return { variables, blocks: set.ids.length, pages: tasks.length, packs, dates: dates.length, bytes };
 }
 
 /** Run `fn` holding the store's lock (one writer at a time, across processes). */
@@ -325,13 +327,15 @@ async function unpackYears(
  * Pack every closed water year whose pages are all written on `set` (pages copied, then removed);
  * page files left beside a pack (a kill between the two steps) are removed. A year with a
  * stale date or a damaged page stays in pages (the next refresh or a rebuild settles it).
+ * @returns the packs written.
  */
 async function packClosedYears(
   d: Dataset,
   set: BlockSet,
   ingested: readonly string[],
   today: string,
-): Promise<void> {
+): Promise<number> {
+  let packs = 0;
   const stale = new Set((await staleSeriesDates(d)).map((date) => waterYearOfPage(pageOf(date))));
   const byYear = new Map<number, string[]>();
   for (const page of datesByPage(ingested).keys()) {
@@ -348,9 +352,13 @@ async function packClosedYears(
         continue;
       }
       if (!pages.every((p) => names.has(`${p}.page`))) continue;
-      await packYear(d.paths.seriesPack(v, wy), paths, set.id, d.config.variables[v]!.dtype).catch((e) => {
-        if (!(e instanceof SnowdbError)) throw e; // a damaged page: left for doctor and rebuild
-      });
+      await packYear(d.paths.seriesPack(v, wy), paths, set.id, d.config.variables[v]!.dtype).then(
+        () => packs++,
+        (e) => {
+          if (!(e instanceof SnowdbError)) throw e; // a damaged page: left for doctor and rebuild
+        },
+      );
     }
   }
+  return packs;
 }

@@ -276,6 +276,85 @@ export function decodeBlockRuns(r: BlockRanges, runs: readonly Uint8Array[]): Ty
   return decodeRuns(r, want, adjacentRuns(r, want), runs);
 }
 
+/**
+ * Runs of block `j`'s streams across pages `rs` of one file that lie side by side (a pack keeps a
+ * block's pages in order): [first byte, end byte, page indices in file order].
+ */
+function acrossRuns(rs: readonly BlockRanges[], j: number): [number, number, number[]][] {
+  const order = rs.map((_r, m) => m).sort((a, b) => rs[a]!.starts[j]! - rs[b]!.starts[j]!);
+  const runs: [number, number, number[]][] = [];
+  for (const m of order) {
+    const start = rs[m]!.starts[j]!;
+    const end = start + rs[m]!.lengths[j]!;
+    const last = runs.at(-1);
+    if (last !== undefined && last[1] === start) {
+      last[1] = end;
+      last[2].push(m);
+    } else runs.push([start, end, [m]]);
+  }
+  return runs;
+}
+
+/** Decode block `j` of each page of `rs` from its run's bytes, into `out` (pages' order). */
+function decodeAcross(
+  rs: readonly BlockRanges[],
+  j: number,
+  run: [number, number, number[]],
+  bytes: Uint8Array,
+  out: TypedArray[],
+): void {
+  for (const m of run[2]) {
+    const at = rs[m]!.starts[j]! - run[0];
+    out[m] = decodeBlock(bytes.subarray(at, at + rs[m]!.lengths[j]!), rs[m]!.dtype, rs[m]!.dates);
+  }
+}
+
+/**
+ * Block `j` of several pages of one local file, decoded, in `rs` order: one read per run of
+ * streams side by side (a pack: one read for a block's whole year). Synchronous: worker threads run it.
+ */
+export function readAcross(rs: readonly BlockRanges[], j: number, files: OpenFiles): TypedArray[] {
+  const out: TypedArray[] = [];
+  for (const run of acrossRuns(rs, j))
+    decodeAcross(rs, j, run, files.read(rs[0]!.path, run[0], run[1] - run[0]), out);
+  return out;
+}
+
+/**
+ * As `readAcross`, through the runtime's block cache, from the file's store: `files` when local, a
+ * range request per run on a remote one.
+ */
+export async function cachedAcross(
+  view: SeriesView,
+  rs: readonly BlockRanges[],
+  j: number,
+  files: OpenFiles,
+): Promise<TypedArray[]> {
+  const key = (m: number) => `${view.generation}|${rs[m]!.path}@${rs[m]!.starts[j]}`;
+  const out = rs.map((_r, m) => view.blocks.peek(key(m)));
+  const missing = out.flatMap((v, m) => (v === undefined ? [m] : []));
+  if (missing.length > 0) {
+    const sub = missing.map((m) => rs[m]!);
+    const read = (async () => {
+      if (view.store.local) return readAcross(sub, j, files);
+      const decoded: TypedArray[] = [];
+      const runs = acrossRuns(sub, j);
+      const bytes = await Promise.all(
+        runs.map(([from, to]) => view.store.readAt(sub[0]!.path, from, to - from)),
+      );
+      runs.forEach((run, k) => decodeAcross(sub, j, run, bytes[k]!, decoded));
+      return decoded;
+    })();
+    missing.forEach((m, k) => {
+      out[m] = view.blocks.put(
+        key(m),
+        read.then((d) => d[k]!),
+      );
+    });
+  }
+  return Promise.all(out as Promise<TypedArray>[]);
+}
+
 /** Decoded blocks of one page through the runtime's block cache (small, repeated queries). */
 export async function cachedBlocks(
   view: SeriesView,

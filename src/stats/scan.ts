@@ -7,7 +7,7 @@
 
 import { OpenFiles } from '../io/open-files.js';
 import type { TypedArray } from '../raster/dtype.js';
-import { type BlockRanges, decodeBlockRuns, readBlocks } from '../series/read.js';
+import { type BlockRanges, decodeBlockRuns, readAcross, readBlocks } from '../series/read.js';
 import { accumulateRuns, type BasinRuns } from './basin.js';
 
 /** One page of a scan: where its blocks lie, and the dates to take from it. */
@@ -40,25 +40,62 @@ export interface ScanResult {
   readonly read: number[];
 }
 
-/** Add a page's dates, from its decoded blocks (basin order), into sums at row × product. */
-export function reducePage(
-  blocks: readonly TypedArray[],
-  page: ScanPage,
+type SumsAt = { sw: Float64Array; sv: Float64Array };
+
+/** Add a page's dates from its block `b` (the basin's b-th block, decoded) into sums at row × product. */
+export function reduceBlock(
+  block: TypedArray,
+  b: number,
+  page: Pick<ScanPage, 'tOff' | 'row'>,
   runs: BasinRuns,
   nodata: number,
-  sums: { sw: Float64Array; sv: Float64Array },
+  sums: SumsAt,
   product: number,
 ): void {
   const { blockRun } = runs;
-  for (let b = 0; b < blocks.length; b++)
-    for (let m = 0; m < page.tOff.length; m++)
-      accumulateRuns(
-        runs,
-        blockRun[b]!,
-        blockRun[b + 1]!,
-        { vals: blocks[b]!, base: page.tOff[m]!, idx: runs.pos, nodata },
-        { sw: sums.sw, sv: sums.sv, at: page.row[m]! * product },
-      );
+  for (let m = 0; m < page.tOff.length; m++)
+    accumulateRuns(
+      runs,
+      blockRun[b]!,
+      blockRun[b + 1]!,
+      { vals: block, base: page.tOff[m]!, idx: runs.pos, nodata },
+      { sw: sums.sw, sv: sums.sv, at: page.row[m]! * product },
+    );
+}
+
+/** Add a page's dates, from its decoded blocks (basin order), into sums at row × product. */
+export function reducePage(
+  blocks: readonly TypedArray[],
+  page: Pick<ScanPage, 'tOff' | 'row'>,
+  runs: BasinRuns,
+  nodata: number,
+  sums: SumsAt,
+  product: number,
+): void {
+  for (let b = 0; b < blocks.length; b++) reduceBlock(blocks[b]!, b, page, runs, nodata, sums, product);
+}
+
+/** Zero a page's rows: what a page that failed part-way added is taken back (the COG path adds them). */
+export function forgetPage(page: Pick<ScanPage, 'row'>, sums: SumsAt, product: number): void {
+  for (const r of page.row) {
+    sums.sw.fill(0, r * product, (r + 1) * product);
+    sums.sv.fill(0, r * product, (r + 1) * product);
+  }
+}
+
+/**
+ * Page indices grouped by the local file they lie in, in first-seen order: several pages of one
+ * pack are read block by block across the pages; a fetched page is a group of its own.
+ */
+export function byFile(pages: readonly Pick<ScanPage, 'ranges' | 'fetched'>[]): number[][] {
+  const groups = new Map<string, number[]>();
+  pages.forEach((p, i) => {
+    const key = p.fetched ? `#${i}` : p.ranges.path;
+    const g = groups.get(key);
+    if (g) g.push(i);
+    else groups.set(key, [i]);
+  });
+  return [...groups.values()];
 }
 
 /** Read and reduce every page of a job (synchronous: main thread or worker). */
@@ -66,19 +103,47 @@ export function runScan(job: ScanJob): ScanResult {
   const sums = { sw: new Float64Array(job.rows * job.product), sv: new Float64Array(job.rows * job.product) };
   const read: number[] = [];
   const files = new OpenFiles();
-  job.pages.forEach((page, i) => {
-    if (job.cancel !== undefined && Atomics.load(job.cancel, 0) !== 0) return; // abandoned: the answer is dropped
-    let blocks: TypedArray[];
-    try {
-      blocks = page.fetched
-        ? decodeBlockRuns(page.ranges, page.fetched)
-        : readBlocks(page.ranges, undefined, files);
-    } catch {
-      return; // a damaged page: its dates come from the COGs
+  const cancelled = () => job.cancel !== undefined && Atomics.load(job.cancel, 0) !== 0;
+  try {
+    for (const group of byFile(job.pages)) {
+      if (cancelled()) break; // abandoned: the answer is dropped
+      if (group.length === 1) {
+        const i = group[0]!;
+        const page = job.pages[i]!;
+        let blocks: TypedArray[];
+        try {
+          blocks = page.fetched
+            ? decodeBlockRuns(page.ranges, page.fetched)
+            : readBlocks(page.ranges, undefined, files);
+        } catch {
+          continue; // a damaged page: its dates come from the COGs
+        }
+        reducePage(blocks, page, job.runs, job.nodata, sums, job.product);
+        read.push(i);
+        continue;
+      }
+      // Pages of one pack: block by block (the basin's order), each block's pages in one read.
+      const pages = group.map((i) => job.pages[i]!);
+      const ranges = pages.map((p) => p.ranges);
+      let ok = true;
+      for (let b = 0; ok && b < ranges[0]!.starts.length; b++) {
+        if (cancelled()) return { ...sums, read: [] };
+        let blocks: TypedArray[];
+        try {
+          blocks = readAcross(ranges, b, files);
+        } catch {
+          ok = false; // damaged: the group's dates come from the COGs
+          for (const p of pages) forgetPage(p, sums, job.product);
+          break;
+        }
+        pages.forEach((p, m) => {
+          reduceBlock(blocks[m]!, b, p, job.runs, job.nodata, sums, job.product);
+        });
+      }
+      if (ok) read.push(...group);
     }
-    reducePage(blocks, page, job.runs, job.nodata, sums, job.product);
-    read.push(i);
-  });
-  files.close();
+  } finally {
+    files.close();
+  }
   return { ...sums, read };
 }

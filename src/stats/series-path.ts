@@ -5,15 +5,25 @@
  * page among worker threads (stats/scan.ts), which keeps the event loop free while they run (on a
  * replica this thread fetches their bytes first, and the workers decode them).
  */
+
+import { OpenFiles } from '../io/open-files.js';
 import { DTYPES } from '../raster/dtype.js';
 import { BLOCK_PIXELS } from '../series/page.js';
-import { blockRanges, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
+import { blockRanges, cachedAcross, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { Runtime } from '../util/runtime.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 import { REMOTE_REQUESTS, type VariableReads } from './reads.js';
-import { reducePage, runScan, type ScanJob, type ScanPage, type ScanResult } from './scan.js';
+import {
+  byFile,
+  reduceBlock,
+  reducePage,
+  runScan,
+  type ScanJob,
+  type ScanPage,
+  type ScanResult,
+} from './scan.js';
 
 /** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
 const layouts = new WeakMap<PreparedBasin, { set: number; ordinals: number[] | null }>();
@@ -75,17 +85,36 @@ export async function reduceFromSeries(
   const P = plan.product;
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
   if (bytes <= threadsAbove) {
-    // A replica's pages are requested REMOTE_REQUESTS at a time; local reads are synchronous.
-    const read = await mapPool(pages, REMOTE_REQUESTS, (page) => {
-      signal?.throwIfAborted();
-      return cachedBlocks(view, page.ranges, ordinals).catch(() => null);
-    });
-    pages.forEach((page, k) => {
-      const blocks = read[k];
-      if (!blocks) return; // a damaged page: these dates come from the COGs
-      reducePage(blocks, page, basin, spec.nodata, sums, P);
-      for (const i of page.row) done.add(i);
-    });
+    const files = new OpenFiles();
+    try {
+      for (const group of byFile(pages)) {
+        signal?.throwIfAborted();
+        if (group.length === 1) {
+          const page = pages[group[0]!]!;
+          const blocks = await cachedBlocks(view, page.ranges, ordinals).catch(() => null);
+          if (!blocks) continue; // a damaged page: these dates come from the COGs
+          reducePage(blocks, page, basin, spec.nodata, sums, P);
+          for (const i of page.row) done.add(i);
+          continue;
+        }
+        // Pages of one pack: block by block (the basin's order), a block's pages in one read.
+        const members = group.map((k) => pages[k]!);
+        const ranges = members.map((p) => p.ranges);
+        // A replica's blocks are requested REMOTE_REQUESTS at a time; local reads are synchronous.
+        const read = await mapPool(ordinals, view.store.local ? 1 : REMOTE_REQUESTS, (_o, b) =>
+          cachedAcross(view, ranges, b, files).catch(() => null),
+        );
+        if (read.some((blocks) => blocks === null)) continue; // damaged: the pack's dates come from the COGs
+        read.forEach((blocks, b) => {
+          members.forEach((p, m) => {
+            reduceBlock(blocks![m]!, b, p, basin, spec.nodata, sums, P);
+          });
+        });
+        for (const p of members) for (const i of p.row) done.add(i);
+      }
+    } finally {
+      files.close();
+    }
     return done;
   }
   if (!view.store.local) {

@@ -130,7 +130,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
           opts.format,
           r,
           () =>
-            `rebuilt the series store of ${name}: ${r.variables.join(', ')}; ${r.dates} dates, ${r.blocks} blocks of ${BLOCK}², ${r.pages} pages, ${(r.bytes / 1e6).toFixed(1)} MB`,
+            `rebuilt the series store of ${name}: ${r.variables.join(', ')}; ${r.dates} dates, ${r.blocks} blocks of ${BLOCK}², ${r.pages} pages (closed water years packed: ${r.packs} files), ${(r.bytes / 1e6).toFixed(1)} MB`,
         );
       }),
     );
