@@ -100,8 +100,8 @@ export async function reduceFromSeries(
         // Pages of one pack: block by block (the basin's order), a block's pages in one read.
         const members = group.map((k) => pages[k]!);
         const ranges = members.map((p) => p.ranges);
-        // A replica's blocks are requested REMOTE_REQUESTS at a time; local reads are synchronous.
-        const read = await mapPool(ordinals, view.store.local ? 1 : REMOTE_REQUESTS, (_o, b) =>
+        // REMOTE_REQUESTS blocks in flight (a replica's range requests; local reads on the thread pool).
+        const read = await mapPool(ordinals, REMOTE_REQUESTS, (_o, b) =>
           cachedAcross(view, ranges, b, files).catch(() => null),
         );
         if (read.some((blocks) => blocks === null)) continue; // damaged: the pack's dates come from the COGs
