@@ -59,11 +59,16 @@ export class Baseline {
     this.lines = createInterface({ input: this.proc.stdout! })[Symbol.asyncIterator]();
   }
 
-  async ask(q: BaselineQuery | (BaselineQuery & { all: string[] })): Promise<BaselineAnswer> {
-    this.proc.stdin!.write(`${JSON.stringify(q)}\n`);
+  ask(q: BaselineQuery | (BaselineQuery & { all: string[] })): Promise<BaselineAnswer> {
+    return this.call(q) as Promise<BaselineAnswer>;
+  }
+
+  /** One JSON line out, the process's one JSON line back. */
+  async call(message: unknown): Promise<unknown> {
+    this.proc.stdin!.write(`${JSON.stringify(message)}\n`);
     const { value, done } = await this.lines.next();
-    if (done) throw new Error('baseline exited');
-    return JSON.parse(value) as BaselineAnswer;
+    if (done) throw new Error(`${this.proc.spawnargs.join(' ')} exited`);
+    return JSON.parse(value) as unknown;
   }
 
   close(): void {

@@ -250,7 +250,9 @@ async function refreshLocked(d: Dataset, today: string): Promise<number> {
     }
   }
   await clearMarksSeen(d, seen);
-  await packClosedYears(d, set, ingested, today);
+  // The years written to stay in pages until a refresh leaves them alone: a backfill of a year,
+  // batch after batch, then packs it once, when it moves on.
+  await packClosedYears(d, set, ingested, today, years);
   return written;
 }
 
@@ -325,8 +327,8 @@ async function unpackYears(
 
 /**
  * Pack every closed water year whose pages are all written on `set` (pages copied, then removed);
- * page files left beside a pack (a kill between the two steps) are removed. A year with a
- * stale date or a damaged page stays in pages (the next refresh or a rebuild settles it).
+ * page files left beside a pack (a kill between the two steps) are removed. A year in `leave`,
+ * with a stale date or with a damaged page stays in pages (a later refresh or a rebuild packs it).
  * @returns the packs written.
  */
 async function packClosedYears(
@@ -334,9 +336,11 @@ async function packClosedYears(
   set: BlockSet,
   ingested: readonly string[],
   today: string,
+  leave: ReadonlySet<number> = new Set(),
 ): Promise<number> {
   let packs = 0;
   const stale = new Set((await staleSeriesDates(d)).map((date) => waterYearOfPage(pageOf(date))));
+  for (const wy of leave) stale.add(wy);
   const byYear = new Map<number, string[]>();
   for (const page of datesByPage(ingested).keys()) {
     const wy = waterYearOfPage(page);

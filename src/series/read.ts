@@ -336,11 +336,15 @@ export async function cachedAcross(
   if (missing.length > 0) {
     const sub = missing.map((m) => rs[m]!);
     const read = (async () => {
-      if (view.store.local) return readAcross(sub, j, files);
       const decoded: TypedArray[] = [];
       const runs = acrossRuns(sub, j);
+      // Local reads on the thread pool: a query's blocks in flight together overlap a cold disk's waits.
       const bytes = await Promise.all(
-        runs.map(([from, to]) => view.store.readAt(sub[0]!.path, from, to - from)),
+        runs.map(([from, to]) =>
+          view.store.local
+            ? files.readAsync(sub[0]!.path, from, to - from)
+            : view.store.readAt(sub[0]!.path, from, to - from),
+        ),
       );
       runs.forEach((run, k) => decodeAcross(sub, j, run, bytes[k]!, decoded));
       return decoded;

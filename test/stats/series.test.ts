@@ -195,8 +195,15 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
     const pageBytes = await Promise.all(pages.map((p) => readFile(d.paths.seriesPage('swe', p))));
 
-    // The first refresh after 2024-09-30 packs the year: the pages' streams, copied, block-major.
+    // After 2024-09-30 the year is closed: the first refresh that leaves it alone packs it (a
+    // refresh writing into it, as a backfill does batch after batch, leaves it in pages).
     await markSeriesStale(d, '2024-01-16');
+    assert.equal(await refreshSeries(d, '2024-10-02'), 2);
+    assert.deepEqual(
+      await names('swe'),
+      pages.map((p) => `${p}.page`),
+    );
+    await markSeriesStale(d, '2023-05-01'); // a date of another water year, not held (a removal)
     await refreshSeries(d, '2024-10-02');
     for (const v of ['depth', 'swe']) assert.deepEqual(await names(v), ['wy2024.pack'], v);
     const index = await readPackIndex(d.store, d.paths.seriesPack('swe', 2024));
@@ -241,9 +248,17 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     // Rebuilding from the COGs after the year closed writes the same pack, byte for byte.
     await rebuildSeries(d, () => {}, undefined, '2024-10-02');
     assert.ok((await readFile(index.path)).equals(pack));
-    // A date ingested again into the packed year opens it, rewrites that page and packs it again.
+    // A date ingested again into the packed year opens it and rewrites that page; the next
+    // refresh that leaves the year alone packs it again.
     await markSeriesStale(d, held.at(-1)!);
     assert.equal(await refreshSeries(d, '2024-10-02'), 2);
+    assert.deepEqual(
+      await names('swe'),
+      pages.map((p) => `${p}.page`),
+    );
+    assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
+    await markSeriesStale(d, '2023-05-01');
+    await refreshSeries(d, '2024-10-02');
     assert.deepEqual(await names('swe'), ['wy2024.pack']);
     assert.ok((await readFile(index.path)).equals(pack), 'the same COGs: the same pack');
     assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
