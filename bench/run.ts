@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
 import { cpus, loadavg } from 'node:os';
 import { datasetsBench } from './datasets.bench.js';
+import { benchYears, dailyDatabase } from './fixture/daily.js';
 import { benchDatabase } from './fixture/database.js';
 import { coldRow, memoryRow } from './footprint.bench.js';
 import { ingestBench } from './ingest.bench.js';
@@ -22,7 +23,9 @@ const rows = [
 const reps = Number(process.env.SNOWDB_BENCH_REPS ?? 7);
 const speed = [
   ...(only === undefined || only === 'speed' ? await speedBench() : []),
-  ...(only === undefined || only === 'store-ingest' ? [await storeIngestRow(await benchDatabase())] : []),
+  ...(only === undefined || only === 'store-ingest'
+    ? [await storeIngestRow(await dailyDatabase(benchYears()), benchYears())]
+    : []),
   ...(only === undefined || only === 'web' ? await webBench(reps) : []),
   ...(only === undefined || only === 'scale' ? await scaleBench(Math.min(reps, 3)) : []),
   ...(only === undefined || only === 'footprint'

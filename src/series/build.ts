@@ -8,7 +8,7 @@ import { namesIn, pathExists } from '../io/fs.js';
 import { withFileLock } from '../io/lock.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
 import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
-import { packYear, todayIso, unpackYear, waterYearOfPage, yearClosed } from './pack.js';
+import { todayIso, waterYearOfPage } from './pack.js';
 import {
   BLOCK_PIXELS,
   datesByPage,
@@ -21,9 +21,9 @@ import {
   pageOf,
   parsePageHeader,
 } from './page.js';
-import { packYearOf, readPackIndex } from './read.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
 import { clearMarksSeen, staleMarks, staleSeriesDates } from './stale.js';
+import { packClosedYears, unpackYears } from './years.js';
 
 export interface SeriesBuildReport {
   readonly variables: string[];
@@ -297,72 +297,4 @@ async function extendLocked(d: Dataset): Promise<number> {
   await packClosedYears(d, set, ingested, todayIso());
   if (added.length > 0) await writeBlockSet(d, set.ids);
   return added.length;
-}
-
-/**
- * Turn the packs of water years `years` (every pack when null) of a variable back into page
- * files, so single pages can be rewritten, except packs on block set `keep`; a damaged pack is
- * removed (its dates are then read from the COGs until a rebuild, and doctor names the missing
- * pages).
- * @returns the water years of the packs kept.
- */
-async function unpackYears(
-  d: Dataset,
-  variable: string,
-  years: ReadonlySet<number> | null,
-  keep?: number,
-): Promise<Set<number>> {
-  const kept = new Set<number>();
-  for (const n of await namesIn(d.store, d.paths.seriesVariable(variable))) {
-    const wy = packYearOf(n);
-    if (wy === null || (years !== null && !years.has(wy))) continue;
-    const path = d.paths.seriesPack(variable, wy);
-    const index = await readPackIndex(d.store, path);
-    if (index === null) await rm(path, { force: true });
-    else if (index.blockSet === keep) kept.add(wy);
-    else await unpackYear(index, (page) => d.paths.seriesPage(variable, page));
-  }
-  return kept;
-}
-
-/**
- * Pack every closed water year whose pages are all written on `set` (pages copied, then removed);
- * page files left beside a pack (a kill between the two steps) are removed. A year in `leave`,
- * with a stale date or with a damaged page stays in pages (a later refresh or a rebuild packs it).
- * @returns the packs written.
- */
-async function packClosedYears(
-  d: Dataset,
-  set: BlockSet,
-  ingested: readonly string[],
-  today: string,
-  leave: ReadonlySet<number> = new Set(),
-): Promise<number> {
-  let packs = 0;
-  const stale = new Set((await staleSeriesDates(d)).map((date) => waterYearOfPage(pageOf(date))));
-  for (const wy of leave) stale.add(wy);
-  const byYear = new Map<number, string[]>();
-  for (const page of datesByPage(ingested).keys()) {
-    const wy = waterYearOfPage(page);
-    byYear.set(wy, [...(byYear.get(wy) ?? []), page]);
-  }
-  for (const v of seriesVariables(d)) {
-    const names = new Set(await namesIn(d.store, d.paths.seriesVariable(v)));
-    for (const [wy, pages] of byYear) {
-      if (!yearClosed(wy, today) || stale.has(wy)) continue;
-      const paths = pages.map((p) => d.paths.seriesPage(v, p));
-      if (names.has(`wy${wy}.pack`)) {
-        for (const p of paths) await rm(p, { force: true });
-        continue;
-      }
-      if (!pages.every((p) => names.has(`${p}.page`))) continue;
-      await packYear(d.paths.seriesPack(v, wy), paths, set.id, d.config.variables[v]!.dtype).then(
-        () => packs++,
-        (e) => {
-          if (!(e instanceof SnowdbError)) throw e; // a damaged page: left for doctor and rebuild
-        },
-      );
-    }
-  }
-  return packs;
 }

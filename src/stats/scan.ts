@@ -7,7 +7,7 @@
 
 import { OpenFiles } from '../io/open-files.js';
 import type { TypedArray } from '../raster/dtype.js';
-import { type BlockRanges, decodeBlockRuns, readAcross, readBlocks } from '../series/read.js';
+import { type BlockRanges, decodeBlockRuns, readAcross, readBlocks } from '../series/block-reads.js';
 import { accumulateRuns, type BasinRuns } from './basin.js';
 
 /** One page of a scan: where its blocks lie, and the dates to take from it. */

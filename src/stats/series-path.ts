@@ -8,8 +8,9 @@
 
 import { OpenFiles } from '../io/open-files.js';
 import { DTYPES } from '../raster/dtype.js';
+import { blockRanges, cachedAcross, cachedBlocks, fetchBlockRuns } from '../series/block-reads.js';
 import { BLOCK_PIXELS } from '../series/page.js';
-import { blockRanges, cachedAcross, cachedBlocks, fetchBlockRuns, type SeriesView } from '../series/read.js';
+import type { SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { Runtime } from '../util/runtime.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';

@@ -1,0 +1,239 @@
+/**
+ * Reading and decoding a page's blocks: the ranges a page header gives, adjacent streams of one
+ * page in one read, one block across the pages of a pack in one read, through the runtime's
+ * decoded-block cache or (worker threads) directly. Local bytes are read with positional reads on
+ * descriptors kept open per scan; a replica's with one range request per run.
+ */
+import { OpenFiles } from '../io/open-files.js';
+import type { Store } from '../io/store.js';
+import type { DType, TypedArray } from '../raster/dtype.js';
+import { decodeBlock, type PageHeader } from './page.js';
+import type { SeriesView } from './read.js';
+
+/** Where some blocks of one page lie: plain data, so a worker thread can read them. */
+export interface BlockRanges {
+  readonly path: string;
+  readonly dtype: DType;
+  /** Dates the page holds (each block is dates × BLOCK_PIXELS samples). */
+  readonly dates: number;
+  /** Per wanted block: its stream's absolute offset in the file and its length, bytes. */
+  readonly starts: readonly number[];
+  readonly lengths: readonly number[];
+}
+
+/** The ranges of blocks `ordinals` (block-set ordinals) of a page whose header is `header`. */
+export function blockRanges(header: PageHeader, ordinals: readonly number[]): BlockRanges {
+  return {
+    path: header.path,
+    dtype: header.dtype,
+    dates: header.days.length,
+    starts: ordinals.map((k) => header.dataStart + header.offsets[k]!),
+    lengths: ordinals.map((k) => header.lengths[k]!),
+  };
+}
+
+/** Runs [i, j) of wanted streams that follow each other in the file (one read each). */
+function adjacentRuns(r: BlockRanges, want: readonly number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let i = 0; i < want.length; ) {
+    let j = i + 1;
+    while (j < want.length && r.starts[want[j]!] === r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]!) j++;
+    runs.push([i, j]);
+    i = j;
+  }
+  return runs;
+}
+
+/** Decode run [i, j) of wanted streams from `bytes`, which start at the run's first stream. */
+function decodeRun(
+  r: BlockRanges,
+  want: readonly number[],
+  i: number,
+  j: number,
+  bytes: Uint8Array,
+): TypedArray[] {
+  const first = r.starts[want[i]!]!;
+  const out: TypedArray[] = [];
+  for (let m = i; m < j; m++) {
+    const at = r.starts[want[m]!]! - first;
+    out.push(decodeBlock(bytes.subarray(at, at + r.lengths[want[m]!]!), r.dtype, r.dates));
+  }
+  return out;
+}
+
+/** Decode every run's streams, `parts[k]` holding run k's bytes. */
+const decodeRuns = (
+  r: BlockRanges,
+  want: readonly number[],
+  runs: readonly [number, number][],
+  parts: readonly Uint8Array[],
+): TypedArray[] => runs.flatMap(([i, j], k) => decodeRun(r, want, i, j, parts[k]!));
+
+/** Every stream of `r`, as wanted indices. */
+const everyStream = (r: BlockRanges): number[] => r.starts.map((_s, i) => i);
+
+/** Bytes of run [i, j) of wanted streams. */
+const runLength = (r: BlockRanges, want: readonly number[], i: number, j: number): number =>
+  r.starts[want[j - 1]!]! + r.lengths[want[j - 1]!]! - r.starts[want[i]!]!;
+
+/**
+ * Read and decode blocks `which` (indices into `r`; all when omitted) of a local page, adjacent
+ * streams in one read. Synchronous: worker threads run it. With `files`, the file is opened once
+ * there and left open (a scan reads many pages of one pack); the caller closes them.
+ */
+export function readBlocks(r: BlockRanges, which?: readonly number[], files?: OpenFiles): TypedArray[] {
+  const want = which ?? everyStream(r);
+  const out: TypedArray[] = [];
+  const open = files ?? new OpenFiles();
+  try {
+    for (const [i, j] of adjacentRuns(r, want)) {
+      const bytes = open.read(r.path, r.starts[want[i]!]!, runLength(r, want, i, j));
+      out.push(...decodeRun(r, want, i, j, bytes));
+    }
+  } finally {
+    if (files === undefined) open.close();
+  }
+  return out;
+}
+
+/** The bytes of each run of adjacent wanted streams, from the page's store (a range request each on a remote one). */
+function fetchRuns(
+  store: Store,
+  r: BlockRanges,
+  want: readonly number[],
+  runs: [number, number][],
+): Promise<Uint8Array[]> {
+  return Promise.all(
+    runs.map(([i, j]) => store.readAt(r.path, r.starts[want[i]!]!, runLength(r, want, i, j))),
+  );
+}
+
+/** As `readBlocks`, from the store the page lies on. */
+async function readBlocksFromStore(
+  store: Store,
+  r: BlockRanges,
+  want: readonly number[],
+): Promise<TypedArray[]> {
+  if (store.local) return readBlocks(r, want);
+  const runs = adjacentRuns(r, want);
+  return decodeRuns(r, want, runs, await fetchRuns(store, r, want, runs));
+}
+
+/** Every block's bytes of `r`, still compressed, one array per run of adjacent streams: fetched here, decoded by a worker. */
+export function fetchBlockRuns(store: Store, r: BlockRanges): Promise<Uint8Array[]> {
+  const want = everyStream(r);
+  return fetchRuns(store, r, want, adjacentRuns(r, want));
+}
+
+/** Decode every block of `r` from the runs `fetchBlockRuns` gave. */
+export function decodeBlockRuns(r: BlockRanges, runs: readonly Uint8Array[]): TypedArray[] {
+  const want = everyStream(r);
+  return decodeRuns(r, want, adjacentRuns(r, want), runs);
+}
+
+/**
+ * Runs of block `j`'s streams across pages `rs` of one file that lie side by side (a pack keeps a
+ * block's pages in order): [first byte, end byte, page indices in file order].
+ */
+function acrossRuns(rs: readonly BlockRanges[], j: number): [number, number, number[]][] {
+  const order = rs.map((_r, m) => m).sort((a, b) => rs[a]!.starts[j]! - rs[b]!.starts[j]!);
+  const runs: [number, number, number[]][] = [];
+  for (const m of order) {
+    const start = rs[m]!.starts[j]!;
+    const end = start + rs[m]!.lengths[j]!;
+    const last = runs.at(-1);
+    if (last !== undefined && last[1] === start) {
+      last[1] = end;
+      last[2].push(m);
+    } else runs.push([start, end, [m]]);
+  }
+  return runs;
+}
+
+/** Decode block `j` of each page of `rs` from its run's bytes, into `out` (pages' order). */
+function decodeAcross(
+  rs: readonly BlockRanges[],
+  j: number,
+  run: [number, number, number[]],
+  bytes: Uint8Array,
+  out: TypedArray[],
+): void {
+  for (const m of run[2]) {
+    const at = rs[m]!.starts[j]! - run[0];
+    out[m] = decodeBlock(bytes.subarray(at, at + rs[m]!.lengths[j]!), rs[m]!.dtype, rs[m]!.dates);
+  }
+}
+
+/**
+ * Block `j` of several pages of one local file, decoded, in `rs` order: one read per run of
+ * streams side by side (a pack: one read for a block's whole year). Synchronous: worker threads run it.
+ */
+export function readAcross(rs: readonly BlockRanges[], j: number, files: OpenFiles): TypedArray[] {
+  const out: TypedArray[] = [];
+  for (const run of acrossRuns(rs, j))
+    decodeAcross(rs, j, run, files.read(rs[0]!.path, run[0], run[1] - run[0]), out);
+  return out;
+}
+
+/**
+ * As `readAcross`, through the runtime's block cache, from the file's store: `files` when local, a
+ * range request per run on a remote one.
+ */
+export async function cachedAcross(
+  view: SeriesView,
+  rs: readonly BlockRanges[],
+  j: number,
+  files: OpenFiles,
+): Promise<TypedArray[]> {
+  const key = (m: number) => `${view.generation}|${rs[m]!.path}@${rs[m]!.starts[j]}`;
+  const out = rs.map((_r, m) => view.blocks.peek(key(m)));
+  const missing = out.flatMap((v, m) => (v === undefined ? [m] : []));
+  if (missing.length > 0) {
+    const sub = missing.map((m) => rs[m]!);
+    const read = (async () => {
+      const decoded: TypedArray[] = [];
+      const runs = acrossRuns(sub, j);
+      // Local reads on the thread pool: a query's blocks in flight together overlap a cold disk's waits.
+      const bytes = await Promise.all(
+        runs.map(([from, to]) =>
+          view.store.local
+            ? files.readAsync(sub[0]!.path, from, to - from)
+            : view.store.readAt(sub[0]!.path, from, to - from),
+        ),
+      );
+      runs.forEach((run, k) => {
+        decodeAcross(sub, j, run, bytes[k]!, decoded);
+      });
+      return decoded;
+    })();
+    missing.forEach((m, k) => {
+      out[m] = view.blocks.put(
+        key(m),
+        read.then((d) => d[k]!),
+      );
+    });
+  }
+  return Promise.all(out as Promise<TypedArray>[]);
+}
+
+/** Decoded blocks of one page through the runtime's block cache (small, repeated queries). */
+export async function cachedBlocks(
+  view: SeriesView,
+  r: BlockRanges,
+  ordinals: readonly number[],
+): Promise<TypedArray[]> {
+  const key = (k: number) => `${view.generation}|${r.path}@${r.starts[k]}`; // a pack holds many pages
+  const out = ordinals.map((_, k) => view.blocks.peek(key(k)));
+  const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
+  if (missing.length > 0) {
+    // One read for every missing block (adjacent ones in one run), each then held on its own.
+    const read = readBlocksFromStore(view.store, r, missing);
+    missing.forEach((i, m) => {
+      out[i] = view.blocks.put(
+        key(i),
+        read.then((blocks) => blocks[m]!),
+      );
+    });
+  }
+  return Promise.all(out as Promise<TypedArray>[]);
+}
