@@ -10,6 +10,7 @@ import { allocate, type TypedArray } from '../raster/dtype.js';
 import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
 import { todayIso, waterYearOfPage } from './pack.js';
 import {
+  appendBlock,
   BLOCK_PIXELS,
   datesByPage,
   dayNumber,
@@ -49,7 +50,9 @@ async function readPage(path: string): Promise<{ header: PageHeader; bytes: Buff
 /**
  * Write one page of `variable` for `dates`. Block k's values for date t come from `old` (a
  * current page of the same block ordinals) unless t is in `fresh` or the page lacks it; then from
- * the date's COG. Blocks at or past `firstNew` are always read from the COGs.
+ * the date's COG. Blocks at or past `old.blocks` are always read from the COGs. When the page only
+ * gains later dates (a daily ingest), each old stream is kept and the new dates' values appended
+ * (page.ts `appendBlock`): nothing old is decoded or compressed again.
  */
 async function writePage(
   d: Dataset,
@@ -72,35 +75,52 @@ async function writePage(
     dates.map((date, t) => (fromCog[t] || old === null ? cache.of(d, date, variable, set) : null)),
   );
   const needCog = (k: number) => old === null || k >= old.blocks;
+  const held = old?.header.days.length ?? 0;
+  // The old dates, unchanged, then only later ones: old streams are continued.
+  const appends =
+    old !== null &&
+    old.header.appendable &&
+    dates.length > held &&
+    fromCog.every((f, t) => f === t >= held) &&
+    days.slice(0, held).every((day, t) => old.header.days[t] === day);
   // Old streams kept byte for byte when the page gains only new blocks.
-  const sameDates = old !== null && fromCog.every((f) => !f) && old.header.days.length === days.length;
+  const sameDates = old !== null && fromCog.every((f) => !f) && held === days.length;
   const streams: Uint8Array[] = [];
+  let appendable = true;
   const values = allocate(dtype, dates.length * BLOCK_PIXELS);
+  const oldStream = (k: number) => {
+    const { offsets, lengths, dataStart } = old!.header;
+    return old!.bytes.subarray(dataStart + offsets[k]!, dataStart + offsets[k]! + lengths[k]!);
+  };
+  const fromCogInto = async (into: TypedArray, t: number, at: number, k: number) => {
+    const src = (cogValues[t] ?? (await cache.of(d, dates[t]!, variable, set))) as TypedArray;
+    into.set(src.subarray(k * BLOCK_PIXELS, (k + 1) * BLOCK_PIXELS) as never, at);
+  };
   for (let k = 0; k < set.ids.length; k++) {
     if (!needCog(k) && sameDates) {
-      const { offsets, lengths, dataStart } = old!.header;
-      streams.push(old!.bytes.subarray(dataStart + offsets[k]!, dataStart + offsets[k]! + lengths[k]!));
+      streams.push(oldStream(k));
+      appendable &&= old!.header.appendable;
       continue;
     }
-    let prior: TypedArray | null = null;
-    if (!needCog(k)) {
-      const { offsets, lengths, dataStart } = old!.header;
-      const s = old!.bytes.subarray(dataStart + offsets[k]!, dataStart + offsets[k]! + lengths[k]!);
-      prior = decodeBlock(s, dtype, old!.header.days.length);
+    if (!needCog(k) && appends) {
+      const later = values.subarray(0, (dates.length - held) * BLOCK_PIXELS);
+      for (let t = held; t < dates.length; t++) await fromCogInto(later, t, (t - held) * BLOCK_PIXELS, k);
+      streams.push(appendBlock(oldStream(k), later));
+      continue;
     }
+    const prior = needCog(k) ? null : decodeBlock(oldStream(k), dtype, held);
     for (let t = 0; t < dates.length; t++) {
       const dst = t * BLOCK_PIXELS;
       if (prior !== null && !fromCog[t]) {
         const i = oldIndex.get(days[t]!)! * BLOCK_PIXELS;
         values.set(prior.subarray(i, i + BLOCK_PIXELS) as never, dst);
-      } else {
-        const src = (cogValues[t] ?? (await cache.of(d, dates[t]!, variable, set))) as TypedArray;
-        values.set(src.subarray(k * BLOCK_PIXELS, (k + 1) * BLOCK_PIXELS) as never, dst);
-      }
+      } else await fromCogInto(values, t, dst, k);
     }
     streams.push(encodeBlock(values));
   }
-  return writeFileAtomic(d.paths.seriesPage(variable, page), [encodePage(set.id, dtype, days, streams)]);
+  return writeFileAtomic(d.paths.seriesPage(variable, page), [
+    encodePage(set.id, dtype, days, streams, appendable),
+  ]);
 }
 
 /** One page of a full rebuild: what a worker writes (on the block set the rebuild wrote). */

@@ -4,7 +4,8 @@
  * index read once. A query over the year then opens one file, and a block's dates lie in one run.
  * Pages and packs convert into each other without decoding (`packYear`, `unpackYear`).
  *
- * File (little-endian): "SDBSPK01" · u32 header bytes · u32 block-set id · u8 dtype code · 3 pad ·
+ * File (little-endian): "SDBSPK01" · u32 header bytes · u32 block-set id · u8 dtype code · u8
+ * appendable (1: every page's streams are, page.ts) · 2 pad ·
  * u32 pages · u32 blocks · u32 dates · pages × u32 (dates per page) · dates × u32 (days since
  * 1970-01-01, page by page, ascending) · blocks × pages × u32 stream length (block-major) · the
  * streams, in that order.
@@ -39,6 +40,7 @@ export interface PackIndex {
   readonly path: string;
   readonly blockSet: number;
   readonly dtype: DType;
+  readonly appendable: boolean;
   /** Page keys held, ascending. */
   readonly pages: readonly string[];
   /** The header of page `i`: its days and, per block, the stream's offset and length. */
@@ -81,10 +83,12 @@ export function parsePack(bytes: Uint8Array, path: string, pageKey: (day: number
   const start = new Float64Array(nb * np + 1);
   for (let j = 0; j < nb * np; j++) start[j + 1] = start[j]! + lengths[j]!;
   const pages = Array.from({ length: np }, (_, i) => pageKey(days[firstDay[i]!]!));
+  const appendable = b.readUInt8(17) === 1;
   return {
     path,
     blockSet: b.readUInt32LE(12),
     dtype,
+    appendable,
     pages,
     header: (i) => {
       const offsets = new Float64Array(nb);
@@ -97,6 +101,7 @@ export function parsePack(bytes: Uint8Array, path: string, pageKey: (day: number
         path,
         blockSet: b.readUInt32LE(12),
         dtype,
+        appendable,
         days: days.subarray(firstDay[i]!, firstDay[i + 1]!),
         offsets,
         lengths: lens,
@@ -143,6 +148,7 @@ export async function packYear(
     head.writeUInt32LE(head.length, 8);
     head.writeUInt32LE(blockSet >>> 0, 12);
     head.writeUInt8(DTYPE_CODES.indexOf(dtype), 16);
+    head.writeUInt8(headers.every((h) => h.appendable) ? 1 : 0, 17);
     head.writeUInt32LE(np, 20);
     head.writeUInt32LE(nb, 24);
     head.writeUInt32LE(nd, 28);
@@ -193,7 +199,7 @@ export async function unpackYear(index: PackIndex, pagePath: (page: string) => s
         streamAt(files, index.path, h.dataStart + h.offsets[k]!, len),
       );
       await writeFileAtomic(pagePath(index.pages[i]!), [
-        encodePage(h.blockSet, h.dtype, [...h.days], streams),
+        encodePage(h.blockSet, h.dtype, [...h.days], streams, h.appendable),
       ]);
     }
   } finally {

@@ -4,12 +4,18 @@
  * COGs, date-major (all BLOCK² values of the first date, then the next). No time delta: undoing
  * one cost a fifth of a long query, and deflate already finds the days that repeat.
  *
- * File (little-endian): "SDBSPG02" · u32 header bytes · u32 block-set id · u8 dtype code · 3 pad ·
+ * A stream written by this release ends with a full flush (byte-aligned, no dictionary carried
+ * over) and an empty final block, so a later date is appended by compressing that date alone
+ * (`appendBlock`): the header's flag byte says so; a page without it (older releases) is
+ * rewritten whole when it changes.
+ *
+ * File (little-endian): "SDBSPG02" · u32 header bytes · u32 block-set id · u8 dtype code · u8
+ * appendable (1: every stream ends as above) · 2 pad ·
  * u32 dates · u32 blocks · dates × u32 (days since 1970-01-01) · blocks × u32 offset · blocks ×
  * u32 length (offsets from the end of the header) · the streams.
  */
 import { open } from 'node:fs/promises';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import { deflateRawSync, inflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
 import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
 
@@ -26,6 +32,8 @@ export interface PageHeader {
   readonly path: string;
   readonly blockSet: number;
   readonly dtype: DType;
+  /** Every stream ends with a full flush and an empty final block: a later date can be appended. */
+  readonly appendable: boolean;
   /** Days since 1970-01-01 of the dates held, ascending. */
   readonly days: Uint32Array;
   /** Per stored block (block-set order): stream offset (from `dataStart`) and length, bytes. */
@@ -56,9 +64,24 @@ export const dayNumber = (iso: string): number => Date.parse(`${iso}T00:00:00Z`)
 /** The ISO date of a day number (days since 1970-01-01). */
 export const isoOfDay = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10);
 
-/** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major. */
+/** An empty final block (fixed Huffman: BFINAL 1, BTYPE 01, end of block): every stream's last 2 bytes. */
+const FINAL = Buffer.from([0x03, 0x00]);
+
+/** Deflate `values` ending with a full flush: byte-aligned, its end a valid place to continue. */
+const flushed = (values: TypedArray, level: number): Buffer =>
+  deflateRawSync(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), {
+    level,
+    finishFlush: zlibConstants.Z_FULL_FLUSH,
+  });
+
+/** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major (an appendable stream). */
 export function encodeBlock(values: TypedArray, level = 1): Buffer {
-  return deflateRawSync(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), { level });
+  return Buffer.concat([flushed(values, level), FINAL]);
+}
+
+/** An appendable stream with later dates' `values` (dates × BLOCK_PIXELS) added: only they are compressed. */
+export function appendBlock(stream: Uint8Array, values: TypedArray, level = 1): Buffer {
+  return Buffer.concat([stream.subarray(0, stream.length - FINAL.length), flushed(values, level), FINAL]);
 }
 
 /** Decompress one block of `dates` dates into the page's dtype (dates × BLOCK_PIXELS samples). */
@@ -84,6 +107,7 @@ export function encodePage(
   dtype: DType,
   days: readonly number[],
   streams: readonly Uint8Array[],
+  appendable: boolean,
 ): Buffer {
   const headerBytes = FIXED + 4 * days.length + 8 * streams.length;
   const head = Buffer.alloc(headerBytes);
@@ -91,6 +115,7 @@ export function encodePage(
   head.writeUInt32LE(headerBytes, 8);
   head.writeUInt32LE(blockSet >>> 0, 12);
   head.writeUInt8(DTYPE_CODES.indexOf(dtype), 16);
+  head.writeUInt8(appendable ? 1 : 0, 17);
   head.writeUInt32LE(days.length, 20);
   head.writeUInt32LE(streams.length, 24);
   let at = FIXED;
@@ -142,6 +167,7 @@ export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
     path,
     blockSet: b.readUInt32LE(12),
     dtype,
+    appendable: b.readUInt8(17) === 1,
     days: words(FIXED, nd),
     offsets: words(FIXED + 4 * nd, nb),
     lengths: words(FIXED + 4 * nd + 4 * nb, nb),

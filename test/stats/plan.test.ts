@@ -114,6 +114,7 @@ describe('the stats plan (pure: no raster, no file)', () => {
     ];
     const header = (dtype: DType, ...held: string[]): PageHeader => ({
       path: '/db/data/snodas/series/swe/page',
+      appendable: true,
       blockSet: 1,
       dtype,
       days: Uint32Array.from(held, dayNumber),

@@ -8,6 +8,7 @@ import { Database } from '../../src/db/database.js';
 import { SnowdbError } from '../../src/errors.js';
 import { ingestDate } from '../../src/ingest/date.js';
 import { ingesterFor } from '../../src/ingest/ingesters.js';
+import { ingestSources } from '../../src/ingest/run.js';
 import { rebuildSeries, refreshSeries, writeRebuildPage } from '../../src/series/build.js';
 import { datesByPage, parsePageHeader } from '../../src/series/page.js';
 import { readPackIndex, seriesView } from '../../src/series/read.js';
@@ -178,6 +179,45 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       (await readdir(d.paths.seriesVariable(v))).filter((n) => !n.startsWith('.')).sort();
     // Water year 2024 still open on 2024-02-10: pages only.
     await rebuildSeries(d, () => {}, undefined, '2024-02-10');
+    // A daily ingest of a later date of a page continues each of its streams: the old bytes (but
+    // the 2-byte final block) stay as they are, and the answers stay the COG path's.
+    const page = d.paths.seriesPage('swe', '202402-0');
+    for (const [date, swe] of [
+      ['20240204', (row: number) => 30 + (row % 11)],
+      ['20240205', (row: number, col: number) => ((row + col) % 5 === 0 ? -9999 : 60 + (col % 13))],
+    ] as const) {
+      const before = await readFile(page).catch(() => null);
+      const r = await ingestSources(db, 'snodas', [await zionTar(dir, date, swe)]);
+      assert.deepEqual(
+        r.results.map((x) => x.action),
+        ['ingested'],
+      );
+      if (before === null) continue;
+      const [was, now] = [before, await readFile(page)].map((b) => ({ b, h: parsePageHeader(b, page) }));
+      assert.ok(now!.h.appendable && now!.h.days.length === was!.h.days.length + 1);
+      now!.h.lengths.forEach((_len, k) => {
+        const stream = (x: typeof was) =>
+          x!.b.subarray(
+            x!.h.dataStart + x!.h.offsets[k]!,
+            x!.h.dataStart + x!.h.offsets[k]! + x!.h.lengths[k]!,
+          );
+        const old = stream(was);
+        assert.ok(
+          Buffer.from(stream(now).subarray(0, old.length - 2)).equals(old.subarray(0, -2)),
+          `block ${k}`,
+        );
+      });
+      const feb: StatsQuery = {
+        dataset: 'snodas',
+        pourpoint: ZION,
+        dates: { type: 'DateRange', start_date: '2024-02-01', end_date: '2024-02-08' },
+        zones: ['terrain.aspect'],
+        variables: ['swe'],
+      };
+      const plan = await openStatsPlan(db, feb);
+      assert.deepEqual(await executeStats(plan), await executeStats(plan, { series: false }));
+    }
+    await rebuildSeries(d, () => {}, undefined, '2024-02-10'); // whole streams again, for what follows
     const held = await ingestedDates(d); // the fixture's dates, and the later ones when the first test ran
     const pages = [...datesByPage(held).keys()];
     assert.deepEqual(
