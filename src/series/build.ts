@@ -78,8 +78,7 @@ async function writePage(
   const held = old?.header.days.length ?? 0;
   // The old dates, unchanged, then only later ones: old streams are continued.
   const appends =
-    old !== null &&
-    old.header.appendable &&
+    old?.header.appendable &&
     dates.length > held &&
     fromCog.every((f, t) => f === t >= held) &&
     days.slice(0, held).every((day, t) => old.header.days[t] === day);
