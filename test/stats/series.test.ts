@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ingestedDates } from '../../src/datasets/inventory.js';
 import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
@@ -10,7 +11,13 @@ import { ingestDate } from '../../src/ingest/date.js';
 import { ingesterFor } from '../../src/ingest/ingesters.js';
 import { ingestSources } from '../../src/ingest/run.js';
 import { rebuildSeries, refreshSeries, writeRebuildPage } from '../../src/series/build.js';
-import { datesByPage, parsePageHeader } from '../../src/series/page.js';
+import {
+  datesByPage,
+  decodeBlock,
+  encodePage,
+  type PageHeader,
+  parsePageHeader,
+} from '../../src/series/page.js';
 import { readPackIndex, seriesView } from '../../src/series/read.js';
 import { markSeriesStale, staleSeriesDates } from '../../src/series/stale.js';
 import { preparedBasin } from '../../src/stats/basin.js';
@@ -302,6 +309,53 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.deepEqual(await names('swe'), ['wy2024.pack']);
     assert.ok((await readFile(index.path)).equals(pack), 'the same COGs: the same pack');
     assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
+  });
+
+  it('a page of an older release (streams compressed whole, no flag) is read as it is, and rewritten whole when a date joins it', async () => {
+    const db = await Database.open(root());
+    const d = await openDataset(db, 'snodas');
+    await rebuildSeries(d, () => {}, undefined, '2024-02-10');
+    await ingestSources(db, 'snodas', [await zionTar(dir, '20240206', (row) => 20 + (row % 7))]);
+    const path = d.paths.seriesPage('swe', '202402-0');
+    const h = parsePageHeader(await readFile(path), path);
+    const bytes = await readFile(path);
+    const stream = (x: PageHeader, b: Buffer, k: number) =>
+      b.subarray(x.dataStart + x.offsets[k]!, x.dataStart + x.offsets[k]! + x.lengths[k]!);
+    // As an older release wrote it: each block one deflate stream ending in its final block.
+    const old = Array.from(h.lengths, (_l, k) =>
+      deflateRawSync(inflateRawSync(stream(h, bytes, k)), { level: 1 }),
+    );
+    await writeFile(path, encodePage(h.blockSet, h.dtype, [...h.days], old, false));
+    const feb: StatsQuery = {
+      dataset: 'snodas',
+      pourpoint: ZION,
+      dates: { type: 'DateRange', start_date: '2024-02-01', end_date: '2024-02-08' },
+      zones: ['terrain.elevation'],
+      variables: ['swe'],
+    };
+    const plain = async () => executeStats(await openStatsPlan(db, feb), { series: false });
+    const fromStore = async () => {
+      const plan = await openStatsPlan(db, feb);
+      const view = (await seriesView(d))!;
+      const [r] = planReads(plan, await storeInputs(d, view, plan));
+      assert.deepEqual(r!.cogs, [], 'every date from the store');
+      return executeStats(plan);
+    };
+    assert.deepEqual(await fromStore(), await plain());
+    // A later date joins the page: not appended to streams that cannot take it, but written whole.
+    await ingestSources(db, 'snodas', [await zionTar(dir, '20240207', (row, col) => 50 + ((row * col) % 9))]);
+    const now = await readFile(path);
+    const nh = parsePageHeader(now, path);
+    assert.ok(nh.appendable);
+    assert.equal(nh.days.length, h.days.length + 1);
+    nh.lengths.forEach((_l, k) => {
+      assert.equal(
+        decodeBlock(stream(nh, now, k), nh.dtype, nh.days.length).length,
+        nh.days.length * 1024,
+        `block ${k}`,
+      );
+    });
+    assert.deepEqual(await fromStore(), await plain());
   });
 
   it('a replacing ingest that lands while the store is rebuilt stays stale: readers get its new values, then a refresh writes them', async () => {
