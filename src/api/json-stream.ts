@@ -8,6 +8,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecuteOptions } from '../stats/engine.js';
+import { Slicer } from '../util/slices.js';
 import { admit } from './http.js';
 
 /** Chunk size the pieces are gathered to, UTF-16 code units (~64 KiB of mostly ASCII). */
@@ -61,18 +62,15 @@ export function* jsonPieces(value: unknown): Generator<string> {
   yield JSON.stringify(value) ?? 'null';
 }
 
-/** Most of a turn of the event loop the serializing takes before it lets other work in, ms. */
-const SLICE_MS = 8;
-
 /**
- * Pieces gathered into chunks of about CHUNK characters; every SLICE_MS of work it waits a turn
+ * Pieces gathered into chunks of about CHUNK characters; every slice (util/slices.ts) it waits a turn
  * of the event loop (a socket on loopback never pushes back, so the stream alone would not), and
  * stops there when `signal` has aborted.
  */
 async function* chunked(pieces: Iterable<string>, signal?: AbortSignal): AsyncGenerator<string> {
   let buf: string[] = [];
   let size = 0;
-  let since = performance.now();
+  const slicer = new Slicer(signal);
   for (const p of pieces) {
     buf.push(p);
     size += p.length;
@@ -80,11 +78,7 @@ async function* chunked(pieces: Iterable<string>, signal?: AbortSignal): AsyncGe
       yield buf.join('');
       buf = [];
       size = 0;
-      if (performance.now() - since > SLICE_MS) {
-        await new Promise((r) => setImmediate(r));
-        signal?.throwIfAborted();
-        since = performance.now();
-      }
+      await slicer.pause();
     }
   }
   if (size > 0) yield buf.join('');

@@ -9,6 +9,7 @@ import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-o
 import { firstAbsent } from '../io/fs.js';
 import { seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
+import { Slicer } from '../util/slices.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { accumulateRuns, preparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
@@ -113,23 +114,16 @@ export function columnTable(cube: Cube): Float64Array {
 }
 
 /**
- * `columnTable`, computed a slice of dates at a time with a turn of the event loop between slices
- * (~8 ms each: a server's cheap requests go on meanwhile); stops when `signal` aborts.
+ * `columnTable`, computed date by date with a turn of the event loop every ~8 ms (a server's
+ * cheap requests go on meanwhile); stops when `signal` aborts.
  */
-export async function columnTableSliced(
-  cube: Cube,
-  signal?: AbortSignal,
-  perSlice = 1_000_000, // values a slice (~8 ms)
-): Promise<Float64Array> {
+export async function columnTableSliced(cube: Cube, signal?: AbortSignal): Promise<Float64Array> {
   const nd = cube.plan.dates.length;
   const out = new Float64Array(nd * cube.cells.length * cube.plan.columns.length);
-  const step = Math.max(1, Math.floor(perSlice / Math.max(1, cube.cells.length * cube.plan.columns.length)));
-  for (let i0 = 0; i0 < nd; i0 += step) {
-    if (i0 > 0) {
-      await new Promise((r) => setImmediate(r));
-      signal?.throwIfAborted();
-    }
-    fillColumns(cube, out, i0, Math.min(nd, i0 + step));
+  const slicer = new Slicer(signal);
+  for (let i = 0; i < nd; i++) {
+    fillColumns(cube, out, i, i + 1);
+    await slicer.pause();
   }
   return out;
 }

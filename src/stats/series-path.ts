@@ -13,6 +13,7 @@ import { BLOCK_PIXELS } from '../series/page.js';
 import type { SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { Runtime } from '../util/runtime.js';
+import { Slicer } from '../util/slices.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
 import type { StatsPlan } from './plan.js';
 import { REMOTE_REQUESTS, type VariableReads } from './reads.js';
@@ -87,6 +88,7 @@ export async function reduceFromSeries(
   const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
   if (bytes <= threadsAbove) {
     const files = new OpenFiles();
+    const slicer = new Slicer(signal);
     try {
       for (const group of byFile(pages)) {
         signal?.throwIfAborted();
@@ -96,6 +98,7 @@ export async function reduceFromSeries(
           if (!blocks) continue; // a damaged page: these dates come from the COGs
           reducePage(blocks, page, basin, spec.nodata, sums, P);
           for (const i of page.row) done.add(i);
+          await slicer.pause();
           continue;
         }
         // Pages of one pack: block by block (the basin's order), a block's pages in one read.
@@ -106,11 +109,12 @@ export async function reduceFromSeries(
           cachedAcross(view, ranges, b, files).catch(() => null),
         );
         if (read.some((blocks) => blocks === null)) continue; // damaged: the pack's dates come from the COGs
-        read.forEach((blocks, b) => {
+        for (let b = 0; b < read.length; b++) {
           members.forEach((p, m) => {
-            reduceBlock(blocks![m]!, b, p, basin, spec.nodata, sums, P);
+            reduceBlock(read[b]![m]!, b, p, basin, spec.nodata, sums, P);
           });
-        });
+          await slicer.pause(); // a big product's reduction in slices: cheap requests go on
+        }
         for (const p of members) for (const i of p.row) done.add(i);
       }
     } finally {

@@ -98,6 +98,8 @@ const b = DAILY_YEARS === undefined ? await benchDatabase() : await dailyDatabas
 const server = spawn(
   process.execPath,
   [
+    // Extra node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to profile it under load.
+    ...(process.env.SNOWDB_LOAD_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean),
     join(REPO, 'dist/src/cli/main.js'),
     'api',
     'serve',
