@@ -169,7 +169,12 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     const stale = await snowdb(['doctor', '--include-inactive'], { env });
     assert.equal(stale.code, 1);
     assert.match(stale.stdout + stale.stderr, /1 date\(s\) wait for an update: 2024-01-16/);
-    // … and a year's pack that was lost are failures; a rebuild clears both.
+    // … a pack whose index is damaged, and a year's pack that was lost, are failures; a rebuild clears all.
+    const depthPack = join(series, 'depth/wy2024.pack');
+    const good = await readFile(depthPack);
+    await writeFile(depthPack, Buffer.concat([good.subarray(0, 24), Buffer.from([0xff, 0xff, 0, 0])]));
+    const damaged = await snowdb(['doctor', '--include-inactive'], { env });
+    assert.match(damaged.stdout + damaged.stderr, /series\/depth\/wy2024\.pack.*damaged series pack/);
     await rm(join(series, 'swe/wy2024.pack'));
     const lost = await snowdb(['doctor', '--include-inactive'], { env });
     assert.match(lost.stdout + lost.stderr, /series\/swe\/202402-0\.page.*missing \(1 ingested dates\)/);
