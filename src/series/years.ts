@@ -42,7 +42,8 @@ export async function unpackYears(
 
 /**
  * Pack every closed water year whose pages are all written on `set` (pages copied, then removed);
- * page files left beside a pack (a kill between the two steps) are removed. A year in `leave`,
+ * page files left beside a pack on `set` (a kill between the two steps) are removed, a pack on
+ * another set or damaged is removed instead. A year in `leave`,
  * with a stale date or with a damaged page stays in pages (a later refresh or a rebuild packs it).
  * @returns the packs written.
  */
@@ -67,8 +68,13 @@ export async function packClosedYears(
       if (!yearClosed(wy, today) || stale.has(wy)) continue;
       const paths = pages.map((p) => d.paths.seriesPage(v, p));
       if (names.has(`wy${wy}.pack`)) {
-        for (const p of paths) await rm(p, { force: true });
-        continue;
+        const pack = d.paths.seriesPack(v, wy);
+        const index = await readPackIndex(d.store, pack);
+        if (index !== null && index.blockSet === set.id) {
+          for (const p of paths) await rm(p, { force: true }); // leftovers of a kill after packing
+          continue;
+        }
+        await rm(pack, { force: true }); // damaged, or left by a rebuild killed before it removed it
       }
       if (!pages.every((p) => names.has(`${p}.page`))) continue;
       await packYear(d.paths.seriesPack(v, wy), paths, set.id, d.config.variables[v]!.dtype).then(

@@ -314,6 +314,19 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.deepEqual(await names('swe'), ['wy2024.pack']);
     assert.ok((await readFile(index.path)).equals(pack), 'the same COGs: the same pack');
     assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
+    // A pack of another block list beside current pages (a rebuild killed before it removed the
+    // old pack): readers skip it for the COGs, and the next packing replaces it from the pages.
+    await rebuildSeries(d, () => {}, undefined, '2024-02-10');
+    const other = Buffer.from(pack);
+    other.writeUInt32LE((other.readUInt32LE(12) + 1) >>> 0, 12);
+    await writeFile(index.path, other);
+    const stalePlan = await openStatsPlan(db, q);
+    const skipped = planReads(stalePlan, await storeInputs(d, (await seriesView(d))!, stalePlan));
+    assert.deepEqual(skipped.find((r) => r.variable === 'swe')!.pages, [], 'swe from the COGs');
+    assert.deepEqual(await executeStats(stalePlan), plain);
+    await markSeriesStale(d, '2023-05-01');
+    await refreshSeries(d, '2024-10-02');
+    assert.ok((await readFile(index.path)).equals(pack), 'packed again from the pages');
   });
 
   it('a page of an older release (streams compressed whole, no flag) is read as it is, and rewritten whole when a date joins it', async () => {
