@@ -176,64 +176,63 @@ export function readAcross(rs: readonly BlockRanges[], j: number, files: OpenFil
 }
 
 /**
- * As `readAcross`, through the runtime's block cache, from the file's store: `files` when local, a
- * range request per run on a remote one.
+ * Decoded blocks by `keys` through the runtime's block cache: the hits as held, the misses by one
+ * call of `readMissing` (their indices into `keys`), each then held on its own.
  */
-export async function cachedAcross(
+function throughCache(
   view: SeriesView,
-  rs: readonly BlockRanges[],
-  j: number,
-  files: OpenFiles,
+  keys: readonly string[],
+  readMissing: (missing: number[]) => Promise<TypedArray[]>,
 ): Promise<TypedArray[]> {
-  const key = (m: number) => `${view.generation}|${rs[m]!.path}@${rs[m]!.starts[j]}`;
-  const out = rs.map((_r, m) => view.blocks.peek(key(m)));
-  const missing = out.flatMap((v, m) => (v === undefined ? [m] : []));
+  const out = keys.map((k) => view.blocks.peek(k));
+  const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
   if (missing.length > 0) {
-    const sub = missing.map((m) => rs[m]!);
-    const read = (async () => {
-      const decoded: TypedArray[] = [];
-      const runs = acrossRuns(sub, j);
-      // Local reads on the thread pool: a query's blocks in flight together overlap a cold disk's waits.
-      const bytes = await Promise.all(
-        runs.map(([from, to]) =>
-          view.store.local
-            ? files.readAsync(sub[0]!.path, from, to - from)
-            : view.store.readAt(sub[0]!.path, from, to - from),
-        ),
-      );
-      runs.forEach((run, k) => {
-        decodeAcross(sub, j, run, bytes[k]!, decoded);
-      });
-      return decoded;
-    })();
-    missing.forEach((m, k) => {
-      out[m] = view.blocks.put(
-        key(m),
-        read.then((d) => d[k]!),
+    const read = readMissing(missing);
+    missing.forEach((i, m) => {
+      out[i] = view.blocks.put(
+        keys[i]!,
+        read.then((blocks) => blocks[m]!),
       );
     });
   }
   return Promise.all(out as Promise<TypedArray>[]);
 }
 
-/** Decoded blocks of one page through the runtime's block cache (small, repeated queries). */
-export async function cachedBlocks(
+/** A block stream's cache key: a pack holds many pages, so the file and the stream's offset. */
+const blockKey = (view: SeriesView, path: string, start: number) => `${view.generation}|${path}@${start}`;
+
+/**
+ * As `readAcross`, through the runtime's block cache, from the file's store: on the thread pool
+ * (`files`) when local, so a query's blocks in flight overlap a cold disk's waits; a range request
+ * per run on a remote one.
+ */
+export function cachedAcross(
   view: SeriesView,
-  r: BlockRanges,
-  ordinals: readonly number[],
+  rs: readonly BlockRanges[],
+  j: number,
+  files: OpenFiles,
 ): Promise<TypedArray[]> {
-  const key = (k: number) => `${view.generation}|${r.path}@${r.starts[k]}`; // a pack holds many pages
-  const out = ordinals.map((_, k) => view.blocks.peek(key(k)));
-  const missing = out.flatMap((v, i) => (v === undefined ? [i] : []));
-  if (missing.length > 0) {
-    // One read for every missing block (adjacent ones in one run), each then held on its own.
-    const read = readBlocksFromStore(view.store, r, missing);
-    missing.forEach((i, m) => {
-      out[i] = view.blocks.put(
-        key(i),
-        read.then((blocks) => blocks[m]!),
-      );
+  const keys = rs.map((r) => blockKey(view, r.path, r.starts[j]!));
+  return throughCache(view, keys, async (missing) => {
+    const sub = missing.map((m) => rs[m]!);
+    const runs = acrossRuns(sub, j);
+    const bytes = await Promise.all(
+      runs.map(([from, to]) =>
+        view.store.local
+          ? files.readAsync(sub[0]!.path, from, to - from)
+          : view.store.readAt(sub[0]!.path, from, to - from),
+      ),
+    );
+    const decoded: TypedArray[] = [];
+    runs.forEach((run, k) => {
+      decodeAcross(sub, j, run, bytes[k]!, decoded);
     });
-  }
-  return Promise.all(out as Promise<TypedArray>[]);
+    return decoded;
+  });
+}
+
+/** Decoded blocks of one page through the runtime's block cache (adjacent missing ones in one read). */
+export function cachedBlocks(view: SeriesView, r: BlockRanges): Promise<TypedArray[]> {
+  const keys = r.starts.map((start) => blockKey(view, r.path, start));
+  return throughCache(view, keys, (missing) => readBlocksFromStore(view.store, r, missing));
 }

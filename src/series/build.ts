@@ -21,6 +21,7 @@ import {
   pageBlockSet,
   pageOf,
   parsePageHeader,
+  streamIn,
 } from './page.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
 import { clearMarksSeen, staleMarks, staleSeriesDates } from './stale.js';
@@ -87,10 +88,7 @@ async function writePage(
   const streams: Uint8Array[] = [];
   let appendable = true;
   const values = allocate(dtype, dates.length * BLOCK_PIXELS);
-  const oldStream = (k: number) => {
-    const { offsets, lengths, dataStart } = old!.header;
-    return old!.bytes.subarray(dataStart + offsets[k]!, dataStart + offsets[k]! + lengths[k]!);
-  };
+  const oldStream = (k: number) => streamIn(old!.header, old!.bytes, k);
   const fromCogInto = async (into: TypedArray, t: number, at: number, k: number) => {
     const src = (cogValues[t] ?? (await cache.of(d, dates[t]!, variable, set))) as TypedArray;
     into.set(src.subarray(k * BLOCK_PIXELS, (k + 1) * BLOCK_PIXELS) as never, at);

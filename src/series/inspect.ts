@@ -17,6 +17,8 @@ import {
   decodeBlock,
   type PageHeader,
   parsePageHeader,
+  streamIn,
+  streamRange,
 } from './page.js';
 import { packYearOf, readPackIndex } from './read.js';
 import { BlockValuesCache, seriesVariables } from './source.js';
@@ -80,10 +82,6 @@ async function differentDate(
   }
   return null;
 }
-
-/** A stream of a header's block k, from `bytes` holding its file from the start. */
-const streamIn = (h: PageHeader, bytes: Uint8Array, k: number): Uint8Array =>
-  bytes.subarray(h.dataStart + h.offsets[k]!, h.dataStart + h.offsets[k]! + h.lengths[k]!);
 
 export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise<SeriesFacts> {
   const set = await readBlockSet(d).catch(() => 'damaged' as const);
@@ -188,7 +186,10 @@ function packedPage(
     target: `${target} (page ${page})`,
     header,
     file: index.path,
-    stream: (k) => d.store.readAt(index.path, header.dataStart + header.offsets[k]!, header.lengths[k]!),
+    stream: (k) => {
+      const [from, to] = streamRange(header, k);
+      return d.store.readAt(index.path, from, to - from);
+    },
   };
 }
 

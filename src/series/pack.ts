@@ -15,7 +15,7 @@ import { SnowdbError } from '../errors.js';
 import { writeFileAtomic, writeFileAtomicBy } from '../io/atomic.js';
 import { OpenFiles } from '../io/open-files.js';
 import { DTYPES, type DType } from '../raster/dtype.js';
-import { encodePage, type PageHeader, parsePageHeader } from './page.js';
+import { encodePage, headerLength, type PageHeader, parsePageHeader, streamRange, u32Words } from './page.js';
 
 const MAGIC = 'SDBSPK01';
 const FIXED = 32;
@@ -68,14 +68,9 @@ export function parsePack(bytes: Uint8Array, path: string, pageKey: (day: number
   const nd = b.readUInt32LE(28);
   if (dtype === undefined || length !== FIXED + 4 * (np + nd + nb * np) || b.length < length)
     throw new SnowdbError('invalid-series', `${path}: damaged series pack index`);
-  const u32 = (at: number, n: number) => {
-    const out = new Uint32Array(n);
-    for (let i = 0; i < n; i++) out[i] = b.readUInt32LE(at + 4 * i);
-    return out;
-  };
-  const counts = u32(FIXED, np);
-  const days = u32(FIXED + 4 * np, nd);
-  const lengths = u32(FIXED + 4 * (np + nd), nb * np);
+  const counts = u32Words(b, FIXED, np);
+  const days = u32Words(b, FIXED + 4 * np, nd);
+  const lengths = u32Words(b, FIXED + 4 * (np + nd), nb * np);
   const firstDay = new Uint32Array(np + 1); // page i's days: days[firstDay[i] … firstDay[i+1])
   for (let i = 0; i < np; i++) firstDay[i + 1] = firstDay[i]! + counts[i]!;
   if (firstDay[np] !== nd) throw new SnowdbError('invalid-series', `${path}: damaged series pack index`);
@@ -118,6 +113,12 @@ function streamAt(files: OpenFiles, path: string, at: number, length: number): B
   return out;
 }
 
+/** Block `k`'s stream of the page whose header is `h`, from the file at `path`. */
+function pageStream(files: OpenFiles, path: string, h: PageHeader, k: number): Buffer {
+  const [from, to] = streamRange(h, k);
+  return streamAt(files, path, from, to - from);
+}
+
 /**
  * Write the pack of one water year from its page files (every page on block set `blockSet`, of
  * `dtype`, in ascending order), streams copied as they are, then remove the pages.
@@ -132,8 +133,7 @@ export async function packYear(
   const files = new OpenFiles();
   try {
     const headers = pagePaths.map((p) => {
-      const probe = streamAt(files, p, 0, 12);
-      const h = parsePageHeader(streamAt(files, p, 0, probe.readUInt32LE(8)), p);
+      const h = parsePageHeader(streamAt(files, p, 0, headerLength(streamAt(files, p, 0, PACK_PROBE), p)), p);
       if (h.blockSet !== blockSet || h.dtype !== dtype)
         throw new SnowdbError('invalid-series', `${p}: another block set or dtype than its pack's`);
       return h;
@@ -169,7 +169,7 @@ export async function packYear(
       let bytes = 0;
       for (let k = 0; k < nb; k++) {
         headers.forEach((h, i) => {
-          batch.push(streamAt(files, pagePaths[i]!, h.dataStart + h.offsets[k]!, h.lengths[k]!));
+          batch.push(pageStream(files, pagePaths[i]!, h, k));
           bytes += h.lengths[k]!;
         });
         if (bytes >= 4 << 20 || k === nb - 1) {
@@ -195,9 +195,7 @@ export async function unpackYear(index: PackIndex, pagePath: (page: string) => s
   try {
     for (let i = 0; i < index.pages.length; i++) {
       const h = index.header(i);
-      const streams = Array.from(h.lengths, (len, k) =>
-        streamAt(files, index.path, h.dataStart + h.offsets[k]!, len),
-      );
+      const streams = Array.from(h.lengths, (_len, k) => pageStream(files, index.path, h, k));
       await writeFileAtomic(pagePath(index.pages[i]!), [
         encodePage(h.blockSet, h.dtype, [...h.days], streams, h.appendable),
       ]);

@@ -147,6 +147,24 @@ export function headerLength(first: Uint8Array, path: string): number {
   return b.readUInt32LE(8);
 }
 
+/** `n` u32 little-endian words of `b` from byte `at`: copied byte for byte on a little-endian host, else read one by one. */
+export function u32Words(b: Buffer, at: number, n: number): Uint32Array {
+  const out = new Uint32Array(n);
+  if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b.subarray(at, at + 4 * n));
+  else for (let i = 0; i < n; i++) out[i] = b.readUInt32LE(at + 4 * i);
+  return out;
+}
+
+/** Where block `k`'s stream lies in the file of header `h`: [first byte, end byte). */
+export function streamRange(h: PageHeader, k: number): [number, number] {
+  const at = h.dataStart + h.offsets[k]!;
+  return [at, at + h.lengths[k]!];
+}
+
+/** Block `k`'s stream, from `bytes` holding the header's file from its start. */
+export const streamIn = (h: PageHeader, bytes: Uint8Array, k: number): Uint8Array =>
+  bytes.subarray(...streamRange(h, k));
+
 /** Parse a page header from its first `headerLength` bytes. */
 export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
@@ -156,21 +174,14 @@ export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
   const nb = b.readUInt32LE(24);
   if (dtype === undefined || length !== FIXED + 4 * nd + 8 * nb || b.length < length)
     throw new SnowdbError('invalid-series', `${path}: damaged series page header`);
-  // u32 little-endian words: copied byte for byte on a little-endian host, else read one by one.
-  const words = (at: number, n: number) => {
-    const out = new Uint32Array(n);
-    if (LITTLE_ENDIAN) new Uint8Array(out.buffer).set(b.subarray(at, at + 4 * n));
-    else for (let i = 0; i < n; i++) out[i] = b.readUInt32LE(at + 4 * i);
-    return out;
-  };
   return {
     path,
     blockSet: b.readUInt32LE(12),
     dtype,
     appendable: b.readUInt8(17) === 1,
-    days: words(FIXED, nd),
-    offsets: words(FIXED + 4 * nd, nb),
-    lengths: words(FIXED + 4 * nd + 4 * nb, nb),
+    days: u32Words(b, FIXED, nd),
+    offsets: u32Words(b, FIXED + 4 * nd, nb),
+    lengths: u32Words(b, FIXED + 4 * nd + 4 * nb, nb),
     dataStart: length,
   };
 }

@@ -40,26 +40,29 @@ export interface ScanResult {
   readonly read: number[];
 }
 
-type SumsAt = { sw: Float64Array; sv: Float64Array };
+/** Where a scan's reductions go: the basin's runs, the variable's nodata, sums of `product` cells a row. */
+export interface ScanTarget {
+  readonly runs: BasinRuns;
+  readonly nodata: number;
+  readonly sums: { readonly sw: Float64Array; readonly sv: Float64Array };
+  readonly product: number;
+}
 
 /** Add a page's dates from its block `b` (the basin's b-th block, decoded) into sums at row × product. */
 export function reduceBlock(
   block: TypedArray,
   b: number,
   page: Pick<ScanPage, 'tOff' | 'row'>,
-  runs: BasinRuns,
-  nodata: number,
-  sums: SumsAt,
-  product: number,
+  t: ScanTarget,
 ): void {
-  const { blockRun } = runs;
+  const { runs, sums } = t;
   for (let m = 0; m < page.tOff.length; m++)
     accumulateRuns(
       runs,
-      blockRun[b]!,
-      blockRun[b + 1]!,
-      { vals: block, base: page.tOff[m]!, idx: runs.pos, nodata },
-      { sw: sums.sw, sv: sums.sv, at: page.row[m]! * product },
+      runs.blockRun[b]!,
+      runs.blockRun[b + 1]!,
+      { vals: block, base: page.tOff[m]!, idx: runs.pos, nodata: t.nodata },
+      { sw: sums.sw, sv: sums.sv, at: page.row[m]! * t.product },
     );
 }
 
@@ -67,16 +70,13 @@ export function reduceBlock(
 export function reducePage(
   blocks: readonly TypedArray[],
   page: Pick<ScanPage, 'tOff' | 'row'>,
-  runs: BasinRuns,
-  nodata: number,
-  sums: SumsAt,
-  product: number,
+  t: ScanTarget,
 ): void {
-  for (let b = 0; b < blocks.length; b++) reduceBlock(blocks[b]!, b, page, runs, nodata, sums, product);
+  for (let b = 0; b < blocks.length; b++) reduceBlock(blocks[b]!, b, page, t);
 }
 
 /** Zero a page's rows: what a page that failed part-way added is taken back (the COG path adds them). */
-export function forgetPage(page: Pick<ScanPage, 'row'>, sums: SumsAt, product: number): void {
+function forgetPage(page: Pick<ScanPage, 'row'>, { sums, product }: ScanTarget): void {
   for (const r of page.row) {
     sums.sw.fill(0, r * product, (r + 1) * product);
     sums.sv.fill(0, r * product, (r + 1) * product);
@@ -101,6 +101,7 @@ export function byFile(pages: readonly Pick<ScanPage, 'ranges' | 'fetched'>[]): 
 /** Read and reduce every page of a job (synchronous: main thread or worker). */
 export function runScan(job: ScanJob): ScanResult {
   const sums = { sw: new Float64Array(job.rows * job.product), sv: new Float64Array(job.rows * job.product) };
+  const target: ScanTarget = { runs: job.runs, nodata: job.nodata, sums, product: job.product };
   const read: number[] = [];
   const files = new OpenFiles();
   const cancelled = () => job.cancel !== undefined && Atomics.load(job.cancel, 0) !== 0;
@@ -118,7 +119,7 @@ export function runScan(job: ScanJob): ScanResult {
         } catch {
           continue; // a damaged page: its dates come from the COGs
         }
-        reducePage(blocks, page, job.runs, job.nodata, sums, job.product);
+        reducePage(blocks, page, target);
         read.push(i);
         continue;
       }
@@ -133,11 +134,11 @@ export function runScan(job: ScanJob): ScanResult {
           blocks = readAcross(ranges, b, files);
         } catch {
           ok = false; // damaged: the group's dates come from the COGs
-          for (const p of pages) forgetPage(p, sums, job.product);
+          for (const p of pages) forgetPage(p, target);
           break;
         }
         pages.forEach((p, m) => {
-          reduceBlock(blocks[m]!, b, p, job.runs, job.nodata, sums, job.product);
+          reduceBlock(blocks[m]!, b, p, target);
         });
       }
       if (ok) read.push(...group);

@@ -25,6 +25,7 @@ import {
   type ScanJob,
   type ScanPage,
   type ScanResult,
+  type ScanTarget,
 } from './scan.js';
 
 /** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
@@ -89,14 +90,15 @@ export async function reduceFromSeries(
   if (bytes <= threadsAbove) {
     const files = new OpenFiles();
     const slicer = new Slicer(signal);
+    const target: ScanTarget = { runs: basin, nodata: spec.nodata, sums, product: P };
     try {
       for (const group of byFile(pages)) {
         signal?.throwIfAborted();
         if (group.length === 1) {
           const page = pages[group[0]!]!;
-          const blocks = await cachedBlocks(view, page.ranges, ordinals).catch(() => null);
+          const blocks = await cachedBlocks(view, page.ranges).catch(() => null);
           if (!blocks) continue; // a damaged page: these dates come from the COGs
-          reducePage(blocks, page, basin, spec.nodata, sums, P);
+          reducePage(blocks, page, target);
           for (const i of page.row) done.add(i);
           await slicer.pause();
           continue;
@@ -111,7 +113,7 @@ export async function reduceFromSeries(
         if (read.some((blocks) => blocks === null)) continue; // damaged: the pack's dates come from the COGs
         for (let b = 0; b < read.length; b++) {
           members.forEach((p, m) => {
-            reduceBlock(read[b]![m]!, b, p, basin, spec.nodata, sums, P);
+            reduceBlock(read[b]![m]!, b, p, target);
           });
           await slicer.pause(); // a big product's reduction in slices: cheap requests go on
         }
