@@ -167,12 +167,12 @@ const gzipped = new WeakMap<Int16Array, Buffer>();
 /**
  * A whole `SNODAS_<date>.tar` in memory: for each product its `.dat.gz` (from `grids`, raw header
  * units on the current lattice: native int16 values, or a Buffer of the `.dat`'s big-endian bytes)
- * and `.txt.gz` header, gzipped at level 1.
+ * and `.txt.gz` header, gzipped at level 1 (or `{ gz }`: a `.dat.gz` already made).
  */
 export async function snodasTar(
   templatePath: string,
   date: string,
-  grids: (p: Product) => Int16Array | Buffer,
+  grids: (p: Product) => Int16Array | Buffer | { readonly gz: Buffer },
 ): Promise<Buffer> {
   const members: { name: string; data: Uint8Array }[] = [];
   for (const p of PRODUCTS) {
@@ -180,7 +180,8 @@ export async function snodasTar(
     const header = await headerText(templatePath, stem, p.units, 'current');
     const grid = grids(p);
     let dat: Buffer;
-    if (grid instanceof Int16Array) {
+    if ('gz' in grid) dat = grid.gz;
+    else if (grid instanceof Int16Array) {
       dat = gzipped.get(grid) ?? gzipSync(bigEndian(grid), { level: 1 });
       gzipped.set(grid, dat);
     } else dat = gzipSync(grid, { level: 1 });

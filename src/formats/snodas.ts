@@ -1,5 +1,6 @@
-import { createGunzip, gunzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
+import { InflateError, inflateInto } from '../util/inflate.js';
 import type { TarMember } from './tar.js';
 
 /** Stem grammar of a SNODAS member (data-formats §2.2), e.g. `us_ssmv11034tS__T0001TTNATS2010061605HP001`. */
@@ -161,45 +162,25 @@ function gunzip(m: TarMember, label: string, most: number): Buffer {
   }
 }
 
-/** Output chunk of a streamed grid inflate (below glibc's 32 MB mmap threshold: reused memory). */
-const INFLATE_CHUNK = 4 * 1024 * 1024;
-
 /**
- * Inflate a gzip member into `into`, refusing one that would inflate past it (as `gunzip`).
+ * Inflate a gzip member into `into` (no buffer of zlib's own: see util/inflate.ts), refusing one
+ * that would inflate past it (as `gunzip`).
  * @returns the bytes written.
  */
-async function gunzipInto(m: TarMember, label: string, into: Buffer): Promise<number> {
-  const g = createGunzip({ chunkSize: INFLATE_CHUNK });
-  let at = 0;
-  let over = false;
-  g.on('data', (c: Buffer) => {
-    if (at + c.length > into.length) {
-      over = true;
-      g.destroy();
-      return;
-    }
-    into.set(c, at);
-    at += c.length;
-  });
+function gunzipInto(m: TarMember, label: string, into: Buffer): number {
   try {
-    await new Promise<void>((resolve, reject) => {
-      g.on('end', resolve)
-        .on('close', () => (over ? resolve() : undefined))
-        .on('error', reject);
-      g.end(m.data);
-    });
+    return inflateInto('gzip', m.data, into);
   } catch (e) {
+    if (e instanceof InflateError && e.reason === 'overflow')
+      throw new SnowdbError(
+        'invalid-source',
+        `${label}: member ${m.name} inflates past ${into.length} bytes, more than its header declares (a corrupt or hostile file)`,
+      );
     throw new SnowdbError(
       'invalid-source',
       `${label}: member ${m.name} is not valid gzip (${(e as Error).message})`,
     );
   }
-  if (over)
-    throw new SnowdbError(
-      'invalid-source',
-      `${label}: member ${m.name} inflates past ${into.length} bytes, more than its header declares (a corrupt or hostile file)`,
-    );
-  return at;
 }
 
 /**
@@ -254,7 +235,7 @@ export async function decodeSnodasProduct(
     throw new SnowdbError('invalid-source', `${where}: cannot read a divisor from 'Data units: ${units}'`);
   const bytes = cols * rows * 2;
   const out = into !== undefined && into.length >= bytes ? into : Buffer.allocUnsafeSlow(bytes);
-  const n = await gunzipInto(p.data, label, out.subarray(0, bytes)); // past it: refused, not cut
+  const n = gunzipInto(p.data, label, out.subarray(0, bytes)); // past it: refused, not cut
   if (n !== bytes) {
     throw new SnowdbError(
       'invalid-source',

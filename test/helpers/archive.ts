@@ -17,12 +17,11 @@ export const SNODAS_BLOCK = { row: 1000, col: 2000, n: 10 };
 /** `SNODAS_<date>.tar` at `/snodas/<YYYY>/<MM>_<Mon>/`. */
 export async function snodasArchiveFile(dir: string, date: string): Promise<[string, string]> {
   const day = Number(date.slice(6, 8));
-  const tar = await snodasTar(fixturePath('snodas/fake_snodas.hdr'), date, () => {
-    const a = new Int16Array(COLS * ROWS).fill(-9999);
-    const { row, col, n } = SNODAS_BLOCK;
-    for (let r = row; r < row + n; r++) a.fill(day, r * COLS + col, r * COLS + col + n);
-    return a;
-  });
+  // One grid for all eight products: snodasTar gzips it once.
+  const grid = new Int16Array(COLS * ROWS).fill(-9999);
+  const { row, col, n } = SNODAS_BLOCK;
+  for (let r = row; r < row + n; r++) grid.fill(day, r * COLS + col, r * COLS + col + n);
+  const tar = await snodasTar(fixturePath('snodas/fake_snodas.hdr'), date, () => grid);
   const file = join(dir, `SNODAS_${date}.tar`);
   await writeFile(file, tar);
   const mm = date.slice(4, 6);

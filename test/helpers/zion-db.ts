@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { snodasTar } from '../../scripts/demo/snodas.js';
 import { cliOk, snowdb } from './cli.js';
 import { copyFixture } from './fixture-cache.js';
 import { shiftedRecord } from './fs.js';
 import { fixturePath } from './raster.js';
-import { memberNames, PRODUCTS, rawRow, tarOf, writeMembers } from './snodas.js';
+import { COLS, datBytes, PRODUCTS, ROWS } from './snodas.js';
 
 export const ZION = '09406000:UT:USGS';
 const SWE = PRODUCTS.findIndex((p) => p.variable === 'swe');
@@ -18,14 +20,32 @@ export const ZION_DAYS: readonly [string, (row: number, col: number) => number][
   ['20240116', (row, col) => 20 + ((row * 7 + col * 3) % 41)],
 ];
 
+/** `.dat.gz` bytes of product k in the generator's pattern (all but SWE), made once per process. */
+const patternGz = new Map<number, Buffer>();
+function patternMember(k: number): { gz: Buffer } {
+  let gz = patternGz.get(k);
+  if (gz === undefined) {
+    gz = gzipSync(datBytes(k), { level: 1 });
+    patternGz.set(k, gz);
+  }
+  return { gz };
+}
+
 /** A generated SNODAS tar of `date` whose SWE is `swe` (nodata in HOLE_COL); other products keep the generator's pattern. */
 export async function zionTar(dir: string, date: string, swe: (row: number, col: number) => number) {
-  const g = join(dir, 'gen', date);
-  const stems = await writeMembers(g, date, 'current', 'txt', 'us', (k, row, out) => {
-    if (k !== SWE) return rawRow(k, row, out);
-    for (let col = 0; col < out.length; col++) out[col] = col === HOLE_COL ? -9999 : swe(row, col);
+  const tar = await snodasTar(fixturePath('snodas/fake_snodas.hdr'), date, (p) => {
+    const k = PRODUCTS.indexOf(p);
+    if (k !== SWE) return patternMember(k);
+    const a = new Int16Array(COLS * ROWS);
+    for (let row = 0; row < ROWS; row++)
+      for (let col = 0, at = row * COLS; col < COLS; col++, at++)
+        a[at] = col === HOLE_COL ? -9999 : swe(row, col);
+    return a;
   });
-  return tarOf(join(dir, `SNODAS_${date}.tar`), g, memberNames(stems, 'txt'));
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `SNODAS_${date}.tar`);
+  await writeFile(file, tar);
+  return file;
 }
 
 /** `generate-zones` sources of the Zion database: the Zion SRTM DEM and NLCD 2011 sample. */
@@ -60,7 +80,6 @@ async function makeZionDb(dir: string): Promise<void> {
   const tars: string[] = [];
   for (const [date, swe] of ZION_DAYS) tars.push(await zionTar(dir, date, swe));
   await cli('dataset', 'ingest', 'snodas', ...tars);
-  await rm(join(dir, 'gen'), { recursive: true, force: true });
 }
 
 export const OFFGRID = 'OFFGRID:UT:TEST';

@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
 import { SnowdbError } from '../../errors.js';
+import { InflateError, inflateInto } from '../../util/inflate.js';
 import { decodeLzw } from './lzw.js';
 
 /** Compressions snowdb writes. */
@@ -68,8 +69,11 @@ export function decodeTile(code: number, bytes: Uint8Array, expectedBytes: numbe
       case CompressionCode.none:
         return bytes;
       case CompressionCode.deflate:
-      case CompressionCode.adobeDeflate:
-        return zlib.inflateSync(bytes, max);
+      case CompressionCode.adobeDeflate: {
+        // Straight into a tile-sized buffer: no 16 kB chunks of zlib's own, no concatenation.
+        const out = Buffer.allocUnsafeSlow(Math.max(1, expectedBytes));
+        return out.subarray(0, inflateInto('zlib', bytes, out));
+      }
       case CompressionCode.zstd: {
         if (zz.zstdDecompressSync) return zz.zstdDecompressSync(bytes, max);
         // fzstd (Node < 22.15): refuse a frame that declares more than the tile; one that declares
@@ -84,7 +88,10 @@ export function decodeTile(code: number, bytes: Uint8Array, expectedBytes: numbe
         return decodeLzw(bytes, expectedBytes);
     }
   } catch (e) {
-    const past = e instanceof RangeError || (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE';
+    const past =
+      e instanceof RangeError ||
+      (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ||
+      (e instanceof InflateError && e.reason === 'overflow');
     throw new SnowdbError(
       'invalid-raster',
       past
