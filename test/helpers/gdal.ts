@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -7,10 +7,98 @@ const run = promisify(execFile);
 const PYTHON = '/usr/bin/python3';
 const script = (name: string) => fileURLToPath(new URL(`../../../test/oracle/${name}`, import.meta.url));
 
+/**
+ * One long-lived oracle process (test/oracle/serve.py): GDAL and numpy are imported once, not
+ * once per call. Calls are answered in order; a process serves one call at a time.
+ */
+class OracleProcess {
+  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly waiting: { resolve: (s: string) => void; reject: (e: Error) => void }[] = [];
+  private parts: Buffer[] = [];
+  private have = 0;
+  /** The answer being read, once its head line is in. */
+  private body: { failed: boolean; bytes: number } | undefined;
+  private stderr = '';
+
+  constructor() {
+    this.child = spawn(PYTHON, [script('serve.py')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child.stdout.on('data', (c: Buffer) => this.read(c));
+    this.child.stderr.setEncoding('utf8').on('data', (d: string) => (this.stderr += d));
+    this.hold(false);
+    this.child.on('close', (code) => {
+      for (const w of this.waiting.splice(0)) w.reject(new Error(`oracle exited (${code}): ${this.stderr}`));
+    });
+  }
+
+  /**
+   * Keep the test process alive while a call is out; idle, the process may end (the oracle then
+   * reads end of input and exits).
+   */
+  private hold(on: boolean): void {
+    for (const h of [this.child, this.child.stdin, this.child.stdout, this.child.stderr] as unknown as {
+      ref(): void;
+      unref(): void;
+    }[])
+      on ? h.ref() : h.unref();
+  }
+
+  get busy(): number {
+    return this.waiting.length;
+  }
+
+  call(args: readonly string[]): Promise<string> {
+    return new Promise((resolve, reject) => {
+      if (this.waiting.length === 0) this.hold(true);
+      this.waiting.push({ resolve, reject });
+      this.child.stdin.write(`${JSON.stringify(args)}\n`);
+    });
+  }
+
+  /** Answers are `<n>\n` or `E<n>\n`, then n bytes (gathered in parts: answers reach tens of MB). */
+  private read(chunk: Buffer): void {
+    this.parts.push(chunk);
+    this.have += chunk.length;
+    for (;;) {
+      if (this.body === undefined) {
+        const head = Buffer.concat(this.parts);
+        const nl = head.indexOf(10);
+        if (nl < 0) return;
+        const text = head.subarray(0, nl).toString('latin1');
+        this.body = { failed: text.startsWith('E'), bytes: Number(text.replace('E', '')) };
+        this.parts = [head.subarray(nl + 1)];
+        this.have = head.length - nl - 1;
+      }
+      if (this.have < this.body.bytes) return;
+      const all = Buffer.concat(this.parts);
+      const text = all.subarray(0, this.body.bytes).toString('utf8');
+      const { failed } = this.body;
+      this.parts = [all.subarray(this.body.bytes)];
+      this.have = all.length - this.body.bytes;
+      this.body = undefined;
+      const w = this.waiting.shift()!;
+      if (this.waiting.length === 0) this.hold(false);
+      if (failed) w.reject(new Error(`oracle failed:\n${text}`));
+      else w.resolve(text);
+    }
+  }
+}
+
+/** At most two oracle processes per test process (calls in parallel use both cores). */
+const processes: OracleProcess[] = [];
+function idlest(): OracleProcess {
+  const free = processes.find((p) => p.busy === 0);
+  if (free) return free;
+  if (processes.length < 2) {
+    const p = new OracleProcess();
+    processes.push(p);
+    return p;
+  }
+  return processes.reduce((a, b) => (b.busy < a.busy ? b : a));
+}
+
 /** Run an oracle script and parse its JSON answer. Fails loudly when GDAL is missing. */
 async function runOracle<T>(name: string, args: readonly string[]): Promise<T> {
-  const { stdout } = await run(PYTHON, [script(name), ...args], { maxBuffer: 256 * 1024 * 1024 });
-  return JSON.parse(stdout) as T;
+  return JSON.parse(await idlest().call([name, ...args])) as T;
 }
 
 /** The GDAL oracle (test/oracle/gdal_oracle.py). */

@@ -641,8 +641,9 @@ def simplify_check(original_path, simplified_path, tolerance):
                       'geos_vertices': len(vertices(geos)), 'area': ours.GetArea(), 'original_area': orig.GetArea()}))
 
 
-if __name__ == '__main__':
-    cmd, args = sys.argv[1], sys.argv[2:]
+def run(argv):
+    """Run one command (argv: its name and arguments), printing its JSON answer."""
+    cmd, args = argv[0], argv[1:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args), 'cell-sets': lambda: cell_sets(*args),
      'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args),
      'raster-sum': lambda: raster_sum(*args), 'basin-area': lambda: basin_area(*args),
@@ -651,3 +652,7 @@ if __name__ == '__main__':
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
      'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
      'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args)}[cmd]()
+
+
+if __name__ == '__main__':
+    run(sys.argv[1:])
