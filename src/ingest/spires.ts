@@ -123,11 +123,18 @@ export const spiresIngester: Ingester = {
       const byDtype = new Map<DType, [string, VariableSpec][]>();
       for (const [key, spec] of Object.entries(d.config.variables))
         byDtype.set(spec.dtype, [...(byDtype.get(spec.dtype) ?? []), [key, spec]]);
-      for (const [dtype, variables] of byDtype)
-        await withScratch(W * d.grid.height * DTYPES[dtype].bytes, (buf) =>
-          mosaic(viewAs(dtype, buf), variables),
-        );
-      async function mosaic(out: TypedArray, variables: readonly [string, VariableSpec][]) {
+      // Every dtype's mosaic uses the start of one buffer, sized for the widest; each tile's
+      // variable is read into a second one (2 bytes a cell: the producer's u8 and u16; a wider
+      // type is copied out by h5wasm instead). Two buffers, reused date after date.
+      const cells = W * d.grid.height;
+      const widest = Math.max(...[...byDtype.keys()].map((t) => DTYPES[t].bytes));
+      await withScratch(cells * widest, (buf) =>
+        withScratch(TILE * TILE * 2, async (tileBuf) => {
+          for (const [dtype, variables] of byDtype)
+            await mosaic(viewAs(dtype, buf.subarray(0, cells * DTYPES[dtype].bytes)), tileBuf, variables);
+        }),
+      );
+      async function mosaic(out: TypedArray, tileBuf: Buffer, variables: readonly [string, VariableSpec][]) {
         for (const [key, spec] of variables) {
           out.fill(spec.nodata);
           tiles.forEach((t, i) => {
@@ -140,7 +147,7 @@ export const spiresIngester: Ingester = {
               );
             }
             f.requireUnpacked(key);
-            const { values, fill } = f.read(key);
+            const { values, fill } = f.read(key, tileBuf);
             const { col, row, flip } = offsets[i]!;
             // The usual file: the variable's own type, its fill the nodata: native row copies.
             const plain =
