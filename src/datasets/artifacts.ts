@@ -5,7 +5,7 @@ import { namesIn, pathExists } from '../io/fs.js';
 import { localStore, type Store } from '../io/store.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { Cog } from '../raster/cog.reader.js';
-import { writeCog } from '../raster/cog.writer.js';
+import { writeCog, writeCogRows } from '../raster/cog.writer.js';
 import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
 import type { AreaGeometry } from '../raster/geometry.js';
 import {
@@ -83,11 +83,9 @@ export async function buildAreaRaster(d: Dataset, rebuild = false): Promise<Buil
   const path = d.paths.area;
   const hash = `${FORMAT}:${gridHash(d)}`;
   if (!rebuild && (await readTag(localStore, path, 'SNOWDB_GRID_HASH')) === hash) return 'current';
-  const { width, height } = d.grid;
   const areas = rowAreas(d.grid);
-  const data = new Float32Array(width * height);
-  for (let r = 0; r < height; r++) data.fill(areas[r]!, r * width, (r + 1) * width);
-  await writeCog(path, d.grid, data, {
+  // Row by row: a whole float32 grid is 93 MB for SNODAS, whose first touch costs more than the rest.
+  await writeCogRows(path, d.grid, 'float32', (r, _c, out) => out.fill(areas[r]!), {
     predictor: 3,
     description: 'cell area (m2)',
     metadata: { SNOWDB_DATASET: d.name, SNOWDB_GRID_HASH: hash, UNITS: 'm2' },

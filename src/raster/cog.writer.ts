@@ -39,6 +39,18 @@ interface Image {
   readonly data: TypedArray;
 }
 
+/** Writes samples of row `row` from column `col` into `out` (out.length of them). */
+export type RowSource = (row: number, col: number, out: TypedArray) => void;
+
+/** An image's pixels: a whole row-major array, or rows made on demand (no whole array in memory). */
+type Pixels = { readonly width: number; readonly height: number; readonly row: RowSource };
+
+const arrayPixels = (img: Image): Pixels => ({
+  width: img.width,
+  height: img.height,
+  row: (r, c, out) => out.set(img.data.subarray(r * img.width + c, r * img.width + c + out.length)),
+});
+
 /** GDAL_METADATA XML for dataset items and an optional band description. */
 export function gdalMetadataXml(items: Readonly<Record<string, string>>, description?: string): string {
   const esc = (s: string) =>
@@ -83,7 +95,7 @@ function uniformKey(bytes: Uint8Array, bps: number, tileSize: number): string | 
 
 /** Compress every tile of an image, row-major; edge tiles padded with `fill`. */
 function encodeTiles(
-  img: Image,
+  img: Pixels,
   dtype: DType,
   tileSize: number,
   opts: Required<Pick<CogWriteOptions, 'compression' | 'level' | 'predictor'>>,
@@ -105,10 +117,7 @@ function encodeTiles(
       const w = Math.min(tileSize, img.width - c0);
       const h = Math.min(tileSize, img.height - r0);
       if (w < tileSize || h < tileSize) tile.fill(fill);
-      for (let r = 0; r < h; r++) {
-        const src = (r0 + r) * img.width + c0;
-        tile.set(img.data.subarray(src, src + w), r * tileSize);
-      }
+      for (let r = 0; r < h; r++) img.row(r0 + r, c0, tile.subarray(r * tileSize, r * tileSize + w));
       // A tile of one value (ocean, snow-free land) encodes to the same bytes every time, and so
       // does a tile equal to its left neighbour (rows of an area raster, of a latitude band).
       const key = uniformKey(tileBytes, bps, tileSize);
@@ -142,19 +151,51 @@ export function encodeCog(grid: Grid, data: TypedArray, options: CogWriteOptions
   if (data.length !== grid.width * grid.height) {
     throw new Error(`encodeCog: ${data.length} samples for a ${grid.width}×${grid.height} grid`);
   }
+  return encodeImages(
+    grid,
+    dtypeOf(data),
+    { width: grid.width, height: grid.height, data },
+    undefined,
+    options,
+  );
+}
+
+/**
+ * `encodeCog` of an image given row by row (`row(r, col, out)`), never whole in memory: for
+ * rasters that are cheap to compute and large to hold, such as a grid's cell areas. No overviews.
+ */
+export function encodeCogRows(
+  grid: Grid,
+  dtype: DType,
+  row: RowSource,
+  options: Omit<CogWriteOptions, 'overviews'> = {},
+): Uint8Array[] {
+  return encodeImages(grid, dtype, undefined, { width: grid.width, height: grid.height, row }, options);
+}
+
+/** The COG of a full image (`full`, with overviews as asked) or of rows made on demand (`rows`). */
+function encodeImages(
+  grid: Grid,
+  dtype: DType,
+  full: Image | undefined,
+  rows: Pixels | undefined,
+  options: CogWriteOptions,
+): Uint8Array[] {
   if (grid.tileSize % 16 !== 0)
     throw new Error(`encodeCog: tile size ${grid.tileSize} is not a multiple of 16`);
-  const dtype = dtypeOf(data);
   const compression = options.compression ?? 'deflate';
   const opts = {
     compression,
     level: options.level ?? (compression === 'zstd' ? 9 : 6),
     predictor: options.predictor ?? (isFloat(dtype) ? 3 : 2),
   } as const;
-  const images: Image[] = [{ width: grid.width, height: grid.height, data }];
-  while (options.overviews && Math.max(images.at(-1)!.width, images.at(-1)!.height) > grid.tileSize) {
-    images.push(halve(images.at(-1)!, dtype));
-  }
+  const images: Pixels[] = [];
+  if (full) {
+    const levels = [full];
+    while (options.overviews && Math.max(levels.at(-1)!.width, levels.at(-1)!.height) > grid.tileSize)
+      levels.push(halve(levels.at(-1)!, dtype));
+    images.push(...levels.map(arrayPixels));
+  } else images.push(rows!);
   const fill = options.nodata !== undefined && Number.isFinite(options.nodata) ? options.nodata : 0;
   const tiles = images.map((img) => encodeTiles(img, dtype, grid.tileSize, opts, fill));
 
@@ -228,4 +269,15 @@ export async function writeCog(
   options: CogWriteOptions = {},
 ): Promise<number> {
   return writeFileAtomic(path, encodeCog(grid, data, options));
+}
+
+/** `writeCog` of an image given row by row (`encodeCogRows`). */
+export async function writeCogRows(
+  path: string,
+  grid: Grid,
+  dtype: DType,
+  row: RowSource,
+  options: Omit<CogWriteOptions, 'overviews'> = {},
+): Promise<number> {
+  return writeFileAtomic(path, encodeCogRows(grid, dtype, row, options));
 }

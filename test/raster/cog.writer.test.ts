@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { writeCog } from '../../src/raster/cog.writer.js';
+import { encodeCog, encodeCogRows, writeCog } from '../../src/raster/cog.writer.js';
 import { type Crs, crsFromEpsg, MODIS_SINUSOIDAL } from '../../src/raster/crs.js';
 import { allocate, type DType, type TypedArray } from '../../src/raster/dtype.js';
 import type { Grid } from '../../src/raster/grid.js';
@@ -265,6 +265,20 @@ describe('COG writer against GDAL', () => {
       assert.equal(info.sha256, sha256Of(data));
     });
   }
+
+  it('a COG given row by row is byte for byte the COG of the same pixels given whole (no overviews)', () => {
+    for (const [path, { grid, data, c }] of written) {
+      if (c.overviews) continue;
+      const opts = { nodata: c.nodata, metadata: { SOURCE_HASH: `v1:${c.name}` }, description: path };
+      const rows = encodeCogRows(
+        grid,
+        c.dtype,
+        (r, col, out) => out.set(data.subarray(r * grid.width + col, r * grid.width + col + out.length)),
+        opts,
+      );
+      assert.ok(Buffer.concat(rows).equals(Buffer.concat(encodeCog(grid, data, opts))), c.name);
+    }
+  });
 
   it('zstd is written where node:zlib has it, and refused with a clear message where not', async () => {
     const grid: Grid = {
