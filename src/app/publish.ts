@@ -1,4 +1,5 @@
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
@@ -8,9 +9,17 @@ import { SnowdbError } from '../errors.js';
 import { writeJsonAtomic } from '../io/atomic.js';
 import { type Bucket, DirBucket } from '../io/bucket.js';
 import { S3Bucket, type S3Settings } from '../io/bucket.s3.js';
-import { sha256Files } from '../io/hash.js';
 import { fileSignature } from '../io/memo.js';
-import { BLOB_PREFIX, blobKey, type PublishedTree, TREE_KEY, TreeSchema } from '../io/published-tree.js';
+import {
+  BLOB_PREFIX,
+  blobKey,
+  CHUNK_BYTES,
+  chunkDigest,
+  type FileEntry,
+  type PublishedTree,
+  TREE_KEY,
+  TreeSchema,
+} from '../io/published-tree.js';
 import { localStore } from '../io/store.js';
 import { mapPool } from '../util/pool.js';
 
@@ -42,29 +51,74 @@ export function targetBucket(target: string, s3: S3Settings): Bucket {
   return new DirBucket(resolve(target));
 }
 
+/** The blobs a tree entry refers to: its content and its chunk list. */
+const blobsOf = (e: FileEntry): string[] => (e.chunks === undefined ? [e.sha256] : [e.sha256, e.chunks]);
+
+/** A file's content digests: its sha256 and, past one chunk, the sha256 of its chunk list. */
+interface Digests {
+  readonly sha256: string;
+  readonly chunks?: string;
+}
+
+/** One read of a file: its sha256 and its chunk list (published-tree.ts) with that list's sha256. */
+async function hashFile(path: string): Promise<Digests & { list?: Buffer }> {
+  const whole = createHash('sha256');
+  const parts: Buffer[] = [];
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      const chunk = buf.subarray(0, bytesRead);
+      whole.update(chunk);
+      parts.push(chunkDigest(chunk));
+    }
+  } finally {
+    await fh.close();
+  }
+  const sha256 = whole.digest('hex');
+  if (parts.length <= 1) return { sha256 };
+  const list = Buffer.concat(parts);
+  return { sha256, chunks: createHash('sha256').update(list).digest('hex'), list };
+}
+
 /**
- * sha256 of each file of `signatures` (path → signature). A signature (inode, size, mtime) stands
+ * Digests of each file of `signatures` (path → signature). A signature (inode, size, mtime) stands
  * for the content: hard links are hashed once, and digests of files unchanged since the last
- * publish are reused.
+ * publish are reused. Chunk lists made by this call are added to `lists` (their sha256 → bytes).
  */
-async function digests(db: Database, signatures: ReadonlyMap<string, string>): Promise<Map<string, string>> {
+async function digests(
+  db: Database,
+  signatures: ReadonlyMap<string, string>,
+  lists: Map<string, Buffer>,
+): Promise<Map<string, Digests>> {
   const cacheFile = join(db.paths.cache('publish'), 'digests.json');
-  const known = new Map<string, string>(
-    Object.entries(JSON.parse(await readFile(cacheFile, 'utf8').catch(() => '{}')) as Record<string, string>),
+  const known = new Map<string, unknown>(
+    Object.entries(
+      JSON.parse(await readFile(cacheFile, 'utf8').catch(() => '{}')) as Record<string, unknown>,
+    ),
   );
-  const bySignature = new Map<string, Promise<string>>();
-  const out = new Map<string, string>();
+  const bySignature = new Map<string, Promise<Digests>>();
+  const out = new Map<string, Digests>();
   await mapPool([...signatures], 4, async ([f, sig]) => {
     let digest = bySignature.get(sig);
     if (digest === undefined) {
       const hit = known.get(sig);
-      digest = hit === undefined ? sha256Files([f]) : Promise.resolve(hit);
+      // Entries of older releases are a bare sha256 (no chunk list): hashed again.
+      digest =
+        typeof hit === 'object' && hit !== null && typeof (hit as Digests).sha256 === 'string'
+          ? Promise.resolve(hit as Digests)
+          : hashFile(f).then(({ list, ...d }) => {
+              if (list && d.chunks) lists.set(d.chunks, list);
+              return d;
+            });
       bySignature.set(sig, digest);
     }
     out.set(f, await digest);
   });
   await mkdir(db.paths.cache('publish'), { recursive: true });
-  const kept: Record<string, string> = {};
+  const kept: Record<string, Digests> = {};
   for (const [f, sig] of signatures) kept[sig] = out.get(f)!;
   await writeJsonAtomic(cacheFile, kept);
   return out;
@@ -102,7 +156,8 @@ export async function publishDatabase(
   const bucket = targetBucket(target, opts.s3 ?? {});
   const files = await publishedFiles(db);
   const signatures = new Map(files.map((f) => [f.abs, fileSignature(localStore, f.abs)]));
-  const sha = await digests(db, signatures);
+  const lists = new Map<string, Buffer>(); // chunk lists hashed now: sha → bytes
+  const sha = await digests(db, signatures, lists);
   const tree: PublishedTree = {
     resource: 'snowdb.published/v1',
     published_at: (opts.now ?? new Date()).toISOString(),
@@ -111,14 +166,30 @@ export async function publishDatabase(
   const sizes = new Map<string, number>(); // sha → bytes
   for (const f of files) {
     const size = (await stat(f.abs)).size;
-    tree.files[f.rel] = { size, sha256: sha.get(f.abs)! };
-    sizes.set(sha.get(f.abs)!, size);
+    const { sha256, chunks } = sha.get(f.abs)!;
+    tree.files[f.rel] = chunks === undefined ? { size, sha256 } : { size, sha256, chunks };
+    sizes.set(sha256, size);
   }
   const before = await currentTree(bucket);
-  const held = new Set(Object.values(before?.files ?? {}).map((e) => e.sha256));
+  const held = new Set(Object.values(before?.files ?? {}).flatMap(blobsOf));
   const fresh = new Map<string, string>(); // sha → a file holding it
-  for (const f of files) if (!held.has(sha.get(f.abs)!)) fresh.set(sha.get(f.abs)!, f.abs);
+  const freshLists = new Map<string, string>(); // chunk list sha → a file it lists
+  for (const f of files) {
+    const { sha256, chunks } = sha.get(f.abs)!;
+    if (!held.has(sha256)) fresh.set(sha256, f.abs);
+    if (chunks !== undefined && !held.has(chunks)) freshLists.set(chunks, f.abs);
+  }
   await mapPool([...fresh], UPLOADS, ([digest, file]) => bucket.putFile(blobKey(digest), file, 'immutable'));
+  await mapPool([...freshLists], UPLOADS, async ([digest, file]) => {
+    // A list hashed in an earlier run (digests cache) is made again from the file, and must match.
+    const list = lists.get(digest) ?? (await hashFile(file)).list;
+    if (list === undefined || createHash('sha256').update(list).digest('hex') !== digest)
+      throw new SnowdbError(
+        'publish-interrupted',
+        `${file} changed while it was published; nothing was switched: run 'snowdb publish' again once the database is quiet`,
+      );
+    await bucket.put(blobKey(digest), list, 'immutable');
+  });
   if (opts.pauseMs) await setTimeout(opts.pauseMs);
   const changed = files.find((f) => fileSignature(localStore, f.abs) !== signatures.get(f.abs));
   if (changed !== undefined)
@@ -133,7 +204,7 @@ export async function publishDatabase(
     await bucket.put(TREE_KEY, Buffer.from(`${JSON.stringify(tree)}\n`), 'revalidate');
     await bucket.put(Layout.rootConfig, await readFile(db.paths.rootConfig), 'revalidate');
   }
-  const keep = new Set([...held, ...sizes.keys()]);
+  const keep = new Set([...held, ...Object.values(tree.files).flatMap(blobsOf)]);
   const stale = (await bucket.list(BLOB_PREFIX)).filter((k) => !keep.has(k.slice(k.lastIndexOf('/') + 1)));
   await mapPool(stale, UPLOADS, (k) => bucket.delete(k));
   return {
@@ -141,7 +212,7 @@ export async function publishDatabase(
     published_at: tree.published_at,
     files: files.length,
     bytes: [...Object.values(tree.files)].reduce((s, e) => s + e.size, 0),
-    uploaded: fresh.size,
+    uploaded: fresh.size + freshLists.size,
     uploaded_bytes: [...fresh.keys()].reduce((s, d) => s + sizes.get(d)!, 0),
     removed: stale.length,
   };

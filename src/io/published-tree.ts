@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 /**
@@ -11,9 +12,21 @@ export const BLOB_PREFIX = 'blobs';
 
 export const blobKey = (sha256: string): string => `${BLOB_PREFIX}/${sha256.slice(0, 2)}/${sha256}`;
 
+/** Bytes per chunk a replica reads and verifies (a range read is rounded out to whole chunks). */
+export const CHUNK_BYTES = 64 << 10;
+/** Bytes of each chunk's digest in a chunk list: the first 16 of its sha256. */
+const DIGEST_BYTES = 16;
+
+const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
 const FileEntrySchema = z.strictObject({
   size: z.number().int().nonnegative(),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  sha256: Sha256,
+  /**
+   * For a file of more than one chunk: the blob holding its chunk list (the `chunkDigest` of each
+   * CHUNK_BYTES chunk, in order; the last chunk may be short), so a reader
+   * of a byte range can check the chunks it fetched without fetching the whole file.
+   */
+  chunks: Sha256.optional(),
 });
 
 export const TreeSchema = z.strictObject({
@@ -40,3 +53,14 @@ export function foldersOf(tree: PublishedTree): Map<string, Set<string>> {
   }
   return dirs;
 }
+
+/** One chunk's digest, as a chunk list holds it. */
+export const chunkDigest = (chunk: Uint8Array): Buffer =>
+  createHash('sha256').update(chunk).digest().subarray(0, DIGEST_BYTES);
+
+/** True when chunk `i` of a file is the one its chunk list names. */
+export const chunkMatches = (list: Uint8Array, i: number, chunk: Uint8Array): boolean =>
+  chunkDigest(chunk).equals(list.subarray(i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES));
+
+/** The number of chunks of a file of `size` bytes, and the length its chunk list must have. */
+export const chunkListBytes = (size: number): number => Math.ceil(size / CHUNK_BYTES) * DIGEST_BYTES;

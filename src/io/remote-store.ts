@@ -7,6 +7,9 @@ import type { Runtime } from '../util/runtime.js';
 import type { Bucket } from './bucket.js';
 import {
   blobKey,
+  CHUNK_BYTES,
+  chunkListBytes,
+  chunkMatches,
   type FileEntry,
   foldersOf,
   type PublishedTree,
@@ -16,8 +19,8 @@ import {
 import type { Source } from './source.js';
 import type { Signature, Store } from './store.js';
 
-/** Bytes per cached chunk of a blob. */
-const CHUNK = 64 << 10;
+/** Bytes per cached chunk of a blob (the chunk a published chunk list names). */
+const CHUNK = CHUNK_BYTES;
 
 /** An error like the filesystem's for a path the published tree does not hold. */
 const absent = (path: string): NodeJS.ErrnoException =>
@@ -143,44 +146,74 @@ export class RemoteStore implements Store {
 
   async read(path: string): Promise<Buffer | null> {
     const f = this.entry(path);
-    if (f === undefined) return null;
-    // A blob is its content's digest: bytes that do not hash to it are refused (and not kept).
-    return this.files.get(f.sha256, () =>
+    return f === undefined ? null : this.wholeBlob(f.sha256, path);
+  }
+
+  /** A whole blob, checked against its digest: bytes that do not hash to it are refused (and not kept). */
+  private wholeBlob(sha256: string, path: string): Promise<Buffer> {
+    return this.files.get(sha256, () =>
       retrying(async () => {
-        const got = await this.bucket.get(blobKey(f.sha256));
+        const got = await this.bucket.get(blobKey(sha256));
         if (got === null || got === 'unchanged')
           throw new SnowdbError(
             'storage-unreachable',
-            `${this.bucket.url}/${blobKey(f.sha256)}: missing (${path})`,
+            `${this.bucket.url}/${blobKey(sha256)}: missing (${path})`,
           );
-        if (createHash('sha256').update(got.bytes).digest('hex') !== f.sha256)
+        if (createHash('sha256').update(got.bytes).digest('hex') !== sha256)
           throw new SnowdbError(
             'storage-unreachable',
-            `${this.bucket.url}/${blobKey(f.sha256)}: the storage returned ${got.bytes.length} bytes that are not the published content of ${path}`,
+            `${this.bucket.url}/${blobKey(sha256)}: the storage returned ${got.bytes.length} bytes that are not the published content of ${path}`,
           );
         return got.bytes;
       }),
     );
   }
 
+  /** A file's chunk list (null for a one-chunk file, or a tree of an older release), checked whole. */
+  private async chunkList(f: FileEntry, path: string): Promise<Buffer | null> {
+    if (f.chunks === undefined) return null;
+    const list = await this.wholeBlob(f.chunks, `the chunk list of ${path}`);
+    if (list.length !== chunkListBytes(f.size))
+      throw new SnowdbError(
+        'storage-unreachable',
+        `${this.bucket.url}/${blobKey(f.chunks)}: a chunk list of ${list.length} bytes for ${f.size} bytes of ${path}`,
+      );
+    return list;
+  }
+
   async readAt(path: string, offset: number, length: number): Promise<Uint8Array> {
     const f = this.entry(path);
     if (f === undefined) throw absent(path);
-    return this.readBlob(f, offset, length);
+    return this.readBlob(f, offset, length, path);
   }
 
   /**
    * Bytes [offset, offset + length) of a blob (cut at its end), from the chunk cache; the chunks
    * it lacks are fetched with one range request per run of adjacent ones.
    */
-  private async readBlob(f: FileEntry, offset: number, length: number): Promise<Uint8Array> {
+  private async readBlob(f: FileEntry, offset: number, length: number, path: string): Promise<Uint8Array> {
     const end = Math.min(offset + length, f.size);
     if (end <= offset) return new Uint8Array(0);
     const key = blobKey(f.sha256);
+    const list = await this.chunkList(f, path);
     const first = Math.floor(offset / CHUNK);
     const last = Math.floor((end - 1) / CHUNK);
     const id = (i: number) => `${f.sha256}:${i}`;
     const chunkEnd = (i: number) => Math.min(f.size, (i + 1) * CHUNK);
+    // Chunks [from, to] of a range reply, each checked against the chunk list before it is kept:
+    // bytes of the right length but not the published ones are refused, and asked for again.
+    const fetchRun = async (from: number, to: number): Promise<Uint8Array> => {
+      const bytes = await this.bucket.range(key, from * CHUNK, chunkEnd(to) - from * CHUNK);
+      for (let k = from; list !== null && k <= to; k++) {
+        const chunk = bytes.subarray((k - from) * CHUNK, chunkEnd(k) - from * CHUNK);
+        if (!chunkMatches(list, k, chunk))
+          throw new SnowdbError(
+            'storage-unreachable',
+            `${this.bucket.url}/${key}: the storage returned bytes ${k * CHUNK}–${chunkEnd(k) - 1} that are not the published content of ${path}`,
+          );
+      }
+      return bytes;
+    };
     for (let i = first; i <= last; ) {
       if (this.chunks.has(id(i))) {
         i++;
@@ -188,7 +221,8 @@ export class RemoteStore implements Store {
       }
       const start = i;
       while (i < last && !this.chunks.has(id(i + 1))) i++;
-      const run = retrying(() => this.bucket.range(key, start * CHUNK, chunkEnd(i) - start * CHUNK));
+      const stop = i;
+      const run = retrying(() => fetchRun(start, stop));
       for (let k = start; k <= i; k++) {
         const piece = () => run.then((b) => b.subarray((k - start) * CHUNK, chunkEnd(k) - start * CHUNK));
         void this.chunks.get(id(k), piece).catch(() => {}); // the read below reports it
@@ -198,9 +232,7 @@ export class RemoteStore implements Store {
     const pieces = await Promise.all(
       Array.from({ length: last - first + 1 }, (_, n) => {
         const i = first + n;
-        return this.chunks.get(id(i), () =>
-          retrying(() => this.bucket.range(key, i * CHUNK, chunkEnd(i) - i * CHUNK)),
-        );
+        return this.chunks.get(id(i), () => retrying(() => fetchRun(i, i)));
       }),
     );
     const from = offset - first * CHUNK;
@@ -221,7 +253,7 @@ export class RemoteStore implements Store {
     return {
       url: f === undefined ? `${this.bucket.url}#${path}` : `${this.bucket.url}/${blobKey(f.sha256)}`,
       fetch: (offset, length) =>
-        f === undefined ? Promise.reject(absent(path)) : this.readBlob(f, offset, length),
+        f === undefined ? Promise.reject(absent(path)) : this.readBlob(f, offset, length, path),
       close: async () => {},
     };
   }

@@ -71,17 +71,33 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       'publishing changes nothing in the database',
     );
     const tree = JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
-      files: Record<string, { size: number; sha256: string }>;
+      files: Record<string, { size: number; sha256: string; chunks?: string }>;
     };
-    // One entry per read file: the date links read as their version folders, no dot names.
+    // One entry per read file: the date links read as their version folders, no dot names. A file
+    // past 64 KiB also names its chunk list: the first 16 bytes of each 64 KiB chunk's sha256.
     const swe = join(env.SNOWDB_CONFIG!, 'data/snodas/cogs/20240115/swe.tif');
+    const bytes = await readFile(swe);
+    const list = Buffer.concat(
+      Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) =>
+        createHash('sha256')
+          .update(bytes.subarray(i * 65536, (i + 1) * 65536))
+          .digest()
+          .subarray(0, 16),
+      ),
+    );
+    assert.ok(bytes.length > 65536);
+    const listSha = createHash('sha256').update(list).digest('hex');
     assert.deepEqual(tree.files['data/snodas/cogs/20240115/swe.tif'], {
-      size: (await stat(swe)).size,
+      size: bytes.length,
       sha256: await sha256(swe),
+      chunks: listSha,
     });
+    assert.deepEqual(await readFile(join(pub, blobKey(listSha))), list);
+    assert.ok(Object.values(tree.files).every((f) => (f.chunks !== undefined) === f.size > 65536));
     assert.ok(Object.keys(tree.files).every((k) => !k.split('/').some((p) => p.startsWith('.'))));
     assert.equal(r.files, Object.keys(tree.files).length);
-    assert.equal(r.uploaded, new Set(Object.values(tree.files).map((f) => f.sha256)).size);
+    const blobs = Object.values(tree.files).flatMap((f) => (f.chunks ? [f.sha256, f.chunks] : [f.sha256]));
+    assert.equal(r.uploaded, new Set(blobs).size);
     assert.deepEqual(
       await readFile(join(pub, 'snowdb.json')),
       await readFile(join(env.SNOWDB_CONFIG!, 'snowdb.json')),
@@ -205,7 +221,7 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     await remote.close();
   });
 
-  it('refuses bytes the storage gets wrong and keeps none: a whole file not its digest, a range reply cut short; asks again, then answers as the database', async () => {
+  it('refuses bytes the storage gets wrong and keeps none: a whole file not its digest, a range reply of the right length but altered bytes (chunk lists), a range reply cut short; asks again, then answers as the database', async () => {
     // A replica on a runtime of its own (its own memos and caches), its caches emptied at will.
     const runtime = new Runtime();
     const cold = () => runtime.clearCaches();
@@ -234,6 +250,12 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
           { kind: 'altered', at: 40 },
           `/pourpoints/${ZION}`,
           /bytes that are not the published content of/,
+        ],
+        [
+          cog,
+          { kind: 'altered', at: 60_000 },
+          `/datasets/snodas/stats/${ZION}/date-range?datetime=2024-01-16&variable=average_temp`,
+          /bytes 0–65535 that are not the published content of/,
         ],
         [
           cog,
@@ -302,8 +324,9 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     const named = new Set(
       [treeBefore, await readFile(join(pub, 'published.json'))].flatMap((t) =>
         Object.values(
-          (JSON.parse(t.toString('utf8')) as { files: Record<string, { sha256: string }> }).files,
-        ).map((e) => e.sha256),
+          (JSON.parse(t.toString('utf8')) as { files: Record<string, { sha256: string; chunks?: string }> })
+            .files,
+        ).flatMap((e) => (e.chunks ? [e.sha256, e.chunks] : [e.sha256])),
       ),
     );
     for (const n of await blobNames()) assert.ok(named.has(n.slice(-64)), n);
@@ -374,11 +397,12 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       assert.equal(first.code, 0, first.stderr);
       // The database as the folder copy holds it (published last in the previous test).
       const tree = JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
-        files: Record<string, { sha256: string }>;
+        files: Record<string, { sha256: string; chunks?: string }>;
       };
       const r = JSON.parse(first.stdout) as Record<string, number>;
       assert.equal(r.files, Object.keys(tree.files).length);
-      assert.equal(r.uploaded, new Set(Object.values(tree.files).map((f) => f.sha256)).size);
+      const blobs = Object.values(tree.files).flatMap((f) => (f.chunks ? [f.sha256, f.chunks] : [f.sha256]));
+      assert.equal(r.uploaded, new Set(blobs).size);
       const again = JSON.parse(
         (await snowdb(['publish', target, '--format', 'json'], { env: s3env })).stdout,
       );
