@@ -42,14 +42,8 @@ interface Image {
 /** Writes samples of row `row` from column `col` into `out` (out.length of them). */
 export type RowSource = (row: number, col: number, out: TypedArray) => void;
 
-/** An image's pixels: a whole row-major array, or rows made on demand (no whole array in memory). */
-type Pixels = { readonly width: number; readonly height: number; readonly row: RowSource };
-
-const arrayPixels = (img: Image): Pixels => ({
-  width: img.width,
-  height: img.height,
-  row: (r, c, out) => out.set(img.data.subarray(r * img.width + c, r * img.width + c + out.length)),
-});
+/** An image's pixels: a whole row-major array (`data`), or rows made on demand (no whole array in memory). */
+type Pixels = Image | { readonly width: number; readonly height: number; readonly row: RowSource };
 
 /** GDAL_METADATA XML for dataset items and an optional band description. */
 export function gdalMetadataXml(items: Readonly<Record<string, string>>, description?: string): string {
@@ -117,7 +111,12 @@ function encodeTiles(
       const w = Math.min(tileSize, img.width - c0);
       const h = Math.min(tileSize, img.height - r0);
       if (w < tileSize || h < tileSize) tile.fill(fill);
-      for (let r = 0; r < h; r++) img.row(r0 + r, c0, tile.subarray(r * tileSize, r * tileSize + w));
+      if ('data' in img)
+        for (let r = 0; r < h; r++) {
+          const src = (r0 + r) * img.width + c0;
+          tile.set(img.data.subarray(src, src + w), r * tileSize);
+        }
+      else for (let r = 0; r < h; r++) img.row(r0 + r, c0, tile.subarray(r * tileSize, r * tileSize + w));
       // A tile of one value (ocean, snow-free land) encodes to the same bytes every time, and so
       // does a tile equal to its left neighbour (rows of an area raster, of a latitude band).
       const key = uniformKey(tileBytes, bps, tileSize);
@@ -151,13 +150,7 @@ export function encodeCog(grid: Grid, data: TypedArray, options: CogWriteOptions
   if (data.length !== grid.width * grid.height) {
     throw new Error(`encodeCog: ${data.length} samples for a ${grid.width}×${grid.height} grid`);
   }
-  return encodeImages(
-    grid,
-    dtypeOf(data),
-    { width: grid.width, height: grid.height, data },
-    undefined,
-    options,
-  );
+  return encodeImages(grid, dtypeOf(data), { width: grid.width, height: grid.height, data }, options);
 }
 
 /**
@@ -170,17 +163,11 @@ export function encodeCogRows(
   row: RowSource,
   options: Omit<CogWriteOptions, 'overviews'> = {},
 ): Uint8Array[] {
-  return encodeImages(grid, dtype, undefined, { width: grid.width, height: grid.height, row }, options);
+  return encodeImages(grid, dtype, { width: grid.width, height: grid.height, row }, options);
 }
 
-/** The COG of a full image (`full`, with overviews as asked) or of rows made on demand (`rows`). */
-function encodeImages(
-  grid: Grid,
-  dtype: DType,
-  full: Image | undefined,
-  rows: Pixels | undefined,
-  options: CogWriteOptions,
-): Uint8Array[] {
+/** The COG of a whole image (with overviews as asked) or of rows made on demand (no overviews). */
+function encodeImages(grid: Grid, dtype: DType, img: Pixels, options: CogWriteOptions): Uint8Array[] {
   if (grid.tileSize % 16 !== 0)
     throw new Error(`encodeCog: tile size ${grid.tileSize} is not a multiple of 16`);
   const compression = options.compression ?? 'deflate';
@@ -189,15 +176,17 @@ function encodeImages(
     level: options.level ?? (compression === 'zstd' ? 9 : 6),
     predictor: options.predictor ?? (isFloat(dtype) ? 3 : 2),
   } as const;
-  const images: Pixels[] = [];
-  if (full) {
-    const levels = [full];
-    while (options.overviews && Math.max(levels.at(-1)!.width, levels.at(-1)!.height) > grid.tileSize)
-      levels.push(halve(levels.at(-1)!, dtype));
-    images.push(...levels.map(arrayPixels));
-  } else images.push(rows!);
+  const images: Pixels[] = [img];
+  // Overviews (nearest, halving) until the image fits one tile: of a whole image only.
+  for (
+    let last = img;
+    options.overviews && 'data' in last && Math.max(last.width, last.height) > grid.tileSize;
+  ) {
+    last = halve(last, dtype);
+    images.push(last);
+  }
   const fill = options.nodata !== undefined && Number.isFinite(options.nodata) ? options.nodata : 0;
-  const tiles = images.map((img) => encodeTiles(img, dtype, grid.tileSize, opts, fill));
+  const tiles = images.map((level) => encodeTiles(level, dtype, grid.tileSize, opts, fill));
 
   const geo = geoKeysFor(grid.crs);
   const ifdEntries = (i: number, offsets: ArrayLike<number>): IfdEntry[] => {
