@@ -180,6 +180,7 @@ export async function publishDatabase(
     if (chunks !== undefined && !held.has(chunks)) freshLists.set(chunks, f.abs);
   }
   await mapPool([...fresh], UPLOADS, ([digest, file]) => bucket.putFile(blobKey(digest), file, 'immutable'));
+  let listBytes = 0;
   await mapPool([...freshLists], UPLOADS, async ([digest, file]) => {
     // A list hashed in an earlier run (digests cache) is made again from the file, and must match.
     const list = lists.get(digest) ?? (await hashFile(file)).list;
@@ -189,6 +190,7 @@ export async function publishDatabase(
         `${file} changed while it was published; nothing was switched: run 'snowdb publish' again once the database is quiet`,
       );
     await bucket.put(blobKey(digest), list, 'immutable');
+    listBytes += list.length;
   });
   if (opts.pauseMs) await setTimeout(opts.pauseMs);
   const changed = files.find((f) => fileSignature(localStore, f.abs) !== signatures.get(f.abs));
@@ -213,7 +215,7 @@ export async function publishDatabase(
     files: files.length,
     bytes: [...Object.values(tree.files)].reduce((s, e) => s + e.size, 0),
     uploaded: fresh.size + freshLists.size,
-    uploaded_bytes: [...fresh.keys()].reduce((s, d) => s + sizes.get(d)!, 0),
+    uploaded_bytes: [...fresh.keys()].reduce((s, d) => s + sizes.get(d)!, listBytes),
     removed: stale.length,
   };
 }

@@ -98,6 +98,15 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     assert.equal(r.files, Object.keys(tree.files).length);
     const blobs = Object.values(tree.files).flatMap((f) => (f.chunks ? [f.sha256, f.chunks] : [f.sha256]));
     assert.equal(r.uploaded, new Set(blobs).size);
+    // Bytes uploaded: each distinct file once, and each chunk list (16 bytes a 64 KiB chunk).
+    const bySha = new Map(Object.values(tree.files).map((f) => [f.sha256, f.size]));
+    const lists = new Map(
+      Object.values(tree.files).flatMap((f) =>
+        f.chunks ? [[f.chunks, Math.ceil(f.size / 65536) * 16] as const] : [],
+      ),
+    );
+    const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+    assert.equal(r.uploaded_bytes, sum(bySha) + sum(lists));
     assert.deepEqual(
       await readFile(join(pub, 'snowdb.json')),
       await readFile(join(env.SNOWDB_CONFIG!, 'snowdb.json')),
