@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, stat } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { setTimeout } from 'node:timers/promises';
 import type { Database } from '../db/database.js';
@@ -13,9 +13,9 @@ import { fileSignature } from '../io/memo.js';
 import {
   BLOB_PREFIX,
   blobKey,
-  CHUNK_BYTES,
-  chunkDigest,
+  type Digests,
   type FileEntry,
+  fileDigests,
   type PublishedTree,
   TREE_KEY,
   TreeSchema,
@@ -54,35 +54,6 @@ export function targetBucket(target: string, s3: S3Settings): Bucket {
 /** The blobs a tree entry refers to: its content and its chunk list. */
 const blobsOf = (e: FileEntry): string[] => (e.chunks === undefined ? [e.sha256] : [e.sha256, e.chunks]);
 
-/** A file's content digests: its sha256 and, past one chunk, the sha256 of its chunk list. */
-interface Digests {
-  readonly sha256: string;
-  readonly chunks?: string;
-}
-
-/** One read of a file: its sha256 and its chunk list (published-tree.ts) with that list's sha256. */
-async function hashFile(path: string): Promise<Digests & { list?: Buffer }> {
-  const whole = createHash('sha256');
-  const parts: Buffer[] = [];
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
-    for (;;) {
-      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
-      if (bytesRead === 0) break;
-      const chunk = buf.subarray(0, bytesRead);
-      whole.update(chunk);
-      parts.push(chunkDigest(chunk));
-    }
-  } finally {
-    await fh.close();
-  }
-  const sha256 = whole.digest('hex');
-  if (parts.length <= 1) return { sha256 };
-  const list = Buffer.concat(parts);
-  return { sha256, chunks: createHash('sha256').update(list).digest('hex'), list };
-}
-
 /**
  * Digests of each file of `signatures` (path → signature). A signature (inode, size, mtime) stands
  * for the content: hard links are hashed once, and digests of files unchanged since the last
@@ -109,7 +80,7 @@ async function digests(
       digest =
         typeof hit === 'object' && hit !== null && typeof (hit as Digests).sha256 === 'string'
           ? Promise.resolve(hit as Digests)
-          : hashFile(f).then(({ list, ...d }) => {
+          : fileDigests(f).then(({ list, ...d }) => {
               if (list && d.chunks) lists.set(d.chunks, list);
               return d;
             });
@@ -183,7 +154,7 @@ export async function publishDatabase(
   let listBytes = 0;
   await mapPool([...freshLists], UPLOADS, async ([digest, file]) => {
     // A list hashed in an earlier run (digests cache) is made again from the file, and must match.
-    const list = lists.get(digest) ?? (await hashFile(file)).list;
+    const list = lists.get(digest) ?? (await fileDigests(file)).list;
     if (list === undefined || createHash('sha256').update(list).digest('hex') !== digest)
       throw new SnowdbError(
         'publish-interrupted',

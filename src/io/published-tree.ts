@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { z } from 'zod';
 
 /**
@@ -62,5 +63,34 @@ export const chunkDigest = (chunk: Uint8Array): Buffer =>
 export const chunkMatches = (list: Uint8Array, i: number, chunk: Uint8Array): boolean =>
   chunkDigest(chunk).equals(list.subarray(i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES));
 
-/** The number of chunks of a file of `size` bytes, and the length its chunk list must have. */
+/** The length, in bytes, of the chunk list of a file of `size` bytes. */
 export const chunkListBytes = (size: number): number => Math.ceil(size / CHUNK_BYTES) * DIGEST_BYTES;
+
+/** A file's content digests: its sha256 and, past one chunk, the sha256 of its chunk list. */
+export interface Digests {
+  readonly sha256: string;
+  readonly chunks?: string;
+}
+
+/** One read of a file: its digests, and past one chunk its chunk list's bytes (`list`). */
+export async function fileDigests(path: string): Promise<Digests & { list?: Buffer }> {
+  const whole = createHash('sha256');
+  const parts: Buffer[] = [];
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, null);
+      if (bytesRead === 0) break;
+      const chunk = buf.subarray(0, bytesRead);
+      whole.update(chunk);
+      parts.push(chunkDigest(chunk));
+    }
+  } finally {
+    await fh.close();
+  }
+  const sha256 = whole.digest('hex');
+  if (parts.length <= 1) return { sha256 };
+  const list = Buffer.concat(parts);
+  return { sha256, chunks: createHash('sha256').update(list).digest('hex'), list };
+}
