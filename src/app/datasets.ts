@@ -31,13 +31,21 @@ export interface DatasetInfo extends DatasetSummary {
 }
 
 /** Everything about one registered dataset (active or not). */
+/**
+ * A folder's names, listed again only when the folder changed (one stat): a server's dataset page
+ * then costs no turns of the event loop waiting on the thread pool. Shared: callers copy to sort.
+ */
+const listed = (db: Database, d: Dataset, dir: string): Promise<readonly string[]> =>
+  db.memo(dir, (p) => namesIn(d.store, p));
+
 export async function datasetInfo(db: Database, name: string): Promise<DatasetInfo> {
   const d = await openDataset(db, name);
   const dates = await datesOf(db, d);
   const g = d.config.grid;
   const zoneLayers: string[] = [];
-  for (const provider of (await namesIn(d.store, d.paths.zonesDir)).sort()) {
-    for (const f of (await namesIn(d.store, join(d.paths.zonesDir, provider))).sort()) {
+  const names = (dir: string) => listed(db, d, dir);
+  for (const provider of [...(await names(d.paths.zonesDir))].sort()) {
+    for (const f of [...(await names(join(d.paths.zonesDir, provider)))].sort()) {
       if (f.endsWith('.tif')) zoneLayers.push(`${provider}/${f}`);
     }
   }
@@ -71,8 +79,8 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
       new Set(ZONE_LAYERS.filter((l) => zoneLayers.includes(`${l.provider}/${l.file}`)).map((l) => l.key)),
     ),
     zone_layers: zoneLayers,
-    area_raster: (await namesIn(d.store, d.dir)).includes(AREA_RASTER),
-    aoi_rasters: (await namesIn(d.store, d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).length,
+    area_raster: (await names(d.dir)).includes(AREA_RASTER),
+    aoi_rasters: (await names(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).length,
     date_list: dates,
   };
 }

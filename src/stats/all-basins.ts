@@ -10,13 +10,23 @@ import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { indexOf } from '../pourpoints/store.js';
+import { seriesView as viewOf } from '../series/read.js';
 import { byString } from '../util/compare.js';
+import { Slicer } from '../util/slices.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { executeAnswer, executeWithNormals, type StatsWithNormals } from './anomalies.js';
 import { emptySelectionNote, selectDates } from './dates.js';
 import type { BoxedRows, CompactStats, ExecuteOptions, TableRows } from './engine.js';
 import type { Reference } from './normals.js';
-import { answerWidth, checkAnswerSize, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import {
+  answerWidth,
+  checkAnswerSize,
+  planAxes,
+  planStats,
+  type SharedPlanning,
+  type StatsPlan,
+  type StatsQuery,
+} from './plan.js';
 import { statsStateKey } from './state.js';
 
 /** Most dates one all-basins query may select. */
@@ -51,7 +61,11 @@ export interface AllBasinsPlan {
  * Plan every covered basin of an active dataset.
  * @throws QueryParameterError when the dates select more than MAX_ALL_BASINS_DATES; as `planStats`.
  */
-export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<AllBasinsPlan> {
+export async function planAllBasins(
+  db: Database,
+  q: AllBasinsQuery,
+  signal?: AbortSignal,
+): Promise<AllBasinsPlan> {
   const dataset = await openActiveDataset(db, q.dataset);
   const index = await indexOf(db);
   const dates = await datesOf(db, dataset);
@@ -61,11 +75,18 @@ export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<Al
       `the dates select ${n} dates; every basin at once takes at most ${MAX_ALL_BASINS_DATES} (ask one basin for long series)`,
       { parameter: 'date' },
     );
-  const plans = [...index.values()]
+  const shared: SharedPlanning = { axes: planAxes(dataset, q), signatures: new Map() };
+  const covered = [...index.values()]
     .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
     .map((e) => e.triplet)
-    .sort(byString)
-    .map((pourpoint) => planStats({ dataset, index, dates }, { ...q, pourpoint }));
+    .sort(byString);
+  // Hundreds of basins: planned in slices, so a server's cheap requests go on meanwhile.
+  const slicer = new Slicer(signal);
+  const plans: StatsPlan[] = [];
+  for (const pourpoint of covered) {
+    plans.push(planStats({ dataset, index, dates }, { ...q, pourpoint }, shared));
+    await slicer.pause();
+  }
   // The whole answer is one body: its numbers are the sum over the basins.
   const sizes = plans.map((p) => p.dates.length * answerWidth(p) * p.product);
   checkAnswerSize(
@@ -78,11 +99,14 @@ export async function planAllBasins(db: Database, q: AllBasinsQuery): Promise<Al
 }
 
 /** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
-export function allBasinsStateKey(p: AllBasinsPlan): string {
-  return createHash('sha256')
-    .update(JSON.stringify(p.plans.map(statsStateKey)))
-    .digest('base64url')
-    .slice(0, 27);
+export async function allBasinsStateKey(p: AllBasinsPlan, signal?: AbortSignal): Promise<string> {
+  const keys: string[] = [];
+  const slicer = new Slicer(signal);
+  for (const plan of p.plans) {
+    keys.push(statsStateKey(plan));
+    await slicer.pause();
+  }
+  return createHash('sha256').update(JSON.stringify(keys)).digest('base64url').slice(0, 27);
 }
 
 /** Run the plans of an all-basins query, one basin after another. */
@@ -106,8 +130,10 @@ async function everyBasin<R>(
   const out: AllBasinsStats<R> = { zone_layers: [], variables: [], basins: [] };
   // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
   const rasters = new RasterSession();
+  const first = p.plans[0];
+  const seriesView = first && opts.series !== false ? await viewOf(first.dataset) : null;
   try {
-    for (const plan of p.plans) await addBasin(plan, { ...opts, rasters }, out, execute);
+    for (const plan of p.plans) await addBasin(plan, { ...opts, rasters, seriesView }, out, execute);
   } finally {
     await rasters.close();
   }

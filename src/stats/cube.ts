@@ -7,7 +7,7 @@
 
 import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-onto.js';
 import { firstAbsent } from '../io/fs.js';
-import { seriesView } from '../series/read.js';
+import { type SeriesView, seriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import { Slicer } from '../util/slices.js';
 import type { ZoneRef } from '../zones/schemes.js';
@@ -26,6 +26,8 @@ export interface ExecuteOptions {
   readonly signal?: AbortSignal;
   /** Rasters shared with the other cubes of one answer (every basin at once). */
   readonly rasters?: RasterSession;
+  /** The series store's view for every cube of one answer (every basin at once), looked up once. */
+  readonly seriesView?: SeriesView | null;
 }
 
 /** A plan executed: typed sums per variable over the plan's dates and cells. */
@@ -58,7 +60,8 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
   for (let k = 0; k < product; k++)
     if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
   const nd = plan.dates.length;
-  const view = opts.series === false ? null : await seriesView(d);
+  const view =
+    opts.series === false ? null : opts.seriesView !== undefined ? opts.seriesView : await seriesView(d);
   const reads = planReads(plan, view && (await storeInputs(d, view, plan)));
   const sums: Sums[] = [];
   for (const [vi, v] of plan.variables.entries()) {

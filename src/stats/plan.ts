@@ -74,6 +74,8 @@ export interface StatsPlan {
   readonly dates: readonly string[];
   /** Files whose stat signatures change whenever the answer could (the ETag signs them). */
   readonly stateFiles: readonly string[];
+  /** Signatures already stat'ed for the other plans of the same every-basin query. */
+  readonly sharedSignatures?: Map<string, string>;
   /** The query with its defaults made explicit (the ETag signs it). */
   readonly query: StatsQuery;
   /** What the user should know about the answer (no ingested date selected, with the nearest held). */
@@ -90,13 +92,32 @@ export interface PlanInputs {
   readonly dates: readonly string[];
 }
 
+/** What the plans of one every-basin query share: their axes, built once, and their files' signatures. */
+export interface SharedPlanning {
+  readonly axes: StatsPlan['axes'];
+  /** File → signature, stat'ed once for all the plans (one request's worth: never kept). */
+  readonly signatures: Map<string, string>;
+}
+
+/**
+ * A query's zone axes on a dataset, zones built (no I/O; the same for every basin, so every-basin
+ * plans build them once).
+ * @throws QueryParameterError for a bad zone token or a crossing over the cell cap.
+ */
+export function planAxes(d: Dataset, q: Pick<StatsQuery, 'zones' | 'maxZoneCells'>): StatsPlan['axes'] {
+  return parseZoneTokens(q.zones ?? [], enabledLayers(d), q.maxZoneCells ?? MAX_ZONE_CELLS).map((axis) => {
+    const layer = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
+    return { axis, layer, path: layerPath(d, layer) };
+  });
+}
+
 /**
  * Resolve a query without I/O: basin entry and coverage, axes (refused over the cell cap before
  * anything is read), variables and columns, selected dates, and the files the answer rests on.
  * @throws SnowdbError `pourpoint-not-found`, `pourpoint-not-covered`; QueryParameterError for a
  *   bad zone token, a crossing over the cap or an unknown variable.
  */
-export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
+export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlanning): StatsPlan {
   const d = inputs.dataset;
   const entry = indexedEntry(inputs.index, q.pourpoint);
   if ((entry.coverage[d.name] ?? 'none') === 'none') {
@@ -105,11 +126,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
       `pourpoint ${entry.triplet} lies outside the grid of '${d.name}'`,
     );
   }
-  const cap = q.maxZoneCells ?? MAX_ZONE_CELLS;
-  const axes = parseZoneTokens(q.zones ?? [], enabledLayers(d), cap).map((axis) => {
-    const layer = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
-    return { axis, layer, path: layerPath(d, layer) };
-  });
+  const axes = shared?.axes ?? planAxes(d, q);
   const crossing = axes.reduce((p, a) => p * a.axis.zones.length, 1);
   const keys = Object.keys(d.config.variables).sort();
   const wanted = q.variables && q.variables.length > 0 ? [...new Set(q.variables)].sort() : keys;
@@ -157,6 +174,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery): StatsPlan {
     aoi,
     dates,
     stateFiles: [d.configPath, d.paths.datesDir, aoi, ...axes.map((a) => a.path)],
+    ...(shared && { sharedSignatures: shared.signatures }),
     notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
     inputs,
     query: {

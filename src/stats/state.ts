@@ -19,7 +19,16 @@ export function statsStateKey(plan: StatsPlan): string {
 }
 
 /** The signatures of a plan's state files, stat'ed once per plan (the ETag and the basin cache share them). */
-export const stateSignatures = weakMemo(
-  (plan: StatsPlan): ReadonlyMap<string, string> =>
-    new Map(plan.stateFiles.map((f) => [f, fileSignature(plan.dataset.store, f)])),
-);
+export const stateSignatures = weakMemo((plan: StatsPlan): ReadonlyMap<string, string> => {
+  const shared = plan.sharedSignatures ?? new Map<string, string>();
+  return new Map(
+    plan.stateFiles.map((f) => {
+      let sig = shared.get(f);
+      if (sig === undefined) {
+        sig = fileSignature(plan.dataset.store, f);
+        shared.set(f, sig);
+      }
+      return [f, sig];
+    }),
+  );
+});

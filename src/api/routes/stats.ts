@@ -116,7 +116,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const dates = parseDateRange(req.query.date, 'date');
       const q = { dataset, dates, ...statsOptions(req.query, httpNames), ...queryCaps(req) };
       const plan = await planAllBasins(db, q);
-      if (conditional(req, reply, allBasinsStateKey(plan), format)) return reply.code(304).send();
+      if (conditional(req, reply, await allBasinsStateKey(plan), format)) return reply.code(304).send();
       if (format === 'csv')
         return sendCsv(
           reply,
