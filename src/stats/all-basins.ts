@@ -132,8 +132,13 @@ async function everyBasin<R>(
   const rasters = new RasterSession();
   const first = p.plans[0];
   const seriesView = first && opts.series !== false ? await viewOf(first.dataset) : null;
+  // Cached reads resolve as microtasks: without slices, hundreds of basins could run in one turn.
+  const slicer = new Slicer(opts.signal);
   try {
-    for (const plan of p.plans) await addBasin(plan, { ...opts, rasters, seriesView }, out, execute);
+    for (const plan of p.plans) {
+      await addBasin(plan, { ...opts, rasters, seriesView }, out, execute);
+      await slicer.pause();
+    }
   } finally {
     await rasters.close();
   }

@@ -75,6 +75,44 @@ describe('polygon validity', () => {
     );
   });
 
+  it('finds a crossing exactly when an all-pairs search does, long edges included', () => {
+    // All pairs, the definition itself: ends strictly on both sides of each other's line.
+    const side = (a: number[], b: number[], c: number[]) =>
+      Math.sign((b[0]! - a[0]!) * (c[1]! - a[1]!) - (b[1]! - a[1]!) * (c[0]! - a[0]!));
+    const allPairs = (poly: number[][][]): boolean => {
+      const edges = poly.flatMap((ring) => ring.slice(0, -1).map((p, k) => [p, ring[k + 1]!] as const));
+      return edges.some(([a, b], i) =>
+        edges
+          .slice(i + 1)
+          .some(([c, d]) => side(a, b, c) * side(a, b, d) < 0 && side(c, d, a) * side(c, d, b) < 0),
+      );
+    };
+    let seed = 7;
+    const rand = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    let crossed = 0;
+    for (let trial = 0; trial < 300; trial++) {
+      // A wiggly star (a simple ring) with a few vertices then moved at random: crossings or not.
+      const n = 8 + Math.floor(rand() * 120);
+      const ring = Array.from({ length: n }, (_, k) => {
+        const r = 0.5 + 0.4 * rand();
+        return [r * Math.cos((2 * Math.PI * k) / n), r * Math.sin((2 * Math.PI * k) / n)];
+      });
+      for (let moves = Math.floor(rand() * 3); moves > 0; moves--) {
+        ring[Math.floor(rand() * n)] = [2 * rand() - 1, 2 * rand() - 1];
+      }
+      // Half the trials: a long chord replaces an arc (one edge far longer than the rest).
+      const shape = trial % 2 === 0 ? ring : ring.filter((_, k) => k < 2 || k > n / 2);
+      const poly = [[...shape, shape[0]!]];
+      const want = allPairs(poly);
+      crossed += want ? 1 : 0;
+      assert.equal(firstCrossing(poly) !== null, want, `trial ${trial}`);
+    }
+    assert.ok(crossed > 30 && crossed < 270, `both outcomes tried (${crossed} of 300 crossed)`);
+  });
+
   it('an edge spanning more than 180° of longitude is an antimeridian jump; a wide edge short of it is not', () => {
     assert.deepEqual(
       antimeridianJump([
