@@ -16,6 +16,9 @@
  * the check is then also that the limit fires on time: a probe asking the largest query over and
  * over beside the load gets its answer's status and headers within the limit + 1 s (wrk's times
  * also count reading tens of MB of body on the same two cores).
+ *
+ * `SNOWDB_LOAD_FLOOR=1` sends the cheap connections to a do-nothing Node server instead, beside
+ * the same expensive load on snowdb: the p99 no server could beat on this machine.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
