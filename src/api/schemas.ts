@@ -192,6 +192,21 @@ export const WaterYearsResponse = {
   additionalProperties: true,
 } as const;
 
+export const SnowlineResponse = {
+  $id: 'SnowlineResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'zones', 'variable', 'threshold_percent', 'band_step_ft', 'results'],
+  properties: {
+    ...basinTable(
+      "`snowline_ft`, `snowline_m`, `crossing` (found, all_above, all_below, from_above_only, no_data), the lower and upper bands' bounds (ft), means and areas (m²), `span_ft`",
+      'date → one row (the basin) of number, text or null',
+      ['number', 'string', 'null'],
+      { variable: str, threshold_percent: { type: 'number' }, band_step_ft: int },
+    ),
+  },
+  additionalProperties: true,
+} as const;
+
 export const DatasetInfo = {
   $id: 'DatasetInfo',
   type: 'object',
@@ -352,6 +367,7 @@ export const SHARED_SCHEMAS = [
   AllBasinsStatsResponse,
   NormalsResponse,
   WaterYearsResponse,
+  SnowlineResponse,
   DatasetInfo,
   FeatureCollection,
 ];

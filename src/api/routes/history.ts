@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
 import { csvLines } from '../../stats/csv.js';
+import { parseDateRange } from '../../stats/dates.js';
 import {
   answerNotes,
   executeNormals,
@@ -17,6 +18,7 @@ import {
   querySchema,
   waterYearsOptions,
 } from '../../stats/query.js';
+import { executeSnowline, openSnowlinePlan, snowlineStateKey } from '../../stats/snowline.js';
 import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../../stats/summaries.js';
 import { admit, queryCaps } from '../http.js';
 import { admitJson } from '../json-stream.js';
@@ -105,6 +107,72 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         );
       return admitJson(req, reply, async (exec) => ({
         ...(await executeWaterYears(plan, exec)),
+        pourpoint,
+        dataset,
+        links: statsLinks(req, [upLink(req, pourpoint)]),
+      }));
+    },
+  );
+  app.get<{
+    Params: BasinParams;
+    Querystring: {
+      datetime: string;
+      threshold?: number;
+      band_step_ft?: number;
+      variable?: string;
+      f?: 'json' | 'csv';
+    };
+  }>(
+    '/datasets/:dataset/snowline/:pourpoint/date-range',
+    {
+      schema: {
+        tags: ['stats'],
+        summary:
+          'Snow line of a basin per date: the elevation where a snow-cover fraction crosses a threshold, interpolated between the lowest bracketing pair of elevation bands',
+        params: basinParams,
+        querystring: querySchema(['f'], {
+          datetime: z.string().meta({
+            description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
+            examples: ['2024-03-01/2024-06-30'],
+          }),
+          threshold: z.number().min(0).lt(100).default(50).meta({ description: 'percent, in [0, 100)' }),
+          band_step_ft: z
+            .int()
+            .min(1)
+            .max(100_000)
+            .default(1000)
+            .meta({ description: 'elevation band height, ft' }),
+          variable: z
+            .string()
+            .optional()
+            .meta({ description: 'a snow-cover fraction (default snow_fraction)' }),
+        }),
+        response: ok('SnowlineResponse', 'per date: the snow line and the two bands it lies between'),
+      },
+    },
+    async (req, reply) => {
+      const format = negotiate(req.query.f, req.headers.accept);
+      const { dataset, pourpoint } = req.params;
+      const { datetime, threshold, band_step_ft, variable } = req.query;
+      const q = {
+        dataset,
+        pourpoint,
+        dates: parseDateRange(datetime),
+        threshold,
+        bandStepFt: band_step_ft,
+        variable,
+        ...queryCaps(req),
+      };
+      const plan = await openSnowlinePlan(db, q);
+      if (conditional(req, reply, snowlineStateKey(plan), format)) return reply.code(304).send();
+      if (format === 'csv')
+        return sendCsv(
+          reply,
+          `${pourpoint.replaceAll(':', '-')}_snowline.csv`,
+          csvLines(await admit(req, reply, (exec) => executeSnowline(plan, exec))),
+        );
+      return admitJson(req, reply, async (exec) => ({
+        ...(await executeSnowline(plan, exec)),
         pourpoint,
         dataset,
         links: statsLinks(req, [upLink(req, pourpoint)]),

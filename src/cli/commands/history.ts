@@ -1,6 +1,9 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
+import { SnowdbError } from '../../errors.js';
+import { parseDateRange } from '../../stats/dates.js';
 import { answerNotes, computeNormals } from '../../stats/normals.js';
 import { cliFlags, normalsOptions, waterYearsOptions } from '../../stats/query.js';
+import { computeSnowline } from '../../stats/snowline.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import type { Runner } from '../context.js';
 import { type CellFlags, cellOptions, cellParams, printTable } from './stats.js';
@@ -68,4 +71,56 @@ export function registerWaterYears(program: Command, run: Runner): void {
         printTable(ctx, opts.format, body, 'water_year');
       }),
   );
+}
+
+/** A number flag's value, or a usage error naming the flag. */
+function numberFlag(flag: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const v = Number(text);
+  if (text.trim() === '' || !Number.isFinite(v))
+    throw new SnowdbError('malformed-query-parameter', `${flag}: expected a number, got '${text}'`, {
+      parameter: flag,
+    });
+  return v;
+}
+
+/** `snowdb snowline <dataset> <pourpoint>`: per date, where snow cover crosses a threshold. */
+export function registerSnowline(program: Command, run: Runner): void {
+  program
+    .command('snowline')
+    .description(
+      'snow line of one basin per date: the elevation where a snow-cover fraction crosses a threshold, interpolated between the centres of the lowest pair of elevation bands that bracket it',
+    )
+    .argument('<dataset>', 'an active dataset with a snow-cover fraction (SPIRES)')
+    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
+    .option('--threshold <percent>', 'snow-cover fraction the line marks, in [0, 100)', '50')
+    .option('--band-step-ft <ft>', 'elevation band height', '1000')
+    .option('--variable <key>', 'a snow-cover fraction variable (default snow_fraction)')
+    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
+    .action(
+      (
+        dataset: string,
+        pourpoint: string,
+        opts: {
+          dates?: string;
+          threshold: string;
+          bandStepFt: string;
+          variable?: string;
+          format: 'json' | 'csv';
+        },
+        cmd: Command,
+      ) =>
+        run(cmd, async (ctx) => {
+          const body = await computeSnowline(await ctx.openDatabase('read'), {
+            dataset,
+            pourpoint,
+            dates: parseDateRange(opts.dates ?? '../..', 'dates'),
+            threshold: numberFlag('--threshold', opts.threshold),
+            bandStepFt: numberFlag('--band-step-ft', opts.bandStepFt),
+            variable: opts.variable,
+          });
+          printTable(ctx, opts.format, body);
+        }),
+    );
 }

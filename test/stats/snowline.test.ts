@@ -1,0 +1,299 @@
+/**
+ * The snow line (stats/snowline.ts) on a generated SPIRES-like dataset over the Zion DEM: per
+ * date, the answer equals a hand interpolation over the elevation-band means that `stats`
+ * reports for the same basin, dates and bands; dates built so that there is no crossing (no snow,
+ * snow everywhere, no data), a crossing in the lowest pair, and a ramp; thresholds 0, 50 and 90.
+ * CLI in-process and the HTTP route (JSON, CSV, errors) through `inject`.
+ */
+import assert from 'node:assert/strict';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { buildApp } from '../../src/api/app.js';
+import { buildAreaRaster } from '../../src/datasets/artifacts.js';
+import { openDataset } from '../../src/datasets/registry.js';
+import { Database } from '../../src/db/database.js';
+import { FileSource } from '../../src/io/source.js';
+import { Cog } from '../../src/raster/cog.reader.js';
+import { encodeCog } from '../../src/raster/cog.writer.js';
+import { layerPath, M_TO_FT, ZONE_LAYERS } from '../../src/zones/layers.js';
+import { cliOk, snowdb } from '../helpers/cli.js';
+import { cachedFixture } from '../helpers/fixture-cache.js';
+import { fixturePath } from '../helpers/raster.js';
+
+const BASIN = 'LINE:UT:TEST';
+const BBOX = [-113.15, 37.25, -113.0, 37.4] as const;
+const W = 90;
+const H = 60;
+const CELL = 0.008333333333333;
+const ORIGIN_X = -124.73333333333333 + 1372 * CELL;
+const ORIGIN_Y = 52.875 - 1839 * CELL;
+const DATES = ['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04', '2024-01-05', '2024-01-06'];
+
+/** Per date, the fraction (percent, 255 = no data) of a pixel at `ft` feet; `low` = the basin's lowest band floor. */
+const FRACTION: Record<string, (ft: number, low: number) => number> = {
+  '2024-01-01': (ft) => (ft > 6000 ? 100 : 0), // a step at 6000 ft
+  '2024-01-02': () => 0, // no snow
+  '2024-01-03': () => 100, // snow everywhere
+  '2024-01-04': (ft, low) => (ft < low + 1000 ? 0 : 100), // only the lowest band bare
+  '2024-01-05': (ft, low) => Math.round(Math.min(100, Math.max(0, (ft - low - 500) / 15))), // a ramp
+  '2024-01-06': () => 255, // no data
+};
+
+async function build(dir: string): Promise<void> {
+  const root = join(dir, 'db');
+  const cli = cliOk(() => ({ SNOWDB_CONFIG: root }));
+  await cli('init', root);
+  const records = join(dir, 'records');
+  await mkdir(records);
+  const [x0, y0, x1, y1] = BBOX;
+  const ring = [
+    [x0, y0],
+    [x1, y0],
+    [x1, y1],
+    [x0, y1],
+    [x0, y0],
+  ];
+  await writeFile(
+    join(records, 'LINE_UT_TEST.geojson'),
+    JSON.stringify({
+      type: 'GeometryCollection',
+      id: BASIN,
+      properties: { name: 'LINE' },
+      geometries: [
+        { type: 'Point', coordinates: [x0, y0] },
+        { type: 'MultiPolygon', coordinates: [[ring]] },
+      ],
+    }),
+  );
+  await cli('pourpoint', 'sync', records);
+  const config = join(root, 'data/cover/dataset.json');
+  await mkdir(join(root, 'data/cover'), { recursive: true });
+  const u8 = (description: string) => ({
+    description,
+    unit: 'percent',
+    scale_factor: 1,
+    dtype: 'uint8',
+    nodata: 255,
+    reducer: 'mean',
+    valid_range: [0, 100],
+  });
+  await writeFile(
+    config,
+    JSON.stringify({
+      resource: 'snowdb.dataset/v1',
+      description: 'generated snow cover on a 90 × 60 window of the SNODAS lattice',
+      ingester: 'spires',
+      grid: {
+        crs: 'EPSG:4326',
+        origin_x: ORIGIN_X,
+        origin_y: ORIGIN_Y,
+        cell_width: CELL,
+        cell_height: CELL,
+        width: W,
+        height: H,
+        tile_size: 64,
+      },
+      footprint: null,
+      variables: { snow_fraction: u8('generated snow cover fraction'), albedo: u8('generated albedo') },
+      zones: { terrain: { elevation: { band_step_ft: 1000 } } },
+    }),
+  );
+  await cli('dataset', 'register', 'cover', config);
+  await cli('pourpoint', 'reindex');
+  await cli('pourpoint', 'rasterize', '--all', '--dataset', 'cover');
+  await cli('dataset', 'generate-zones', 'cover', '--source', 'terrain', fixturePath('zion/srtm.tif'));
+  const d = await openDataset(await Database.open(root), 'cover');
+  await buildAreaRaster(d);
+  const layer = ZONE_LAYERS.find((l) => l.key === 'terrain.elevation')!;
+  const source = new FileSource(layerPath(d, layer));
+  const cog = await Cog.open(source);
+  // The layer covers a window of the grid (where the DEM is): elevation per grid pixel, -9999 outside.
+  const g = cog.grid;
+  const layerCells = (await cog.readWindow({
+    col: 0,
+    row: 0,
+    width: g.width,
+    height: g.height,
+  })) as Float32Array;
+  const dc = Math.round((g.originX - ORIGIN_X) / CELL);
+  const dr = Math.round((ORIGIN_Y - g.originY) / CELL);
+  const elevation = new Float32Array(W * H).fill(-9999);
+  for (let r = 0; r < g.height; r++)
+    for (let c = 0; c < g.width; c++) elevation[(r + dr) * W + c + dc] = layerCells[r * g.width + c]!;
+  await source.close();
+  // The basin's lowest band floor: over the pixels its rectangle overlaps.
+  let min = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < H; r++)
+    for (let c = 0; c < W; c++) {
+      const px0 = ORIGIN_X + c * CELL;
+      const py1 = ORIGIN_Y - r * CELL;
+      if (px0 + CELL > x0 && px0 < x1 && py1 > y0 && py1 - CELL < y1 && elevation[r * W + c]! > -9999)
+        min = Math.min(min, elevation[r * W + c]! * M_TO_FT);
+    }
+  const low = Math.floor(min / 1000) * 1000;
+  for (const date of DATES) {
+    await mkdir(d.paths.date(date), { recursive: true });
+    const manifest = {
+      date,
+      source_hash: 'v1:generated',
+      sources: [],
+      fields: { generator: 'test/stats/snowline.test.ts' },
+      rank: 0,
+      variables: ['albedo', 'snow_fraction'],
+      ingested_at: '2026-11-26T00:00:00Z',
+    };
+    await writeFile(d.paths.manifest(date), JSON.stringify(manifest));
+    const data = new Uint8Array(W * H);
+    elevation.forEach((m, i) => {
+      data[i] = m <= -9999 ? 255 : FRACTION[date]!(m * M_TO_FT, low);
+    });
+    for (const v of ['snow_fraction', 'albedo'])
+      await writeFile(d.paths.cog(date, v), encodeCog(d.grid, data, { nodata: 255, level: 1 }));
+  }
+  await writeFile(join(dir, 'low.txt'), String(low));
+  await cli('dataset', 'activate', 'cover');
+}
+
+type Value = number | string | null;
+interface Body {
+  variables: string[];
+  zones: { zone: { kind: string; min: number; max: number }[]; area_m2: number }[];
+  results: Record<string, Value[][]>;
+}
+
+describe('snow line', () => {
+  let env: Record<string, string>;
+  let low: number;
+  let bands: Body;
+  before(async () => {
+    const dir = await cachedFixture('snowline', build);
+    env = { SNOWDB_CONFIG: join(dir, 'db') };
+    low = Number(await import('node:fs/promises').then((fs) => fs.readFile(join(dir, 'low.txt'), 'utf8')));
+    const r = await snowdb(
+      ['stats', 'cover', BASIN, '--variable', 'snow_fraction', '--zone', 'terrain.elevation'],
+      {
+        env,
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    bands = JSON.parse(r.stdout) as Body;
+  });
+
+  /** The hand computation: bands with a value that date, ascending; the lowest pair with lo ≤ T < hi. */
+  const byHand = (date: string, t: number) => {
+    const rows = bands.results[date]!;
+    const have = bands.zones
+      .map((z, k) => ({ ref: z.zone[0]!, area: z.area_m2, value: rows[k]![0] as number | null }))
+      .filter((b) => b.ref.kind === 'band' && b.value !== null);
+    for (let i = 0; i + 1 < have.length; i++) {
+      const [lo, hi] = [have[i]!, have[i + 1]!];
+      if (lo.value! <= t && t < hi.value!) {
+        const [cLo, cHi] = [(lo.ref.min + lo.ref.max) / 2, (hi.ref.min + hi.ref.max) / 2];
+        return { ft: cLo + ((t - lo.value!) / (hi.value! - lo.value!)) * (cHi - cLo), lo, hi };
+      }
+    }
+    return null;
+  };
+
+  const line = async (...args: string[]) => {
+    const r = await snowdb(['snowline', 'cover', BASIN, ...args], { env });
+    assert.equal(r.code, 0, r.stderr);
+    return JSON.parse(r.stdout) as Body & { threshold_percent: number; band_step_ft: number };
+  };
+
+  it('equals a hand interpolation over the band means, at thresholds 0, 50 and 90', async () => {
+    assert.ok(bands.zones.filter((z) => z.zone[0]!.kind === 'band').length >= 3, 'the basin spans 3+ bands');
+    for (const t of [0, 50, 90]) {
+      const body = await line('--threshold', String(t));
+      assert.equal(body.threshold_percent, t);
+      assert.deepEqual(Object.keys(body.results), DATES);
+      const col = (name: string) => body.variables.indexOf(name);
+      for (const date of DATES) {
+        const row = body.results[date]![0]!;
+        const want = byHand(date, t);
+        if (want === null) {
+          assert.equal(row[col('snowline_ft')], null, `${date} T=${t}`);
+          assert.notEqual(row[col('crossing')], 'found');
+          continue;
+        }
+        assert.equal(row[col('crossing')], 'found', `${date} T=${t}`);
+        assert.ok(Math.abs((row[col('snowline_ft')] as number) - want.ft) < 1e-9, `${date} T=${t}`);
+        assert.ok(Math.abs((row[col('snowline_m')] as number) - want.ft / 3.28084) < 1e-9);
+        assert.equal(row[col('lower_band_min_ft')], want.lo.ref.min);
+        assert.equal(row[col('upper_band_max_ft')], want.hi.ref.max);
+        assert.equal(row[col('lower_band_area_m2')], want.lo.area);
+        assert.equal(row[col('upper_band_mean_snow_fraction_percent')], want.hi.value);
+        assert.equal(
+          row[col('span_ft')],
+          (want.hi.ref.min + want.hi.ref.max - want.lo.ref.min - want.lo.ref.max) / 2,
+        );
+      }
+    }
+  });
+
+  it('names why there is no line, and finds a crossing in the lowest pair', async () => {
+    const body = await line('--threshold', '50');
+    const col = (name: string) => body.variables.indexOf(name);
+    const at = (date: string, name: string) => body.results[date]![0]![col(name)];
+    assert.equal(at('2024-01-02', 'crossing'), 'all_below'); // no snow
+    assert.equal(at('2024-01-03', 'crossing'), 'all_above'); // snow down to the basin's bottom
+    assert.equal(at('2024-01-06', 'crossing'), 'no_data');
+    // Only the lowest band bare: the line lies halfway between the centres of the two lowest bands.
+    assert.equal(at('2024-01-04', 'lower_band_min_ft'), low);
+    // (Means of 0 and 100 over float weights: equal to ~1e-13.)
+    assert.ok(Math.abs((at('2024-01-04', 'snowline_ft') as number) - (low + 1000)) < 1e-9);
+    // Threshold 0: where snow begins, the centre of the last bare band.
+    const zero = await line('--threshold', '0', '--dates', '2024-01-04/2024-01-04');
+    assert.deepEqual(Object.keys(zero.results), ['2024-01-04']);
+    assert.ok(Math.abs((zero.results['2024-01-04']![0]![col('snowline_ft')] as number) - (low + 500)) < 1e-9);
+    // The step at 6000 ft, in 500-ft bands: the line lies within a band of 6000 ft.
+    const fine = await line('--band-step-ft', '500', '--dates', '2024-01-01/2024-01-01');
+    assert.equal(fine.band_step_ft, 500);
+    const ft = fine.results['2024-01-01']![0]![col('snowline_ft')] as number;
+    assert.ok(Math.abs(ft - 6000) <= 500, `${ft}`);
+  });
+
+  describe('over HTTP', () => {
+    let app: Awaited<ReturnType<typeof buildApp>>;
+    before(async () => {
+      app = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+    });
+    after(() => app.close());
+    const url = (q: string) => `/datasets/cover/snowline/${BASIN}/date-range?${q}`;
+
+    it('answers as the CLI does, in JSON and CSV, with an ETag', async () => {
+      const r = await app.inject({ method: 'GET', url: url('datetime=2024-01-01/2024-01-06&threshold=50') });
+      assert.equal(r.statusCode, 200, r.body);
+      const { links, pourpoint, dataset, ...body } = r.json() as Body & Record<string, unknown>;
+      assert.equal(pourpoint, BASIN);
+      assert.equal(dataset, 'cover');
+      assert.ok(Array.isArray(links));
+      assert.deepEqual(body, await line('--threshold', '50'));
+      const again = await app.inject({
+        method: 'GET',
+        url: url('datetime=2024-01-01/2024-01-06&threshold=50'),
+        headers: { 'if-none-match': r.headers.etag as string },
+      });
+      assert.equal(again.statusCode, 304);
+      const csv = await app.inject({ method: 'GET', url: url('datetime=2024-01-01/2024-01-06&f=csv') });
+      assert.equal(csv.statusCode, 200);
+      const lines = csv.body.trimEnd().split('\r\n');
+      assert.equal(lines[0], ['date', 'area_m2', ...body.variables].join(','));
+      assert.equal(lines.length, 1 + DATES.length);
+      assert.match(lines[3]!, /^2024-01-03,[\d.e+]+,,,all_above,/);
+    });
+
+    it('refuses a threshold outside [0, 100) and a variable that is not a snow-cover fraction', async () => {
+      const bad = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&threshold=100') });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.headers['content-type'] as string, /problem\+json/);
+      const albedo = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&variable=albedo') });
+      assert.ok(albedo.statusCode >= 400 && albedo.statusCode < 500, albedo.body);
+      assert.match(albedo.json().detail, /'albedo' is not a snow-cover fraction of 'cover'.*snow_fraction/);
+      const r = await snowdb(['snowline', 'cover', BASIN, '--threshold', 'half'], { env });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /--threshold: expected a number, got 'half'/);
+    });
+  });
+});
