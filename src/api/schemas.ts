@@ -207,12 +207,25 @@ export const SnowlineResponse = {
   additionalProperties: true,
 } as const;
 
+/** How old the newest date is (`/datasets` items, `/datasets/{d}` `freshness`). */
+const freshness = {
+  newest_date: { type: ['string', 'null'], description: 'the newest ingested date' },
+  age_days: { type: ['integer', 'null'], description: 'whole days from the newest date to today (UTC)' },
+  usual_lag_days: {
+    type: ['integer', 'null'],
+    description:
+      "days the newest date usually trails today (the config's, else the template's; null: never late)",
+  },
+  late: { type: 'boolean', description: 'the newest date is older than usual (or there is none)' },
+} as const;
+
 export const DatasetInfo = {
   $id: 'DatasetInfo',
   type: 'object',
   required: ['name', 'grid', 'variables', 'zones'],
   properties: {
     name: str,
+    freshness: { type: 'object', properties: freshness },
     description: str,
     grid: {
       type: 'object',
@@ -340,7 +353,11 @@ export const DatasetList = {
       items: {
         type: 'object',
         required: ['name'],
-        properties: { name: str, links },
+        properties: {
+          name: str,
+          ...freshness,
+          links,
+        },
         additionalProperties: true,
       },
     },

@@ -20,8 +20,7 @@ export interface FetchChoices {
   readonly queue?: string | undefined;
 }
 
-/** Today's UTC date, ISO. */
-export const todayUtc = (): string => new Date().toISOString().slice(0, 10);
+export { todayUtc } from '../datasets/freshness.js';
 
 /**
  * The archive folder of a dataset: its config's `archive.url`, else SNOWDB_<KIND>_URL, else the

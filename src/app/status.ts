@@ -1,8 +1,17 @@
+import { todayUtc } from '../datasets/freshness.js';
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
-import { CHECKS, checkDataset, debrisChecks, type Finding, indexChecks } from './health/checks.js';
+import {
+  CHECKS,
+  checkDataset,
+  DEFAULT_CHECKS,
+  debrisChecks,
+  type Finding,
+  freshnessCheck,
+  indexChecks,
+} from './health/checks.js';
 import { type DatasetFacts, readFacts } from './health/facts.js';
 
 export type { Finding } from './health/checks.js';
@@ -90,7 +99,7 @@ export interface DoctorReport {
  * is information, not a failure. With `fix`, debris is removed first.
  */
 export async function runDoctor(db: Database, opts: DoctorOptions = {}): Promise<DoctorReport> {
-  const checks = new Set<string>(opts.checks?.length ? opts.checks : CHECKS);
+  const checks = new Set<string>(opts.checks?.length ? opts.checks : DEFAULT_CHECKS);
   const unknown = [...checks].filter((c) => !(CHECKS as readonly string[]).includes(c));
   if (unknown.length > 0)
     throw new SnowdbError(
@@ -108,6 +117,7 @@ export async function runDoctor(db: Database, opts: DoctorOptions = {}): Promise
     // Database-wide checks run unless the run is narrowed to datasets.
     ...(named.size > 0 ? [] : [...indexChecks(facts), ...debrisChecks(facts, db.root)]),
     ...facts.datasets.flatMap(checkDataset),
+    ...(checks.has('freshness') ? facts.datasets.flatMap((f) => freshnessCheck(f, todayUtc())) : []),
   ].filter((f) => checks.has(f.check));
   const failures = findings.filter((f) => f.severity === 'fail').length;
   return { root: db.root, ok: failures === 0, failures, findings, removed };

@@ -68,6 +68,8 @@ export const DatasetConfigSchema = z
     zones: z.record(z.string(), z.record(z.string(), z.unknown())),
     /** The producer's archive this dataset is fetched from (default: the producer's public one). */
     archive: z.strictObject({ url: z.string().url() }).optional(),
+    /** Days the newest date usually trails today when the producer is on time (default: by template). */
+    usual_lag_days: z.number().int().min(0).max(3660).optional(),
     /** Variables kept in the time-contiguous series store (default: every variable). */
     series: z.strictObject({ variables: z.array(z.string()) }).optional(),
   })

@@ -76,7 +76,7 @@ describe('status and doctor', () => {
       for (const [args, message] of [
         [
           ['--check', 'nope'],
-          /Unknown check\(s\): nope\. Known checks: grid, dates, files, pourpoints, zones, index, series, debris\./,
+          /Unknown check\(s\): nope\. Known checks: grid, dates, files, pourpoints, zones, index, series, debris, freshness\./,
         ],
         [['--dataset', 'nope'], /dataset 'nope'/],
       ] as const) {

@@ -379,6 +379,21 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const { page, problems, outside } = await openPage(browser, `${base}/`);
     assert.equal(new URL(page.url()).pathname, '/app/');
     assert.equal(await mappedBasins(page), 11);
+    // Freshness: "as of" the dataset's newest date; the demo's 2025 dates are past every template's usual lag.
+    const shown = (await page.textContent('#freshness')) ?? '';
+    const shownDataset = shown.split(' ')[0]!;
+    const fresh = (
+      await api<{
+        freshness: { newest_date: string; age_days: number; late: boolean; usual_lag_days: number };
+      }>(`/datasets/${shownDataset}`)
+    ).freshness;
+    assert.ok(
+      shown.startsWith(`${shownDataset} as of ${fresh.newest_date} (${fresh.age_days} days ago)`),
+      shown,
+    );
+    assert.equal(fresh.late, true);
+    assert.ok(shown.includes(`— late: ${shownDataset} is usually ${fresh.usual_lag_days} day`), shown);
+    assert.equal(await page.getAttribute('#freshness', 'class'), 'freshness late');
     // Outlines: coarse for the whole set, fine for the basins in view once zoomed in (LOD by zoom).
     const rings = async (tol: string) => {
       const fc = await api<{ features: { id: string; geometry: { coordinates: number[][][][] } }[] }>(

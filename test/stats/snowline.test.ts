@@ -6,154 +6,11 @@
  * CLI in-process and the HTTP route (JSON, CSV, errors) through `inject`.
  */
 import assert from 'node:assert/strict';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
-import { buildAreaRaster } from '../../src/datasets/artifacts.js';
-import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
-import { FileSource } from '../../src/io/source.js';
-import { Cog } from '../../src/raster/cog.reader.js';
-import { encodeCog } from '../../src/raster/cog.writer.js';
-import { layerPath, M_TO_FT, ZONE_LAYERS } from '../../src/zones/layers.js';
-import { cliOk, snowdb } from '../helpers/cli.js';
-import { cachedFixture } from '../helpers/fixture-cache.js';
-import { fixturePath } from '../helpers/raster.js';
-
-const BASIN = 'LINE:UT:TEST';
-const BBOX = [-113.15, 37.25, -113.0, 37.4] as const;
-const W = 90;
-const H = 60;
-const CELL = 0.008333333333333;
-const ORIGIN_X = -124.73333333333333 + 1372 * CELL;
-const ORIGIN_Y = 52.875 - 1839 * CELL;
-const DATES = ['2024-01-01', '2024-01-02', '2024-01-03', '2024-01-04', '2024-01-05', '2024-01-06'];
-
-/** Per date, the fraction (percent, 255 = no data) of a pixel at `ft` feet; `low` = the basin's lowest band floor. */
-const FRACTION: Record<string, (ft: number, low: number) => number> = {
-  '2024-01-01': (ft) => (ft > 6000 ? 100 : 0), // a step at 6000 ft
-  '2024-01-02': () => 0, // no snow
-  '2024-01-03': () => 100, // snow everywhere
-  '2024-01-04': (ft, low) => (ft < low + 1000 ? 0 : 100), // only the lowest band bare
-  '2024-01-05': (ft, low) => Math.round(Math.min(100, Math.max(0, (ft - low - 500) / 15))), // a ramp
-  '2024-01-06': () => 255, // no data
-};
-
-async function build(dir: string): Promise<void> {
-  const root = join(dir, 'db');
-  const cli = cliOk(() => ({ SNOWDB_CONFIG: root }));
-  await cli('init', root);
-  const records = join(dir, 'records');
-  await mkdir(records);
-  const [x0, y0, x1, y1] = BBOX;
-  const ring = [
-    [x0, y0],
-    [x1, y0],
-    [x1, y1],
-    [x0, y1],
-    [x0, y0],
-  ];
-  await writeFile(
-    join(records, 'LINE_UT_TEST.geojson'),
-    JSON.stringify({
-      type: 'GeometryCollection',
-      id: BASIN,
-      properties: { name: 'LINE' },
-      geometries: [
-        { type: 'Point', coordinates: [x0, y0] },
-        { type: 'MultiPolygon', coordinates: [[ring]] },
-      ],
-    }),
-  );
-  await cli('pourpoint', 'sync', records);
-  const config = join(root, 'data/cover/dataset.json');
-  await mkdir(join(root, 'data/cover'), { recursive: true });
-  const u8 = (description: string) => ({
-    description,
-    unit: 'percent',
-    scale_factor: 1,
-    dtype: 'uint8',
-    nodata: 255,
-    reducer: 'mean',
-    valid_range: [0, 100],
-  });
-  await writeFile(
-    config,
-    JSON.stringify({
-      resource: 'snowdb.dataset/v1',
-      description: 'generated snow cover on a 90 × 60 window of the SNODAS lattice',
-      ingester: 'spires',
-      grid: {
-        crs: 'EPSG:4326',
-        origin_x: ORIGIN_X,
-        origin_y: ORIGIN_Y,
-        cell_width: CELL,
-        cell_height: CELL,
-        width: W,
-        height: H,
-        tile_size: 64,
-      },
-      footprint: null,
-      variables: { snow_fraction: u8('generated snow cover fraction'), albedo: u8('generated albedo') },
-      zones: { terrain: { elevation: { band_step_ft: 1000 } } },
-    }),
-  );
-  await cli('dataset', 'register', 'cover', config);
-  await cli('pourpoint', 'reindex');
-  await cli('pourpoint', 'rasterize', '--all', '--dataset', 'cover');
-  await cli('dataset', 'generate-zones', 'cover', '--source', 'terrain', fixturePath('zion/srtm.tif'));
-  const d = await openDataset(await Database.open(root), 'cover');
-  await buildAreaRaster(d);
-  const layer = ZONE_LAYERS.find((l) => l.key === 'terrain.elevation')!;
-  const source = new FileSource(layerPath(d, layer));
-  const cog = await Cog.open(source);
-  // The layer covers a window of the grid (where the DEM is): elevation per grid pixel, -9999 outside.
-  const g = cog.grid;
-  const layerCells = (await cog.readWindow({
-    col: 0,
-    row: 0,
-    width: g.width,
-    height: g.height,
-  })) as Float32Array;
-  const dc = Math.round((g.originX - ORIGIN_X) / CELL);
-  const dr = Math.round((ORIGIN_Y - g.originY) / CELL);
-  const elevation = new Float32Array(W * H).fill(-9999);
-  for (let r = 0; r < g.height; r++)
-    for (let c = 0; c < g.width; c++) elevation[(r + dr) * W + c + dc] = layerCells[r * g.width + c]!;
-  await source.close();
-  // The basin's lowest band floor: over the pixels its rectangle overlaps.
-  let min = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < H; r++)
-    for (let c = 0; c < W; c++) {
-      const px0 = ORIGIN_X + c * CELL;
-      const py1 = ORIGIN_Y - r * CELL;
-      if (px0 + CELL > x0 && px0 < x1 && py1 > y0 && py1 - CELL < y1 && elevation[r * W + c]! > -9999)
-        min = Math.min(min, elevation[r * W + c]! * M_TO_FT);
-    }
-  const low = Math.floor(min / 1000) * 1000;
-  for (const date of DATES) {
-    await mkdir(d.paths.date(date), { recursive: true });
-    const manifest = {
-      date,
-      source_hash: 'v1:generated',
-      sources: [],
-      fields: { generator: 'test/stats/snowline.test.ts' },
-      rank: 0,
-      variables: ['albedo', 'snow_fraction'],
-      ingested_at: '2026-11-26T00:00:00Z',
-    };
-    await writeFile(d.paths.manifest(date), JSON.stringify(manifest));
-    const data = new Uint8Array(W * H);
-    elevation.forEach((m, i) => {
-      data[i] = m <= -9999 ? 255 : FRACTION[date]!(m * M_TO_FT, low);
-    });
-    for (const v of ['snow_fraction', 'albedo'])
-      await writeFile(d.paths.cog(date, v), encodeCog(d.grid, data, { nodata: 255, level: 1 }));
-  }
-  await writeFile(join(dir, 'low.txt'), String(low));
-  await cli('dataset', 'activate', 'cover');
-}
+import { snowdb } from '../helpers/cli.js';
+import { BASIN, coverDb, DATES } from '../helpers/cover-db.js';
 
 type Value = number | string | null;
 interface Body {
@@ -167,9 +24,9 @@ describe('snow line', () => {
   let low: number;
   let bands: Body;
   before(async () => {
-    const dir = await cachedFixture('snowline', build);
-    env = { SNOWDB_CONFIG: join(dir, 'db') };
-    low = Number(await import('node:fs/promises').then((fs) => fs.readFile(join(dir, 'low.txt'), 'utf8')));
+    const fx = await coverDb();
+    env = { SNOWDB_CONFIG: `${fx.dir}/db` };
+    low = fx.low;
     const r = await snowdb(
       ['stats', 'cover', BASIN, '--variable', 'snow_fraction', '--zone', 'terrain.elevation'],
       {

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
-import { openActiveDataset } from '../../datasets/registry.js';
+import { freshnessOf, todayUtc } from '../../datasets/freshness.js';
+import { datesOf } from '../../datasets/inventory.js';
+import { openActiveDataset, openDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { waterYearCounts } from '../../stats/water-year.js';
 import { byString } from '../../util/compare.js';
@@ -37,17 +39,25 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
         response: jsonResponse('DatasetList', 'the active datasets'),
       },
     },
-    (req, reply) => {
+    async (req, reply) => {
       const b = baseOf(req);
       const names = Object.entries(db.config.datasets)
         .filter(([, link]) => link.active)
         .map(([name]) => name)
         .sort(byString);
+      const today = todayUtc();
+      const datasets = await Promise.all(
+        names.map(async (name) => {
+          const d = await openDataset(db, name);
+          return {
+            name,
+            ...freshnessOf(d.config, await datesOf(db, d), today),
+            links: [{ href: `${b}/datasets/${name}`, rel: 'self', type: 'application/json' }],
+          };
+        }),
+      );
       return sendJson(reply, {
-        datasets: names.map((name) => ({
-          name,
-          links: [{ href: `${b}/datasets/${name}`, rel: 'self', type: 'application/json' }],
-        })),
+        datasets,
         links: [
           { href: `${b}/datasets`, rel: 'self', type: 'application/json' },
           { href: `${b}/`, rel: 'root', type: 'application/json' },
@@ -83,6 +93,7 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
         },
         variables: variablesOf(info.variables),
         zones: info.zones,
+        freshness: freshnessOf(d.config, info.date_list, todayUtc()),
         dates: {
           count: info.dates,
           first: info.first_date,

@@ -1,12 +1,29 @@
 import { olderAoiFormat } from '../../datasets/artifacts.js';
+import { freshnessOf } from '../../datasets/freshness.js';
 import type { Dataset } from '../../datasets/registry.js';
 import { AREA_RASTER, stemOf } from '../../db/layout.js';
 import { type Grid, intersectWindows, parseWindowTag, type Window } from '../../raster/grid.js';
 import { ZONES_FORMAT } from '../../zones/plan.js';
 import type { DatabaseFacts, DatasetFacts } from './facts.js';
 
-/** The checks `doctor` runs, by name (`--check`). */
-export const CHECKS = ['grid', 'dates', 'files', 'pourpoints', 'zones', 'index', 'series', 'debris'] as const;
+/** The checks `doctor` knows, by name (`--check`). */
+export const CHECKS = [
+  'grid',
+  'dates',
+  'files',
+  'pourpoints',
+  'zones',
+  'index',
+  'series',
+  'debris',
+  'freshness',
+] as const;
+
+/**
+ * The checks `doctor` runs when none is named: all but `freshness`, which only a database kept
+ * up to date should pass (a database of past seasons is not broken), so cron asks for it.
+ */
+export const DEFAULT_CHECKS: readonly (typeof CHECKS)[number][] = CHECKS.filter((c) => c !== 'freshness');
 
 /** One finding: a failure makes `doctor` exit non-zero; info is reported only. */
 export interface Finding {
@@ -248,6 +265,21 @@ export function debrisChecks(f: DatabaseFacts, root: string): Finding[] {
     issue: `${x.what}, left by an interrupted command (rerun it, or 'snowdb doctor --fix' removes it)`,
     severity: 'fail',
   }));
+}
+
+/** A dataset whose newest date is older than its usual lag (`freshnessOf`) on `today`. */
+export function freshnessCheck(f: DatasetFacts, today: string): Finding[] {
+  const x = freshnessOf(f.dataset.config, f.dates, today);
+  if (!x.late) return [];
+  const usual = `'${f.dataset.name}' is usually ${x.usual_lag_days} day(s) behind`;
+  return [
+    finding(f.dataset, 'freshness')(
+      x.newest_date ?? '(no date)',
+      x.newest_date === null
+        ? `no date ingested; ${usual} (run 'snowdb update')`
+        : `newest date is ${x.age_days} day(s) old on ${today}; ${usual} (run 'snowdb update', or see whether the producer is late)`,
+    ),
+  ];
 }
 
 /** The one runner: every dataset check over its facts. */

@@ -30,7 +30,12 @@ export function registerStatus(program: Command, run: Runner): void {
       collect,
       [],
     )
-    .option('--check <name>', `run only this check (repeatable): ${CHECKS.join(', ')}`, collect, [])
+    .option(
+      '--check <name>',
+      `run only this check (repeatable): ${CHECKS.join(', ')} (freshness, whether the newest date is late, runs only when named: for cron)`,
+      collect,
+      [],
+    )
     .option('--include-inactive', 'check inactive datasets too (default: active ones only)')
     .addOption(formatOption())
     .action(

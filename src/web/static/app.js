@@ -41,9 +41,27 @@ function defaultDataset() {
     ?.name;
 }
 
+const days = (n) => `${n} day${n === 1 ? '' : 's'}`;
+
+/** "As of" the dataset's newest date, and a warning when it is older than the dataset usually is. */
+function showFreshness(d) {
+  const f = d.freshness;
+  const el = $('freshness');
+  el.classList.toggle('late', f.late);
+  el.textContent =
+    f.newest_date === null
+      ? `${d.name}: no date ingested yet`
+      : `${d.name} as of ${f.newest_date} (${days(f.age_days)} ago)${
+          f.late
+            ? ` — late: ${d.name} is usually ${days(f.usual_lag_days)} behind; newer dates are missing (check 'snowdb update')`
+            : ''
+        }`;
+}
+
 /** Fill the controls from the dataset, keeping the state's choices where the dataset has them. */
 function fillControls() {
   const d = dataset();
+  showFreshness(d);
   const keys = d.variables.map((v) => v.key);
   if (!keys.includes(state.variable)) state.variable = keys.includes('swe') ? 'swe' : keys[0];
   const has = (reducer) =>
