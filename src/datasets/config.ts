@@ -109,7 +109,25 @@ export interface StatName {
   readonly unit: string;
 }
 
-/** Stat names of every variable (sorted by key): the mean, then the volume where there is one. */
+/** A variable is a snow-cover fraction when its key ends in `snow_fraction` and its unit is percent. */
+export const isSnowFraction = (key: string, v: Pick<VariableSpec, 'unit'>): boolean =>
+  key.endsWith('snow_fraction') && v.unit === 'percent';
+
+/**
+ * What a variable's basin total is, and the factor that turns Σ value (stored unit ÷ scale) ×
+ * area (m²) into it: a water volume (m³; metres per unit) or, for a snow-cover fraction, the
+ * snow-covered area (m²; 0.01 per percent). Null: the variable has no total.
+ */
+export function totalOf(
+  key: string,
+  v: Pick<VariableSpec, 'unit' | 'volume_m_per_unit'>,
+): { readonly unit: 'm3' | 'm2'; readonly perUnit: number } | null {
+  if (v.volume_m_per_unit !== undefined) return { unit: 'm3', perUnit: v.volume_m_per_unit };
+  if (isSnowFraction(key, v)) return { unit: 'm2', perUnit: 0.01 };
+  return null;
+}
+
+/** Stat names of every variable (sorted by key): the mean, then the total (volume or snow-covered area) where there is one. */
 export const statNames: (config: DatasetConfig) => readonly StatName[] = weakMemo((config) =>
   Object.keys(config.variables)
     .sort()
@@ -121,9 +139,18 @@ export const statNames: (config: DatasetConfig) => readonly StatName[] = weakMem
         reducer: 'mean',
         unit: v.unit,
       };
-      return v.volume_m_per_unit === undefined
+      const total = totalOf(key, v);
+      return total === null
         ? [mean]
-        : [mean, { variable: key, stat: `total_${key}_m3`, reducer: 'total' as const, unit: 'm3' }];
+        : [
+            mean,
+            {
+              variable: key,
+              stat: `total_${key}_${total.unit}`,
+              reducer: 'total' as const,
+              unit: total.unit,
+            },
+          ];
     }),
 );
 

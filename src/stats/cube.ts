@@ -5,6 +5,7 @@
  * a view of cubes (`columnTable`, `zonesOf`), not of another answer's wire format.
  */
 
+import { totalOf } from '../datasets/config.js';
 import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-onto.js';
 import { firstAbsent } from '../io/fs.js';
 import { type SeriesView, seriesView } from '../series/read.js';
@@ -140,7 +141,7 @@ function fillColumns(cube: Cube, out: Float64Array, i0: number, i1: number): voi
   columns.forEach((col, c) => {
     const { sw: SW, sv: SV } = sums[plan.variables.indexOf(col.variable)]!;
     const spec = plan.dataset.config.variables[col.variable]!;
-    const perM = spec.volume_m_per_unit ?? 0; // m per stored unit × scale (volumes only)
+    const perUnit = totalOf(col.variable, spec)?.perUnit ?? 0; // total per (unit × m²): m (volumes) or 0.01 (areas)
     for (let i = i0; i < i1; i++)
       for (let j = 0; j < K; j++) {
         const k = cells[j]!;
@@ -150,7 +151,7 @@ function fillColumns(cube: Cube, out: Float64Array, i0: number, i1: number): voi
         if (col.kind === 'valid') v = area[k]! > 0 ? sw / area[k]! : Number.NaN;
         else if (!(sw > 0)) v = Number.NaN;
         else if (col.kind === 'mean') v = sv / sw / spec.scale_factor / col.divisor + col.offset;
-        else v = ((sv / spec.scale_factor) * perM) / col.divisor; // m³ = Σ value(unit) × m/unit × m²
+        else v = ((sv / spec.scale_factor) * perUnit) / col.divisor; // m³ (or m²) = Σ value(unit) × perUnit × m²
         out[(i * K + j) * C + c] = v;
       }
   });

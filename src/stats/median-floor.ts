@@ -4,7 +4,7 @@
  * too small to compare against (NRCS snow and precipitation updates). snowdb states one floor per
  * variable: below it a median gives no percentage, and a value below it "has no snow".
  */
-import type { VariableSpec } from '../datasets/config.js';
+import { totalOf, type VariableSpec } from '../datasets/config.js';
 import type { Column } from './plan.js';
 
 /** 0.1 in of water (mm): the resolution NRCS reports SWE and precipitation to. */
@@ -24,7 +24,7 @@ export function meanFloor(variable: string, spec: Pick<VariableSpec, 'unit'>): n
 
 /**
  * The floor of one output column for a zone of `areaM2`, in the column's unit: the mean's floor,
- * or for a volume that depth over the zone's area. Valid fractions have none (0).
+ * or for a total that mean over the zone's area (a volume, or a snow-covered area). Valid fractions have none (0).
  */
 export function columnFloor(
   col: Column,
@@ -33,6 +33,7 @@ export function columnFloor(
 ): number {
   const floor = meanFloor(col.variable, spec);
   if (col.kind === 'mean') return floor / col.divisor;
-  if (col.kind === 'total') return (floor * (spec.volume_m_per_unit ?? 0) * areaM2) / col.divisor;
+  if (col.kind === 'total')
+    return (floor * (totalOf(col.variable, spec)?.perUnit ?? 0) * areaM2) / col.divisor;
   return 0;
 }

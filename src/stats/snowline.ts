@@ -5,7 +5,7 @@
  * of one fraction variable over `terrain.elevation` bands; bands without a value that date are
  * passed over (the pair is then the nearest bands with values: `span_ft` says how far apart).
  */
-import type { DatasetConfig } from '../datasets/config.js';
+import { type DatasetConfig, isSnowFraction } from '../datasets/config.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { M_TO_FT } from '../zones/layers.js';
@@ -47,10 +47,10 @@ export interface SnowlineBody extends Omit<CompactStats, 'results'> {
   results: Record<string, Value[][]>;
 }
 
-/** A variable is a snow-cover fraction when its key ends in `snow_fraction` and its unit is percent. */
+/** The dataset's snow-cover fraction variables (`isSnowFraction`), sorted. */
 export const fractionVariables = (config: DatasetConfig): string[] =>
   Object.keys(config.variables)
-    .filter((v) => v.endsWith('snow_fraction') && config.variables[v]!.unit === 'percent')
+    .filter((v) => isSnowFraction(v, config.variables[v]!))
     .sort();
 
 /** A snow-line query resolved without reading a raster. */
@@ -157,15 +157,16 @@ export function snowlineRow(bands: readonly Band[], threshold: number): Value[] 
 
 /** Per date of the cube, the snow line over its elevation bands (the unclassified cell left out). */
 function snowlines(cube: Cube, threshold: number): Record<string, Value[][]> {
-  const table = columnTable(cube); // one column: the mean, percent
+  const table = columnTable(cube); // columns: the mean (percent, first), then the covered area
   const K = cube.cells.length;
+  const C = cube.plan.columns.length;
   const zones = zonesOf(cube);
   const results: Record<string, Value[][]> = {};
   cube.plan.dates.forEach((date, i) => {
     const bands: Band[] = [];
     zones.forEach((z, k) => {
       const ref = z.zone[0];
-      const value = table[i * K + k]!;
+      const value = table[(i * K + k) * C]!;
       if (ref?.kind === 'band' && !Number.isNaN(value))
         bands.push({ min: ref.min, max: ref.max, value, area: z.area_m2 });
     });

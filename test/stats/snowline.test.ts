@@ -3,7 +3,8 @@
  * date, the answer equals a hand interpolation over the elevation-band means that `stats`
  * reports for the same basin, dates and bands; dates built so that there is no crossing (no snow,
  * snow everywhere, no data), a crossing in the lowest pair, and a ramp; thresholds 0, 50 and 90.
- * CLI in-process and the HTTP route (JSON, CSV, errors) through `inject`.
+ * CLI in-process and the HTTP route (JSON, CSV, errors) through `inject`. Also the snow-covered
+ * area statistic of fraction variables (`total_<variable>_m2`).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -109,6 +110,48 @@ describe('snow line', () => {
     assert.equal(fine.band_step_ft, 500);
     const ft = fine.results['2024-01-01']![0]![col('snowline_ft')] as number;
     assert.ok(Math.abs(ft - 6000) <= 500, `${ft}`);
+  });
+
+  it('snow-covered area: total_snow_fraction_m2 per band = mean ÷ 100 × the band area; acres with US units', async () => {
+    const col = (name: string) => bands.variables.indexOf(name);
+    assert.deepEqual(bands.variables, ['mean_snow_fraction_percent', 'total_snow_fraction_m2']);
+    for (const date of DATES) {
+      bands.zones.forEach((z, k) => {
+        const [mean, total] = [col('mean_snow_fraction_percent'), col('total_snow_fraction_m2')].map(
+          (c) => bands.results[date]![k]![c] as number | null,
+        );
+        if (date === '2024-01-06') return assert.deepEqual([mean, total], [null, null]); // no data
+        // Every pixel of the basin has a value: the valid area is the zone's area.
+        assert.ok(Math.abs(total! - (mean! / 100) * z.area_m2) <= 1e-9 * z.area_m2, `${date} zone ${k}`);
+      });
+    }
+    // Snow everywhere: the covered area is the basin's; none: zero.
+    const sum = (date: string) =>
+      bands.results[date]!.reduce((t, row) => t + (row[col('total_snow_fraction_m2')] as number), 0);
+    const basin = bands.zones.reduce((t, z) => t + z.area_m2, 0);
+    assert.ok(Math.abs(sum('2024-01-03') - basin) <= 1e-9 * basin);
+    assert.equal(sum('2024-01-02'), 0);
+    const us = await snowdb(
+      [
+        'stats',
+        'cover',
+        BASIN,
+        '--variable',
+        'snow_fraction',
+        '--zone',
+        'terrain.elevation',
+        '--units',
+        'us',
+      ],
+      { env },
+    );
+    const usBody = JSON.parse(us.stdout) as Body;
+    assert.deepEqual(usBody.variables, ['mean_snow_fraction_percent', 'total_snow_fraction_acres']);
+    const [m2, acres] = [
+      bands.results['2024-01-05']![0]![1] as number,
+      usBody.results['2024-01-05']![0]![1] as number,
+    ];
+    assert.ok(Math.abs(acres - m2 / 4046.8564224) <= 1e-12 * m2);
   });
 
   describe('over HTTP', () => {

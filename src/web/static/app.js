@@ -72,14 +72,14 @@ function fillControls() {
     keys.map((k) => [k, `${k} (${d.variables.find((v) => v.key === k).description})`]),
     state.variable,
   );
-  const unit = d.variables
-    .find((v) => v.key === state.variable)
-    .statistics.find((s) => s.reducer === 'mean')?.unit;
+  const stats = d.variables.find((v) => v.key === state.variable).statistics;
+  const unit = stats.find((s) => s.reducer === 'mean')?.unit;
+  const totalUnit = stats.find((s) => s.reducer === 'total')?.unit;
   options(
     $('measure'),
     /** @type {[string, string][]} */ ([
       ['mean', MEAN_LABEL[unit] ?? 'basin mean'],
-      ['total', 'water volume (basin total)'],
+      ['total', totalUnit === 'm2' ? 'snow-covered area (basin total)' : 'water volume (basin total)'],
     ]).filter(([r]) => has(r)),
     state.measure,
   );

@@ -43,9 +43,9 @@ export function columnOf(ctx) {
   const u = unitOf(s.unit, ctx.units);
   // Axis labels fit the chart's height: a short name, else the description up to its first '(' or ','.
   const short = AXIS_WORDS[v.key] ?? v.description.split(/ \(|,/)[0];
-  const what = s.reducer === 'total' ? `${short} volume` : short;
+  const what = s.reducer !== 'total' ? short : s.unit === 'm2' ? 'snow-covered area' : `${short} volume`;
   // File names carry the unit on show: mean_swe_in in inches, total_swe_m3 in m³.
-  const file = `${s.stat_name.slice(0, -s.unit.length)}${u.unit.replace('³', '3').replace('-', '_').replace('%', 'percent')}`;
+  const file = `${s.stat_name.slice(0, -s.unit.length)}${u.unit.replace('³', '3').replace('²', '2').replace('-', '_').replace('%', 'percent')}`;
   return { stat: s.stat_name, u, label: what, file };
 }
 
