@@ -192,6 +192,21 @@ export const WaterYearsResponse = {
   additionalProperties: true,
 } as const;
 
+export const ChangesResponse = {
+  $id: 'ChangesResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'zones', 'variable', 'results'],
+  properties: {
+    ...basinTable(
+      'per kind (`<mean>`, then `<total>`): the value, `change_1d_<c>`, `change_7d_<c>`, `gain_<c>`, `melt_<c>` and, with precipitation, `wytd_<kind>_precip_<unit>`',
+      'date → [zone][variable] of number or null',
+      ['number', 'null'],
+      { variable: str },
+    ),
+  },
+  additionalProperties: true,
+} as const;
+
 export const SnowlineResponse = {
   $id: 'SnowlineResponse',
   type: 'object',
@@ -385,6 +400,7 @@ export const SHARED_SCHEMAS = [
   NormalsResponse,
   WaterYearsResponse,
   SnowlineResponse,
+  ChangesResponse,
   DatasetInfo,
   FeatureCollection,
 ];

@@ -3,8 +3,9 @@
  * dataset `cover` (no template) with `snow_fraction` and `albedo` (uint8 percent) on a 90 × 60
  * window of the SNODAS lattice, terrain zones from the Zion DEM, one rectangular basin, and six
  * dates whose fraction is a known function of each pixel's elevation (FRACTION). `low.txt` holds
- * the basin's lowest 1000-ft band floor. Registered from an external config: no SPIRES file can
- * hold a cut grid.
+ * the basin's lowest 1000-ft band floor. A second dataset, `season`, holds daily SWE and
+ * precipitation for an autumn with one missing day (SEASON). Registered from external configs:
+ * no SPIRES or SNODAS file can hold a cut grid.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -144,6 +145,71 @@ async function build(dir: string): Promise<void> {
   }
   await writeFile(join(dir, 'low.txt'), String(low));
   await cli('dataset', 'activate', 'cover');
+  await addSeason(root, cli);
+}
+
+/** The `season` dataset's days: 20 September – 31 December 2023, without SEASON_GAP. */
+export const SEASON_GAP = '2023-11-15';
+export const SEASON_DATES: readonly string[] = Array.from({ length: 103 }, (_, t) =>
+  new Date(Date.UTC(2023, 8, 20 + t)).toISOString().slice(0, 10),
+).filter((d) => d !== SEASON_GAP);
+
+/** Stored values of pixel (r, c) on day t (0 = 20 September): SWE (mm) that rises and melts back, solid and liquid precipitation (kg/m² × 10). */
+export const SEASON: Record<
+  'swe' | 'precip_solid' | 'precip_liquid',
+  (t: number, r: number, c: number) => number
+> = {
+  swe: (t, r, c) => Math.max(0, Math.round(3 * t + 40 * Math.sin(t / 4) + r + c - 60)),
+  precip_solid: (t, _r, c) => Math.max(0, Math.round(10 * (2 + 3 * Math.sin(t / 3 + c / 20)))),
+  precip_liquid: (t, r) => ((t + r) % 5 === 0 ? 15 : 0),
+};
+
+/**
+ * A second dataset, `season`: daily SWE and precipitation (SNODAS's variable specs) on the same
+ * window for an autumn with one missing day, for the change metrics.
+ */
+async function addSeason(root: string, cli: (...args: string[]) => Promise<unknown>): Promise<void> {
+  const config = join(root, 'data/season/dataset.json');
+  await mkdir(join(root, 'data/season'), { recursive: true });
+  const snodas = TEMPLATES.snodas!.variables;
+  await writeFile(
+    config,
+    JSON.stringify({
+      ...JSON.parse(await readFile(join(root, 'data/cover/dataset.json'), 'utf8')),
+      description: 'generated daily SWE and precipitation on a 90 × 60 window of the SNODAS lattice',
+      ingester: 'snodas',
+      variables: { swe: snodas.swe, precip_solid: snodas.precip_solid, precip_liquid: snodas.precip_liquid },
+    }),
+  );
+  await cli('dataset', 'register', 'season', config);
+  await cli('pourpoint', 'rasterize', '--all', '--dataset', 'season');
+  await cli('dataset', 'generate-zones', 'season', '--source', 'terrain', fixturePath('zion/srtm.tif'));
+  const d = await openDataset(await Database.open(root), 'season');
+  await buildAreaRaster(d);
+  const first = Date.UTC(2023, 8, 20);
+  for (const date of SEASON_DATES) {
+    const t = Math.round((Date.parse(date) - first) / 86_400_000);
+    await mkdir(d.paths.date(date), { recursive: true });
+    const variables = Object.keys(SEASON) as (keyof typeof SEASON)[];
+    await writeFile(
+      d.paths.manifest(date),
+      JSON.stringify({
+        date,
+        source_hash: 'v1:generated',
+        sources: [],
+        fields: { generator: 'test/helpers/cover-db.ts' },
+        rank: 0,
+        variables: [...variables].sort(),
+        ingested_at: '2026-11-26T00:00:00Z',
+      }),
+    );
+    for (const v of variables) {
+      const data = new Int16Array(W * H);
+      for (let r = 0; r < H; r++) for (let c = 0; c < W; c++) data[r * W + c] = SEASON[v](t, r, c);
+      await writeFile(d.paths.cog(date, v), encodeCog(d.grid, data, { nodata: -9999, level: 1 }));
+    }
+  }
+  await cli('dataset', 'activate', 'season');
 }
 
 /** The shared snow-cover database: its folder (the database is `db/` in it) and the basin's lowest band floor, ft. */

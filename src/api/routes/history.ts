@@ -1,8 +1,10 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
-import { csvLines } from '../../stats/csv.js';
+import { changesStateKey, executeChanges, openChangesPlan } from '../../stats/changes.js';
+import { type CellTable, csvLines } from '../../stats/csv.js';
 import { parseDateRange } from '../../stats/dates.js';
+import type { ExecuteOptions } from '../../stats/engine.js';
 import {
   answerNotes,
   executeNormals,
@@ -38,6 +40,40 @@ const CELLS = CELL_PARAMS.filter((p) => p !== 'valid_fraction');
 
 const ok = (ref: string, what: string) =>
   conditionalResponses(ref, `${what} (JSON) or the CSV table (a download)`);
+
+/**
+ * Answer a one-basin table view (water years, snow line, changes): its ETag (304 on a match), then
+ * inside the admission gate the CSV download `<triplet>_<name>.csv` keyed by `key`, or the JSON
+ * body with `pourpoint`, `dataset`, any `notes` and links.
+ */
+async function basinTable(
+  req: FastifyRequest<{ Params: BasinParams; Querystring: { f?: 'json' | 'csv' } }>,
+  reply: FastifyReply,
+  view: {
+    stateKey: string;
+    name: string;
+    key?: string;
+    notes?: readonly string[];
+    execute: (exec: ExecuteOptions) => Promise<CellTable & object>;
+  },
+): Promise<unknown> {
+  const format = negotiate(req.query.f, req.headers.accept);
+  const { dataset, pourpoint } = req.params;
+  if (conditional(req, reply, view.stateKey, format)) return reply.code(304).send();
+  if (format === 'csv')
+    return sendCsv(
+      reply,
+      `${pourpoint.replaceAll(':', '-')}_${view.name}.csv`,
+      csvLines(await admit(req, reply, view.execute), view.key),
+    );
+  return admitJson(req, reply, async (exec) => ({
+    ...(await view.execute(exec)),
+    pourpoint,
+    dataset,
+    ...(view.notes && view.notes.length > 0 && { notes: view.notes }),
+    links: statsLinks(req, [upLink(req, pourpoint)]),
+  }));
+}
 
 /** Day-of-year normals and water-year summaries of one basin. */
 export async function historyRoutes(app: FastifyInstance, db: Database): Promise<void> {
@@ -93,24 +129,16 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       },
     },
     async (req, reply) => {
-      const format = negotiate(req.query.f, req.headers.accept);
       const { dataset, pourpoint } = req.params;
       const { variable, ...params } = req.query;
       const q = { dataset, pourpoint, ...waterYearsOptions(params, httpNames), ...queryCaps(req), variable };
       const plan = await openWaterYearsPlan(db, q);
-      if (conditional(req, reply, waterYearsStateKey(plan), format)) return reply.code(304).send();
-      if (format === 'csv')
-        return sendCsv(
-          reply,
-          `${pourpoint.replaceAll(':', '-')}_water-years.csv`,
-          csvLines(await admit(req, reply, (exec) => executeWaterYears(plan, exec)), 'water_year'),
-        );
-      return admitJson(req, reply, async (exec) => ({
-        ...(await executeWaterYears(plan, exec)),
-        pourpoint,
-        dataset,
-        links: statsLinks(req, [upLink(req, pourpoint)]),
-      }));
+      return basinTable(req, reply, {
+        stateKey: waterYearsStateKey(plan),
+        name: 'water-years',
+        key: 'water_year',
+        execute: (exec) => executeWaterYears(plan, exec),
+      });
     },
   );
   app.get<{
@@ -151,7 +179,6 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       },
     },
     async (req, reply) => {
-      const format = negotiate(req.query.f, req.headers.accept);
       const { dataset, pourpoint } = req.params;
       const { datetime, threshold, band_step_ft, variable } = req.query;
       const q = {
@@ -164,19 +191,59 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         ...queryCaps(req),
       };
       const plan = await openSnowlinePlan(db, q);
-      if (conditional(req, reply, snowlineStateKey(plan), format)) return reply.code(304).send();
-      if (format === 'csv')
-        return sendCsv(
-          reply,
-          `${pourpoint.replaceAll(':', '-')}_snowline.csv`,
-          csvLines(await admit(req, reply, (exec) => executeSnowline(plan, exec))),
-        );
-      return admitJson(req, reply, async (exec) => ({
-        ...(await executeSnowline(plan, exec)),
-        pourpoint,
+      return basinTable(req, reply, {
+        stateKey: snowlineStateKey(plan),
+        name: 'snowline',
+        execute: (exec) => executeSnowline(plan, exec),
+      });
+    },
+  );
+  app.get<{
+    Params: BasinParams;
+    Querystring: Omit<QueryParams, 'variable'> & { datetime: string; variable: string };
+  }>(
+    '/datasets/:dataset/stats/:pourpoint/changes',
+    {
+      schema: {
+        tags: ['stats'],
+        summary:
+          'Change metrics of a basin per date and cell: 1-day and 7-day change, cumulative gain and melt since 1 October, water-year-to-date precipitation',
+        params: basinParams,
+        querystring: querySchema(
+          CELLS.filter((p) => p !== 'variable'),
+          {
+            datetime: z.string().meta({
+              description:
+                "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
+              examples: ['2025-03-01/2025-04-30'],
+            }),
+            variable: z.string().default('swe').meta({ description: 'a water variable' }),
+          },
+        ),
+        response: ok(
+          'ChangesResponse',
+          'per date and cell: the value, its changes and the water year so far',
+        ),
+      },
+    },
+    async (req, reply) => {
+      const { dataset, pourpoint } = req.params;
+      const { variable, datetime, ...params } = req.query;
+      const q = {
         dataset,
-        links: statsLinks(req, [upLink(req, pourpoint)]),
-      }));
+        pourpoint,
+        dates: parseDateRange(datetime),
+        ...waterYearsOptions(params, httpNames),
+        ...queryCaps(req),
+        variable,
+      };
+      const plan = await openChangesPlan(db, q);
+      return basinTable(req, reply, {
+        stateKey: changesStateKey(plan),
+        name: 'changes',
+        notes: plan.stats.notes,
+        execute: (exec) => executeChanges(plan, exec),
+      });
     },
   );
 }

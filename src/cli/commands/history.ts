@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
+import { computeChanges } from '../../stats/changes.js';
 import { parseDateRange } from '../../stats/dates.js';
 import { answerNotes, computeNormals } from '../../stats/normals.js';
 import { cliFlags, normalsOptions, waterYearsOptions } from '../../stats/query.js';
@@ -123,4 +124,35 @@ export function registerSnowline(program: Command, run: Runner): void {
           printTable(ctx, opts.format, body);
         }),
     );
+}
+
+/** `snowdb changes <dataset> <pourpoint>`: 1-day and 7-day change, gain and melt since 1 October, WYTD precipitation. */
+export function registerChanges(program: Command, run: Runner): void {
+  const cmd = program
+    .command('changes')
+    .description(
+      'change metrics of one basin per date and cell: 1-day and 7-day change of the mean and the volume, cumulative gain and melt since 1 October, water-year-to-date precipitation (where the dataset has it); a gap makes a value null',
+    )
+    .argument('<dataset>', 'an active dataset')
+    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
+    .option('--variable <key>', 'a water variable', 'swe');
+  cellOptions(cmd, false).action(
+    (
+      dataset: string,
+      pourpoint: string,
+      opts: Omit<CellFlags, 'variable'> & { variable: string; dates?: string },
+      cmd: Command,
+    ) =>
+      run(cmd, async (ctx) => {
+        const body = await computeChanges(await ctx.openDatabase('read'), {
+          dataset,
+          pourpoint,
+          dates: parseDateRange(opts.dates ?? '../..', 'dates'),
+          ...waterYearsOptions(cellParams(opts), cliFlags),
+          variable: opts.variable,
+        });
+        printTable(ctx, opts.format, body);
+      }),
+  );
 }

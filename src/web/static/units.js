@@ -11,7 +11,8 @@ export function unitOf(unit, units) {
   if (units === 'us' && unit === 'mm') return { unit: 'in', divisor: MM_PER_INCH };
   if (units === 'us' && unit === 'm3') return { unit: 'acre-ft', divisor: M3_PER_ACRE_FOOT };
   if (unit === 'm3') return { unit: 'm³', divisor: 1 };
-  if (unit === 'm2') return units === 'us' ? { unit: 'mi²', divisor: M2_PER_MI2 } : { unit: 'km²', divisor: M2_PER_KM2 };
+  if (unit === 'm2')
+    return units === 'us' ? { unit: 'mi²', divisor: M2_PER_MI2 } : { unit: 'km²', divisor: M2_PER_KM2 };
   if (unit === 'percent') return { unit: '%', divisor: 1 };
   return { unit, divisor: 1 };
 }

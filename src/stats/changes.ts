@@ -1,0 +1,189 @@
+/**
+ * Change metrics of a water variable (SWE) per date and zone cell: the 1-day and 7-day change of
+ * its mean and volume, the cumulative gain and melt since 1 October (the sums of the day-to-day
+ * rises and falls since that day's value), and, where the dataset holds solid and liquid
+ * precipitation, the water-year-to-date precipitation (mean and volume, 1 October through the
+ * date). Computed from held dates only: a change whose earlier date is not held is null (never a
+ * difference over another span), and a missing or empty day makes the cumulative values null for
+ * the rest of its water year. A view of one typed cube over the selected dates extended back to
+ * 1 October (and 7 days).
+ */
+import type { Database } from '../db/database.js';
+import { QueryParameterError } from '../errors.js';
+import { waterYearOf } from '../util/dates.js';
+import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
+import { selectDates } from './dates.js';
+import type { CompactStats } from './engine.js';
+import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { statsStateKey } from './state.js';
+import { waterYearSpan } from './water-year.js';
+
+export interface ChangesQuery extends Omit<StatsQuery, 'variables' | 'validFraction' | 'normals'> {
+  /** A water variable, with a volume (default `swe`). */
+  readonly variable?: string;
+}
+
+type Value = number | null;
+
+export interface ChangesBody extends Omit<CompactStats, 'results'> {
+  variable: string;
+  results: Record<string, Value[][]>;
+}
+
+/** The precipitation variables summed for water-year-to-date precipitation. */
+const PRECIP = ['precip_solid', 'precip_liquid'] as const;
+const DAY_MS = 86_400_000;
+const shift = (iso: string, days: number) =>
+  new Date(Date.parse(iso) + days * DAY_MS).toISOString().slice(0, 10);
+
+/** A changes query resolved without reading a raster. */
+export interface ChangesPlan {
+  /** The variable (and precipitation) over the selected dates extended back to 1 October and 7 days. */
+  readonly stats: StatsPlan;
+  readonly variable: string;
+  /** Whether the dataset holds solid and liquid precipitation (then the answer has WYTD precipitation). */
+  readonly precip: boolean;
+  /** The selected dates: the answer's rows. */
+  readonly shown: readonly string[];
+}
+
+/**
+ * Plan change metrics (pure).
+ * @throws QueryParameterError for a variable without a volume; as `planStats`.
+ */
+export function planChanges(inputs: PlanInputs, q: ChangesQuery): ChangesPlan {
+  const vars = inputs.dataset.config.variables;
+  const variable = q.variable ?? 'swe';
+  if (vars[variable]?.volume_m_per_unit === undefined) {
+    const water = Object.keys(vars).filter((v) => vars[v]!.volume_m_per_unit !== undefined);
+    throw new QueryParameterError(
+      `change metrics need a water variable of '${inputs.dataset.name}' (${water.join(', ') || 'none'}), not '${variable}'`,
+      { parameter: 'variable', allowed: water },
+    );
+  }
+  const precip = PRECIP.every((p) => vars[p]?.volume_m_per_unit !== undefined);
+  const shown = selectDates(inputs.dates, q.dates);
+  const first = shown[0];
+  // From 1 October of the first date's water year, or 7 days before it when that is earlier.
+  const start = first && [waterYearSpan(waterYearOf(first)).first, shift(first, -7)].sort()[0]!;
+  const dates = { type: 'DateRange' as const, start_date: start ?? null, end_date: shown.at(-1) ?? null };
+  const stats = planStats(inputs, {
+    ...q,
+    dates: first === undefined ? q.dates : dates, // none selected: the query's own (empty) selection and its note
+    variables: [variable, ...(precip ? PRECIP : [])],
+    validFraction: false,
+    normals: undefined,
+  });
+  return { stats, variable, precip, shown };
+}
+
+/** A key that changes whenever a changes plan's answer could. */
+export const changesStateKey = (p: ChangesPlan): string => `${statsStateKey(p.stats)}/${p.shown.join(',')}`;
+
+/** The answer's rows: per shown date and cell, the variable's value and every metric. */
+function changeRows(cube: Cube, p: ChangesPlan): Record<string, Value[][]> {
+  const { plan } = cube;
+  const table = columnTable(cube);
+  const K = cube.cells.length;
+  const C = plan.columns.length;
+  const colOf = (variable: string, kind: 'mean' | 'total') =>
+    plan.columns.findIndex((c) => c.variable === variable && c.kind === kind);
+  const at = new Map(plan.dates.map((d, i) => [d, i]));
+  const shown = new Set(p.shown);
+  const results: Record<string, Value[][]> = {};
+  for (const d of p.shown) results[d] = [];
+  const last = p.shown.at(-1);
+  if (last === undefined) return results;
+  const first = waterYearSpan(waterYearOf(p.shown[0]!)).first;
+  /** A value of the table, NaN when none (not held, or no pixel with data). */
+  const value = (date: string, j: number, c: number): number => {
+    const i = at.get(date);
+    return i === undefined || c < 0 ? Number.NaN : table[(i * K + j) * C + c]!;
+  };
+  const orNull = (v: number): Value => (Number.isNaN(v) ? null : v);
+  const kinds = ['mean', 'total'] as const;
+  for (let j = 0; j < K; j++) {
+    // Running sums of the water year: [gain, melt] per kind, precipitation per kind.
+    const gain = [0, 0];
+    const melt = [0, 0];
+    const wet = [0, 0];
+    let ok = false;
+    let wetOk = false;
+    for (let date = first; date <= last; date = shift(date, 1)) {
+      if (date.slice(5) === '10-01') {
+        [gain[0], gain[1], melt[0], melt[1], wet[0], wet[1]] = [0, 0, 0, 0, 0, 0];
+        ok = true;
+        wetOk = p.precip;
+      }
+      kinds.forEach((kind, k) => {
+        const c = colOf(p.variable, kind);
+        const now = value(date, j, c);
+        if (Number.isNaN(now)) ok = false;
+        else if (ok && date.slice(5) !== '10-01') {
+          const delta = now - value(shift(date, -1), j, c); // the day before is held: ok says so
+          if (delta > 0) gain[k]! += delta;
+          else melt[k]! -= delta;
+        }
+        if (p.precip) {
+          const day =
+            value(date, j, colOf('precip_solid', kind)) + value(date, j, colOf('precip_liquid', kind));
+          if (Number.isNaN(day)) wetOk = false;
+          else wet[k]! += day;
+        }
+      });
+      if (!shown.has(date)) continue;
+      const row: Value[] = [];
+      kinds.forEach((kind, k) => {
+        const c = colOf(p.variable, kind);
+        const now = value(date, j, c);
+        row.push(
+          orNull(now),
+          orNull(now - value(shift(date, -1), j, c)),
+          orNull(now - value(shift(date, -7), j, c)),
+          ok ? gain[k]! : null,
+          ok ? melt[k]! : null,
+          ...(p.precip ? [wetOk ? wet[k]! : null] : []),
+        );
+      });
+      results[date]!.push(row);
+    }
+  }
+  return results;
+}
+
+/** Execute a changes plan. */
+export async function executeChanges(p: ChangesPlan, opts: ExecuteOptions = {}): Promise<ChangesBody> {
+  const cube = await executeCube(p.stats, opts);
+  const name = (variable: string, kind: 'mean' | 'total') =>
+    p.stats.columns.find((c) => c.variable === variable && c.kind === kind)!.name;
+  const variables = (['mean', 'total'] as const).flatMap((kind) => {
+    const n = name(p.variable, kind);
+    // mean_precip_solid_mm → wytd_mean_precip_mm
+    const wytd = p.precip ? [`wytd_${name('precip_solid', kind).replace('precip_solid_', 'precip_')}`] : [];
+    return [n, `change_1d_${n}`, `change_7d_${n}`, `gain_${n}`, `melt_${n}`, ...wytd];
+  });
+  return {
+    zone_layers: p.stats.axes.map((a) => a.axis.layer),
+    variables,
+    zones: zonesOf(cube),
+    variable: p.variable,
+    results: changeRows(cube, p),
+  };
+}
+
+/** Plan change metrics against the database. */
+export async function openChangesPlan(db: Database, q: ChangesQuery): Promise<ChangesPlan> {
+  return planChanges(await planInputs(db, q.dataset, q.pourpoint), q);
+}
+
+/**
+ * Change metrics of one basin in an active dataset.
+ * @throws QueryParameterError as `planChanges`.
+ */
+export async function computeChanges(
+  db: Database,
+  q: ChangesQuery,
+  opts: ExecuteOptions = {},
+): Promise<ChangesBody> {
+  return executeChanges(await openChangesPlan(db, q), opts);
+}
