@@ -192,6 +192,24 @@ export const WaterYearsResponse = {
   additionalProperties: true,
 } as const;
 
+export const CompareResponse = {
+  $id: 'CompareResponse',
+  type: 'object',
+  required: ['pourpoint', 'polygon_area_m2', 'datasets'],
+  properties: {
+    pourpoint: str,
+    polygon_area_m2: { type: 'number', description: "the basin polygon's geodesic area" },
+    datasets: {
+      type: 'array',
+      description:
+        "per dataset, in the order asked: `dataset`, `basin_area_m2` (the basin's area on its grid), `area_vs_polygon_percent`, and its compact stats body (`zone_layers`, `variables`, `zones`, `results`) as its own stats answer",
+      items: { type: 'object', additionalProperties: true },
+    },
+    links,
+  },
+  additionalProperties: true,
+} as const;
+
 export const ChangesResponse = {
   $id: 'ChangesResponse',
   type: 'object',
@@ -401,6 +419,7 @@ export const SHARED_SCHEMAS = [
   WaterYearsResponse,
   SnowlineResponse,
   ChangesResponse,
+  CompareResponse,
   DatasetInfo,
   FeatureCollection,
 ];

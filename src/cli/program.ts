@@ -23,6 +23,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   'water-years': async () => (await import('./commands/history.js')).registerWaterYears,
   snowline: async () => (await import('./commands/history.js')).registerSnowline,
   changes: async () => (await import('./commands/history.js')).registerChanges,
+  compare: async () => (await import('./commands/history.js')).registerCompare,
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,
   worker: async () => (await import('./commands/worker.js')).registerWorker,

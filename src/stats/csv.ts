@@ -2,6 +2,7 @@ import { csvField as field } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import type { AllBasinsStats } from './all-basins.js';
+import type { CompareBody } from './compare.js';
 import type { CompactStats } from './engine.js';
 
 const num = (v: number | string | null): string => (v === null ? '' : String(v));
@@ -79,4 +80,12 @@ export function* csvLines(body: CellTable, key = 'date'): Generator<string> {
 export function* allBasinsCsvLines(body: AllBasinsStats): Generator<string> {
   yield line(['pourpoint', ...headerOf({ ...body, zones: body.basins[0]?.zones ?? [] }, 'date')]);
   for (const b of body.basins) for (const row of rowsOf(b)) yield line([b.pourpoint, ...row]);
+}
+
+/** The CSV table of a comparison (same columns in every dataset): the one-basin table with a leading `dataset` column. */
+export function* compareCsvLines(body: CompareBody): Generator<string> {
+  const first = body.datasets[0];
+  if (first === undefined) return;
+  yield line(['dataset', ...headerOf(first, 'date')]);
+  for (const d of body.datasets) for (const row of rowsOf(d)) yield line([d.dataset, ...row]);
 }

@@ -284,7 +284,15 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   });
 
   it('every query example of README.md and docs/reference.md answers on the demo with data', async () => {
-    const QUERIES = new Set(['stats', 'stats-all', 'normals', 'water-years']);
+    const QUERIES = new Set([
+      'stats',
+      'stats-all',
+      'normals',
+      'water-years',
+      'changes',
+      'snowline',
+      'compare',
+    ]);
     const examples = (await docExamples(['README.md', 'docs/reference.md'])).filter(
       (e) => (e.words[0] === 'npx' && QUERIES.has(e.words[2] ?? '')) || e.words[0] === 'curl',
     );
@@ -307,13 +315,69 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       }
       // Data: a JSON body with a non-empty `results` (or basins with results), or CSV rows.
       const data = body.startsWith('{')
-        ? ((j: { results?: object; basins?: { results: object }[] }) =>
+        ? ((j: { results?: object; basins?: { results: object }[]; datasets?: { results: object }[] }) =>
             Object.keys(j.results ?? {}).length > 0 ||
-            (j.basins ?? []).some((b) => Object.keys(b.results).length > 0))(JSON.parse(body))
+            [...(j.basins ?? []), ...(j.datasets ?? [])].some((b) => Object.keys(b.results).length > 0))(
+            JSON.parse(body),
+          )
         : body.trim().split('\n').length > 1;
       if (!data) failures.push(`${e.file}: ${e.line}\n  → no data: ${body.slice(0, 200)}`);
     }
     assert.deepEqual(failures, []);
+  });
+
+  it('compare: SNODAS and SWANN side by side equal their own stats answers, each with the basin area on its grid', async () => {
+    const flags = ['--dates', '2025-03-01/2025-04-01', '--variable', 'swe', '--zone', 'terrain.elevation'];
+    const r = await snowdb(['compare', VIRGIN, '--dataset', 'snodas', '--dataset', 'swann', ...flags], {
+      env: env(),
+    });
+    assert.equal(r.code, 0, r.stderr);
+    type Entry = Stats & { dataset: string; basin_area_m2: number; area_vs_polygon_percent: number };
+    const body = JSON.parse(r.stdout) as { pourpoint: string; polygon_area_m2: number; datasets: Entry[] };
+    const polygon = (await api<{ properties: { area_meters: number } }>(`/pourpoints/${VIRGIN}`)).properties
+      .area_meters;
+    assert.equal(body.polygon_area_m2, polygon);
+    assert.deepEqual(
+      body.datasets.map((d) => d.dataset),
+      ['snodas', 'swann'],
+    );
+    for (const d of body.datasets) {
+      const own = await snowdb(['stats', d.dataset, VIRGIN, ...flags], { env: env() });
+      const { dataset: _d, basin_area_m2, area_vs_polygon_percent, ...stats } = d;
+      assert.deepEqual(stats, JSON.parse(own.stdout), `${d.dataset}: the same numbers as its own stats`);
+      assert.equal(
+        basin_area_m2,
+        d.zones.reduce((t, z) => t + z.area_m2, 0),
+      );
+      assert.ok(Math.abs(area_vs_polygon_percent - (100 * (basin_area_m2 - polygon)) / polygon) < 1e-9);
+      assert.match(
+        r.stderr,
+        new RegExp(`note: ${d.dataset}: the basin is [\\d.]+ km² on its grid, [+-][\\d.]+ %`),
+      );
+    }
+    assert.notEqual(body.datasets[0]!.basin_area_m2, body.datasets[1]!.basin_area_m2, 'the grids differ');
+    const url = `/pourpoints/${VIRGIN}/compare?dataset=snodas&dataset=swann&datetime=2025-03-01/2025-04-01&variable=swe&zone=terrain.elevation`;
+    const http = await api<typeof body>(url);
+    assert.deepEqual(http.datasets, body.datasets);
+    const csv = await (await fetch(`${base}${url}&f=csv`)).text();
+    const rows = csv.trimEnd().split('\r\n');
+    assert.equal(
+      rows[0],
+      'dataset,date,terrain.elevation_min_ft,terrain.elevation_max_ft,area_m2,mean_swe_mm,total_swe_m3',
+    );
+    const cells = body.datasets.reduce((t, d) => t + Object.keys(d.results).length * d.zones.length, 0);
+    assert.equal(rows.length, 1 + cells);
+    const one = await fetch(`${base}/pourpoints/${VIRGIN}/compare?dataset=snodas&datetime=2025-04-01`);
+    assert.equal(one.status, 422);
+    assert.match(
+      ((await one.json()) as { detail: string }).detail,
+      /name 2 to 4 different datasets to compare, got snodas/,
+    );
+    const depthless = await snowdb(['compare', VIRGIN, '--dataset', 'snodas', '--dataset', 'instarr'], {
+      env: env(),
+    });
+    assert.equal(depthless.code, 1);
+    assert.match(depthless.stderr, /the datasets share no variable/);
   });
 
   it('Virgin R: SWE rises with elevation, and higher bands peak later', async () => {

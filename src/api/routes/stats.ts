@@ -9,7 +9,8 @@ import {
   planAllBasins,
 } from '../../stats/all-basins.js';
 import { executeAnswer, executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
-import { allBasinsCsvLines, csvLines } from '../../stats/csv.js';
+import { compareStateKey, executeCompare, MAX_COMPARED, planCompare } from '../../stats/compare.js';
+import { allBasinsCsvLines, compareCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
@@ -25,7 +26,7 @@ import { statsStateKey } from '../../stats/state.js';
 import { admit, queryCaps } from '../http.js';
 import { admitJson } from '../json-stream.js';
 import { negotiate } from '../negotiate.js';
-import { DATASET_PARAM } from '../schemas.js';
+import { DATASET_PARAM, POURPOINT_PARAM } from '../schemas.js';
 import {
   type BasinParams,
   basinParams,
@@ -80,6 +81,9 @@ async function answer(
     };
   });
 }
+
+/** A stats answer's options without normals (a comparison has none). */
+const cellsOnly = ({ normals: _, ...cells }: ReturnType<typeof statsOptions>) => cells;
 
 /** The parameters of the stats answers besides their dates. */
 const STATS_PARAMS = [...CELL_PARAMS, ...NORMALS_PARAMS];
@@ -174,6 +178,57 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
     (req, reply) => {
       const { month, day, start_year, end_year } = req.query;
       return answer(db, req, reply, dayOfYear(month, day, start_year, end_year));
+    },
+  );
+  app.get<{
+    Params: { pourpoint: string };
+    Querystring: QueryParams & { datetime: string; dataset: string[] };
+  }>(
+    '/pourpoints/:pourpoint/compare',
+    {
+      schema: {
+        tags: ['stats'],
+        summary: `Several datasets side by side for one basin (2 to ${MAX_COMPARED}): each dataset's stats on its own grid, with the basin's area on it`,
+        params: { type: 'object', properties: { pourpoint: POURPOINT_PARAM }, required: ['pourpoint'] },
+        querystring: querySchema(CELL_PARAMS, {
+          dataset: z
+            .array(z.string())
+            .meta({ description: 'an active dataset; repeat it (2 to 4)', examples: [['snodas', 'swann']] }),
+          datetime: z.string().meta({
+            description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
+            examples: ['2025-03-01/2025-04-30'],
+          }),
+        }),
+        response: conditionalResponses(
+          'CompareResponse',
+          "each dataset's stats (JSON) or one CSV table with a dataset column",
+        ),
+      },
+    },
+    async (req, reply) => {
+      const format = negotiate(req.query.f, req.headers.accept);
+      const { pourpoint } = req.params;
+      const { dataset: datasets, datetime, ...params } = req.query;
+      const dates = parseDateRange(datetime);
+      const plan = await planCompare(db, {
+        datasets,
+        pourpoint,
+        dates,
+        ...cellsOnly(statsOptions(params, httpNames)),
+        ...queryCaps(req),
+      });
+      if (conditional(req, reply, compareStateKey(plan), format)) return reply.code(304).send();
+      if (format === 'csv')
+        return sendCsv(
+          reply,
+          `${pourpoint.replaceAll(':', '-')}_${datesPart(dates)}_${datasets.join('-')}.csv`,
+          compareCsvLines(await admit(req, reply, (exec) => executeCompare(plan, exec))),
+        );
+      return admitJson(req, reply, async (exec) => ({
+        ...(await executeCompare(plan, exec)),
+        query: dates,
+        links: statsLinks(req, [upLink(req, pourpoint)]),
+      }));
     },
   );
 }

@@ -1,12 +1,16 @@
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
 import { computeChanges } from '../../stats/changes.js';
+import { computeCompare, MAX_COMPARED } from '../../stats/compare.js';
+import { compareCsvLines } from '../../stats/csv.js';
 import { parseDateRange } from '../../stats/dates.js';
 import { answerNotes, computeNormals } from '../../stats/normals.js';
-import { cliFlags, normalsOptions, waterYearsOptions } from '../../stats/query.js';
+import { cliFlags, normalsOptions, statsOptions, waterYearsOptions } from '../../stats/query.js';
 import { computeSnowline } from '../../stats/snowline.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import type { Runner } from '../context.js';
+import { renderJson } from '../json.js';
+import { collect } from '../options.js';
 import { type CellFlags, cellOptions, cellParams, printTable } from './stats.js';
 
 /** `snowdb normals <dataset> <pourpoint>`: the day-of-year climatology of a basin. */
@@ -153,6 +157,39 @@ export function registerChanges(program: Command, run: Runner): void {
           variable: opts.variable,
         });
         printTable(ctx, opts.format, body);
+      }),
+  );
+}
+
+/** `snowdb compare <pourpoint> --dataset a --dataset b`: several datasets side by side for one basin. */
+export function registerCompare(program: Command, run: Runner): void {
+  const cmd = program
+    .command('compare')
+    .description(
+      `several datasets side by side for one basin (2 to ${MAX_COMPARED}): each dataset's stats on its own grid, exactly as its own stats answer, with the basin's area on that grid against the polygon's`,
+    )
+    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .requiredOption('--dataset <name>', 'an active dataset; repeat it', collect)
+    .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)");
+  cellOptions(cmd).action(
+    (pourpoint: string, opts: CellFlags & { dataset: string[]; dates?: string }, cmd: Command) =>
+      run(cmd, async (ctx) => {
+        const { normals: _, ...cells } = statsOptions(cellParams(opts), cliFlags);
+        const body = await computeCompare(await ctx.openDatabase('read'), {
+          datasets: opts.dataset,
+          pourpoint,
+          dates: parseDateRange(opts.dates ?? '../..', 'dates'),
+          ...cells,
+        });
+        for (const d of body.datasets)
+          ctx.out.info(
+            `note: ${d.dataset}: the basin is ${(d.basin_area_m2 / 1e6).toFixed(2)} km² on its grid, ${d.area_vs_polygon_percent >= 0 ? '+' : ''}${d.area_vs_polygon_percent.toFixed(2)} % against the polygon's ${(body.polygon_area_m2 / 1e6).toFixed(2)} km²`,
+          );
+        ctx.out.data(
+          opts.format === 'json'
+            ? renderJson(body, ctx.out.stdoutIsTty)
+            : [...compareCsvLines(body)].join('').replace(/\r\n$/, ''),
+        );
       }),
   );
 }
