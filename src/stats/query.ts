@@ -154,12 +154,14 @@ export function normalsOptions(raw: QueryParams, spell: Spelling) {
   return { ...cellsOf(p), years: yearsOf(p, 'normals_years', spell) };
 }
 
-/** A water-years answer's options: its cells (no variable list), years and melt-out threshold. */
+/** A water-years answer's options: its cells (no variable list), years, melt-out threshold and normals. */
 export function waterYearsOptions(raw: QueryParams, spell: Spelling) {
+  const { normals } = statsOptions(raw, spell);
   const p = checkParams(raw, spell);
   return {
     ...cellsOf({ ...p, variable: undefined }),
     years: yearsOf(p, 'years', spell),
     meltOutBelow: p.melt_out_below,
+    normals,
   };
 }

@@ -9,9 +9,18 @@ import { QueryParameterError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import type { CompactStats } from './engine.js';
-import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { columnFloor } from './median-floor.js';
+import { type Reference, referenceYears } from './normals.js';
+import {
+  type NormalsOption,
+  type PlanInputs,
+  planInputs,
+  planStats,
+  type StatsPlan,
+  type StatsQuery,
+} from './plan.js';
 import { statsStateKey } from './state.js';
-import { checkYearSpan, waterYearSpan, type YearSpan } from './water-year.js';
+import { checkYearSpan, DAY_INDEX, WATER_YEAR_DAYS, waterYearSpan, type YearSpan } from './water-year.js';
 
 export interface WaterYearsQuery extends Omit<StatsQuery, 'dates' | 'validFraction' | 'variables'> {
   /** A variable with a volume (default `swe`). */
@@ -20,6 +29,8 @@ export interface WaterYearsQuery extends Omit<StatsQuery, 'dates' | 'validFracti
   readonly years?: YearSpan;
   /** Melt-out threshold in the mean's unit (default 1 mm, or 0.04 in with US units). */
   readonly meltOutBelow?: number;
+  /** Each year against the reference water years' peaks and dates (`years`: default as normals). */
+  readonly normals?: NormalsOption;
 }
 
 type Value = number | string | null;
@@ -27,6 +38,8 @@ type Value = number | string | null;
 /** Per water year and cell: peak, its date, melt-out date, 1 April, volumes, number of dates. */
 export interface WaterYearsBody extends Omit<CompactStats, 'results'> {
   variable: string;
+  /** With normals: the reference water years. */
+  reference?: Reference;
   /** The melt-out threshold, named with its unit (`melt_out_below_mm`). */
   [threshold: `melt_out_below_${string}`]: number;
   results: Record<string, Value[][]>;
@@ -85,6 +98,66 @@ function summarize(
   });
 }
 
+/** The columns a year gains against normal (`mean`: the mean's column name). */
+const NORMAL_COLUMNS = (mean: string): string[] => [
+  `median_peak_${mean}`,
+  `pct_median_peak_${mean}`,
+  'median_peak_day',
+  'median_melt_out_day',
+  'melted_since_peak_pct',
+  'reference_years',
+];
+
+/** The median of numbers (null for none). */
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const h = (s.length - 1) / 2;
+  return (s[Math.floor(h)]! + s[Math.ceil(h)]!) / 2;
+}
+
+/** The median day of water year (`MM-DD`) of ISO dates, the lower middle one for an even count (null for none). */
+function medianDay(dates: (string | null)[]): string | null {
+  const days = dates.filter((d): d is string => d !== null).map((d) => DAY_INDEX.get(d.slice(5))!);
+  if (days.length === 0) return null;
+  days.sort((a, b) => a - b);
+  return WATER_YEAR_DAYS[days[Math.floor((days.length - 1) / 2)]!]!;
+}
+
+/**
+ * One year's rows with the columns against normal appended: the median of the reference years'
+ * peaks (`peak_<mean>`, column 0), the year's peak as a percentage of it (null below the
+ * variable's floor), the median peak and melt-out days, how much of the peak had melted by the
+ * year's last date, and how many reference years have a peak.
+ */
+function againstNormal(
+  rows: Value[][],
+  yearRows: readonly number[],
+  p: WaterYearsPlan,
+  summaries: ReadonlyMap<number, Value[][]>,
+  meanAt: (dateIndex: number, cell: number) => number,
+  o: { floor: number },
+): Value[][] {
+  const ref = p.reference!.water_years.map((y) => summaries.get(y)).filter((r) => r !== undefined);
+  const last = yearRows.at(-1)!;
+  return rows.map((row, k) => {
+    const peaks = ref.map((r) => r[k]![0]).filter((v): v is number => typeof v === 'number');
+    const med = median(peaks);
+    const peak = row[0] as number | null;
+    const now = meanAt(last, k);
+    const hadSnow = peak !== null && row[1] !== null; // a peak date: the peak reached the threshold
+    return [
+      ...row,
+      med,
+      peak !== null && med !== null && med >= o.floor && med > 0 ? (100 * peak) / med : null,
+      medianDay(ref.map((r) => r[k]![1] as string | null)),
+      medianDay(ref.map((r) => r[k]![2] as string | null)),
+      hadSnow && !Number.isNaN(now) ? (100 * (peak - now)) / peak : null,
+      peaks.length,
+    ];
+  });
+}
+
 /** A water-years query resolved without reading a raster. */
 export interface WaterYearsPlan {
   /** The variable's mean and volume over the years' dates. */
@@ -93,6 +166,10 @@ export interface WaterYearsPlan {
   /** The melt-out threshold in the mean's unit, and that unit (mm or in). */
   readonly below: number;
   readonly unit: string;
+  /** The years the answer has rows for (null: every year with a date). */
+  readonly years: YearSpan | null;
+  /** With normals: the reference water years (their dates are in `stats` too). */
+  readonly reference: Reference | null;
 }
 
 /**
@@ -112,23 +189,36 @@ export function planWaterYears(inputs: PlanInputs, q: WaterYearsQuery): WaterYea
     );
   }
   checkYearSpan(q.years, 'years');
+  const reference = q.normals ? referenceYears(inputs.dates, inputs.dataset.name, q.normals.years) : null;
+  // The rows' years, and with normals the reference years too (every date when no years are named).
+  const span = q.years && {
+    start: Math.min(q.years.start, reference?.start_water_year ?? q.years.start),
+    end: Math.max(q.years.end, reference?.end_water_year ?? q.years.end),
+  };
   const dates = {
     type: 'DateRange' as const,
-    start_date: q.years ? waterYearSpan(q.years.start).first : null,
-    end_date: q.years ? waterYearSpan(q.years.end).last : null,
+    start_date: span ? waterYearSpan(span.start).first : null,
+    end_date: span ? waterYearSpan(span.end).last : null,
   };
-  const stats = planStats(inputs, { ...q, dates, variables: [variable], validFraction: false });
+  const stats = planStats(inputs, {
+    ...q,
+    dates,
+    variables: [variable],
+    validFraction: false,
+    normals: undefined,
+  });
   const unit = stats.columns[0]!.name.slice(`mean_${variable}_`.length); // mm, or in with US units
   const below = q.meltOutBelow ?? MELT_OUT_BELOW[unit] ?? 0;
   if (!Number.isFinite(below) || below < 0)
     throw new QueryParameterError(`melt-out threshold ${below} is not a number ≥ 0`, {
       parameter: 'melt_out_below',
     });
-  return { stats, variable, below, unit };
+  return { stats, variable, below, unit, years: q.years ?? null, reference };
 }
 
 /** A key that changes whenever a water-years plan's answer could. */
-export const waterYearsStateKey = (p: WaterYearsPlan): string => `${statsStateKey(p.stats)}/${p.below}`;
+export const waterYearsStateKey = (p: WaterYearsPlan): string =>
+  `${statsStateKey(p.stats)}/${p.below}/${p.years ? `${p.years.start}..${p.years.end}` : '*'}/${p.reference ? `${p.reference.start_water_year}..${p.reference.end_water_year}` : '-'}`;
 
 /** Execute a water-years plan: per water year of its dates, the summaries of each cell. */
 export async function executeWaterYears(
@@ -144,9 +234,19 @@ export async function executeWaterYears(
     if (list.length === 0) byYear.set(y, list);
     list.push(i);
   });
+  const summaries = new Map([...byYear].map(([y, rows]) => [y, summarize(cube, table, rows, y, p.below)]));
   const results: Record<string, Value[][]> = {};
-  for (const [y, rows] of byYear) results[String(y)] = summarize(cube, table, rows, y, p.below);
+  const shown = (y: number) => p.years === null || (y >= p.years.start && y <= p.years.end);
   const [mean, total] = p.stats.columns;
+  const spec = p.stats.dataset.config.variables[p.variable]!;
+  for (const [y, rows] of summaries) {
+    if (!shown(y)) continue;
+    results[String(y)] = p.reference
+      ? againstNormal(rows, byYear.get(y)!, p, summaries, (i, k) => table[(i * cube.cells.length + k) * 2]!, {
+          floor: columnFloor(mean!, spec, 0),
+        })
+      : rows;
+  }
   const threshold = `melt_out_below_${p.unit}` as const;
   return {
     zone_layers: p.stats.axes.map((a) => a.axis.layer),
@@ -158,10 +258,12 @@ export async function executeWaterYears(
       `peak_${total!.name}`,
       `apr1_${total!.name}`,
       'dates',
+      ...(p.reference ? NORMAL_COLUMNS(mean!.name) : []),
     ],
     zones: zonesOf(cube),
     variable: p.variable,
     ...({ [threshold]: p.below } as Record<typeof threshold, number>),
+    ...(p.reference && { reference: p.reference }),
     results,
   };
 }

@@ -292,6 +292,126 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     );
   });
 
+  it('water years against normal: median peak, % of median peak, median peak and melt-out days, % melted since the peak', async () => {
+    // Each year's own row (the oracle-checked summaries) is the input; the medians are computed here.
+    const all = await json(
+      'water-years',
+      'hist',
+      HALF,
+      '--zone',
+      'terrain.elevation',
+      '--years',
+      '2004..2023',
+    );
+    const b = await json(
+      'water-years',
+      'hist',
+      HALF,
+      '--zone',
+      'terrain.elevation',
+      '--years',
+      '2011..2015',
+      '--with-normals',
+      '--normals-years',
+      '2004..2023',
+    );
+    assert.deepEqual(
+      b.reference!.water_years,
+      Array.from({ length: 20 }, (_, i) => 2004 + i),
+    );
+    const n = all.variables.length;
+    assert.deepEqual(b.variables.slice(n), [
+      'median_peak_mean_swe_mm',
+      'pct_median_peak_mean_swe_mm',
+      'median_peak_day',
+      'median_melt_out_day',
+      'melted_since_peak_pct',
+      'reference_years',
+    ]);
+    const med = (xs: number[]) => {
+      const s = [...xs].sort((a, c) => a - c);
+      return (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
+    };
+    /** The lower middle day of water year of dates (days from 1 October, 29 February kept as a slot). */
+    const medDay = (dates: (string | null)[]) => {
+      const slot = (d: string) => {
+        const [m, day] = d.slice(5).split('-').map(Number) as [number, number];
+        return Math.round((Date.UTC(m >= 10 ? 2019 : 2020, m - 1, day) - Date.UTC(2019, 9, 1)) / 86_400_000);
+      };
+      const days = dates
+        .filter((d): d is string => d !== null)
+        .map(slot)
+        .sort((a, c) => a - c);
+      if (days.length === 0) return null;
+      return new Date(Date.UTC(2019, 9, 1) + days[Math.floor((days.length - 1) / 2)]! * 86_400_000)
+        .toISOString()
+        .slice(5, 10);
+    };
+    const years = Object.keys(all.results);
+    let checked = 0;
+    for (const y of ['2011', '2012', '2013', '2014', '2015'])
+      for (const [k, z] of b.zones.entries()) {
+        const row = b.results[y]!;
+        assert.deepEqual(
+          row[k]!.slice(0, n),
+          all.results[y]![k],
+          `${y} ${keyOf(z)}: the year's own summaries`,
+        );
+        const peaks = years.map((r) => all.results[r]![k]![0] as number);
+        const m = med(peaks);
+        const [median, pct, peakDay, meltDay, melted, count] = row[k]!.slice(n);
+        assert.ok(close(median as number, m), `${y} ${keyOf(z)} median ${median} vs ${m}`);
+        const peak = row[k]![0] as number;
+        assert.equal(pct === null, m < 2.54, `${y} ${keyOf(z)}: no % below the 0.1-in floor`);
+        if (pct !== null) assert.ok(close(pct as number, (100 * peak) / m));
+        assert.equal(peakDay, medDay(years.map((r) => all.results[r]![k]![1] as string | null)));
+        assert.equal(meltDay, medDay(years.map((r) => all.results[r]![k]![2] as string | null)));
+        assert.equal(count, 20);
+        // The season is over by 30 September: all melted, where there was a season.
+        if (row[k]![1] === null) assert.equal(melted, null, `${y} ${keyOf(z)}`);
+        else assert.ok(close(melted as number, 100), `${y} ${keyOf(z)}: ${melted}`);
+        checked++;
+      }
+    assert.ok(checked >= 10);
+    // The incomplete current year: how much of its peak so far had melted by its last date (31 Jan).
+    const now = await json(
+      'water-years',
+      'hist',
+      HALF,
+      '--zone',
+      'terrain.elevation',
+      '--years',
+      '2024',
+      '--with-normals',
+      '--normals-years',
+      '2004..2023',
+    );
+    const jan31 = await json(
+      'stats',
+      'hist',
+      HALF,
+      '--zone',
+      'terrain.elevation',
+      '--variable',
+      'swe',
+      '--dates',
+      '2024-01-31/2024-01-31',
+    );
+    for (const [k, z] of now.zones.entries()) {
+      const row = now.results['2024']![k]!;
+      const v = jan31.results['2024-01-31']![k]![0] as number;
+      const peak = row[0] as number;
+      const want = row[1] === null ? null : (100 * (peak - v)) / peak;
+      assert.ok(
+        want === null ? row[n + 4] === null : close(row[n + 4] as number, want),
+        `${keyOf(z)}: ${row[n + 4]} vs ${want}`,
+      );
+    }
+    // The extreme year is far above its median peak, the poor one far below.
+    const first = (y: string) => b.results[y]![0]![n + 1] as number;
+    assert.ok(first('2011') > 200 && first('2015') < 30, `${first('2011')} ${first('2015')}`);
+  });
+
   it('units: inches and acre-feet by the exact factors, named in every column', async () => {
     const args = ['stats', 'hist', FULL, '--dates', '2011-03-01/2011-03-02'];
     const metric = await json(...args);

@@ -15,6 +15,7 @@ import {
 import {
   CELL_PARAMS,
   httpNames,
+  NORMALS_PARAMS,
   normalsOptions,
   type QueryParams,
   querySchema,
@@ -122,9 +123,12 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         tags: ['stats'],
         summary: 'Water-year summaries of a basin: peak SWE and its date, melt-out date, SWE on 1 April',
         params: basinParams,
-        querystring: querySchema(['years', 'melt_out_below', ...CELLS.filter((p) => p !== 'variable')], {
-          variable: z.string().default('swe').meta({ description: 'a water variable' }),
-        }),
+        querystring: querySchema(
+          ['years', 'melt_out_below', ...NORMALS_PARAMS, ...CELLS.filter((p) => p !== 'variable')],
+          {
+            variable: z.string().default('swe').meta({ description: 'a water variable' }),
+          },
+        ),
         response: ok('WaterYearsResponse', 'per water year and cell: peak, its date, melt-out, 1 April'),
       },
     },

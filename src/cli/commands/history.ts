@@ -51,12 +51,26 @@ export function registerWaterYears(program: Command, run: Runner): void {
     .option(
       '--melt-out-below <value>',
       "melt-out: first date after the peak with a mean below this, in the mean's unit (default 1 mm, 0.04 in)",
+    )
+    .option(
+      '--with-normals',
+      'each year against the reference years: median peak, % of median peak, median peak and melt-out days, % melted since the peak',
+    )
+    .option(
+      '--normals-years <Y1..Y2>',
+      'reference water years (default: every water year before the current one)',
     );
   cellOptions(cmd, false).action(
     (
       dataset: string,
       pourpoint: string,
-      opts: Omit<CellFlags, 'variable'> & { variable: string; years?: string; meltOutBelow?: string },
+      opts: Omit<CellFlags, 'variable'> & {
+        variable: string;
+        years?: string;
+        meltOutBelow?: string;
+        withNormals?: boolean;
+        normalsYears?: string;
+      },
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
@@ -68,6 +82,8 @@ export function registerWaterYears(program: Command, run: Runner): void {
               ...cellParams(opts),
               years: opts.years,
               melt_out_below: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
+              normals: opts.withNormals,
+              normals_years: opts.normalsYears,
             },
             cliFlags,
           ),
