@@ -541,6 +541,33 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       (await page.textContent('#season-title')) ?? '',
       /^Water year 2025: 0(\.0+)? in on 2025-04-26 \(no snow at median: no % of median\)$/,
     );
+    // The season against normal: the peak, its % of the median peak, and melt-out, as water-years says.
+    const wyBody = await api<Body>(
+      `/datasets/swann/stats/${HURRICANE}/water-years?variable=swe&years=2025&normals=true&normals_years=${REF}`,
+    );
+    const wyRow = wyBody.results['2025']![0]!;
+    const wv = (name: string) => wyRow[col(wyBody, name)];
+    const peakLine = (await page.textContent('#season-peak')) ?? '';
+    const m =
+      /^Peak ([\d.,]+) in on (\S+) — (\d+) % of the median peak \(([\d.,]+) in, median peak day (\S+)\)\. Melted out on (\S+) \(median melt-out day (\S+)\)\.$/.exec(
+        peakLine,
+      );
+    assert.ok(m, peakLine);
+    const [, peakIn, peakDate, pctPeak, medianIn, peakDay, meltOut, meltDay] = m;
+    const near3 = (text: string, mm: number) =>
+      Math.abs(Number(text.replaceAll(',', '')) - mm / 25.4) <= 0.006 * (mm / 25.4) + 0.0005;
+    assert.ok(near3(peakIn!, wv('peak_mean_swe_mm') as number), `${peakIn} vs ${wv('peak_mean_swe_mm')} mm`);
+    assert.ok(near3(medianIn!, wv('median_peak_mean_swe_mm') as number));
+    assert.deepEqual(
+      [peakDate, Number(pctPeak), peakDay, meltOut, meltDay],
+      [
+        wv('peak_date'),
+        Math.round(wv('pct_median_peak_mean_swe_mm') as number),
+        wv('median_peak_day'),
+        wv('melt_out_date'),
+        wv('median_melt_out_day') ?? '–',
+      ],
+    );
     // On 1 April, the main snow-survey date, it is a poor year with a percentage.
     const apr1 = await api<Body>(
       `/datasets/swann/stats/${HURRICANE}/date-range?variable=swe&datetime=2025-04-01&normals=true&normals_years=${REF}`,
@@ -580,6 +607,36 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       (globalThis as never as { snowdb: { map: { map: { getZoom(): number } } } }).snowdb.map.map.getZoom(),
     );
     assert.equal(zoomAgain, view.zoom);
+
+    // SPIRES snow cover: the snow line on its own axis of the season chart, and on the as-of date in words.
+    await page.goto(`${base}/app/?dataset=instarr&variable=snow_fraction&basin=${VIRGIN}&units=us`);
+    await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+    await settled(page);
+    const sl = await api<Body & { threshold_percent: number }>(
+      `/datasets/instarr/snowline/${VIRGIN}/date-range?variable=snow_fraction&datetime=2024-10-01/2025-09-30`,
+    );
+    const drawn = await page.evaluate(() => {
+      const c = (
+        globalThis as never as {
+          snowdb: { charts: { season: { data: (number | null)[][]; series: { label: string }[] } } };
+        }
+      ).snowdb.charts.season;
+      return { labels: c.series.map((x) => x.label), xs: c.data[0], line: c.data.at(-1) };
+    });
+    assert.equal(drawn.labels.at(-1), 'snow line');
+    const want = drawn.xs!.map((x) => {
+      const d = new Date(x! * 1000).toISOString().slice(0, 10);
+      return sl.results[d]?.[0]?.[col(sl, 'snowline_ft')] ?? null;
+    });
+    assert.deepEqual(drawn.line, want);
+    assert.ok(
+      want.some((v) => v !== null),
+      'a snow line on some date',
+    );
+    assert.match(
+      (await page.textContent('#season-peak')) ?? '',
+      /^Snow line \(50 % cover\) on 2025-\d\d-\d\d: (none \(.+\)|[\d,]+ ft)\.$/,
+    );
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();

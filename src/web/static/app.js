@@ -225,7 +225,12 @@ async function panel() {
     ? `${facts} · ${state.dataset} covers ${coverage === 'full' ? 'all' : coverage === 'partial' ? 'part' : 'none'} of it`
     : facts;
   const els = {
-    season: { chart: $('season-chart'), title: $('season-title'), note: $('season-note') },
+    season: {
+      chart: $('season-chart'),
+      title: $('season-title'),
+      note: $('season-note'),
+      peak: $('season-peak'),
+    },
     zones: { grid: $('zones-grid'), note: $('zones-note'), key: $('zones-key') },
     years: { chart: $('years-chart'), doy: $('doy-table') },
   }[state.view];

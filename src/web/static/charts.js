@@ -16,6 +16,7 @@ export const PALETTE = [
 ];
 const THIS_YEAR = '#0b3d91';
 const MEDIAN = '#222';
+const SNOW_LINE = '#D55E00'; // Okabe–Ito vermilion: apart from the blues of the season
 const BAND_INNER = 'rgba(110, 140, 170, 0.35)';
 const BAND_OUTER = 'rgba(110, 140, 170, 0.15)';
 const MONTHS = ['Oct', 'Nov', 'Dec', 'Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep'];
@@ -81,10 +82,17 @@ const edge = (label) => ({
  * This water year against the normals: `s` = {xs (Unix s), value, median, p10, p90, min, max}, one
  * entry per day; `unit` labels the y axis; `asOf` (Unix s) draws a vertical mark.
  */
-export function seasonChart(el, s, unit, label, asOf) {
+export function seasonChart(el, s, unit, label, asOf, snowline) {
+  // With `snowline` ({unit, values} aligned with s.xs): the snow line on a right-hand elevation axis.
   const opts = {
-    scales: { x: { time: true } },
-    axes: [{}, { label: `${label} (${unit})`, size: 64 }],
+    scales: { x: { time: true }, ...(snowline && { elev: {} }) },
+    axes: [
+      {},
+      { label: `${label} (${unit})`, size: 64 },
+      ...(snowline
+        ? [{ scale: 'elev', side: 1, label: `snow line (${snowline.unit})`, size: 64, grid: { show: false } }]
+        : []),
+    ],
     series: [
       { label: 'date', value: (_u, v) => (v == null ? '' : iso(v)) },
       edge('min'),
@@ -93,6 +101,15 @@ export function seasonChart(el, s, unit, label, asOf) {
       edge('p90'),
       edge('max'),
       line('this year', THIS_YEAR, { width: 2.5, points: { size: 6, fill: THIS_YEAR } }),
+      ...(snowline
+        ? [
+            line('snow line', SNOW_LINE, {
+              scale: 'elev',
+              dash: [2, 3],
+              points: { size: 5, fill: SNOW_LINE },
+            }),
+          ]
+        : []),
     ],
     bands: [
       { series: [5, 1], fill: BAND_OUTER },
@@ -100,7 +117,8 @@ export function seasonChart(el, s, unit, label, asOf) {
     ],
     hooks: { draw: [(u) => mark(u, asOf)] },
   };
-  return make(el, opts, [s.xs, s.min, s.p10, s.median, s.p90, s.max, s.value], 320);
+  const data = [s.xs, s.min, s.p10, s.median, s.p90, s.max, s.value, ...(snowline ? [snowline.values] : [])];
+  return make(el, opts, data, 320);
 }
 
 /** A dotted vertical line at x = `at` (Unix s). */

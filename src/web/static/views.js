@@ -65,11 +65,27 @@ export async function seasonView(ctx, els) {
   const { stat, u, label, file } = columnOf(ctx);
   const { wy, start, end } = seasonSpan(ctx);
   const path = pathOf(ctx);
-  const [stats, normals] = await Promise.all([
+  const fraction = ctx.variable.endsWith('snow_fraction') && u.unit === '%';
+  const statistics = ctx.dataset.variables.find((v) => v.key === ctx.variable)?.statistics ?? [];
+  const water = statistics.some((x) => x.unit === 'm3');
+  const mu = unitOf(statistics.find((x) => x.reducer === 'mean')?.unit, ctx.units); // the peak is a mean
+  const [stats, normals, line, peak] = await Promise.all([
     getJson(`${path}/date-range`, { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) }),
     ctx.ref ? getJson(`${path}/normals`, { variable: ctx.variable, normals_years: ctx.ref }) : null,
+    fraction
+      ? getJson(`datasets/${seg(ctx.dataset.name)}/snowline/${seg(ctx.basin.id)}/date-range`, {
+          variable: ctx.variable,
+          datetime: `${start}/${end}`,
+        })
+      : null,
+    water && ctx.ref
+      ? getJson(`${path}/water-years`, { variable: ctx.variable, years: String(wy), ...refParams(ctx) })
+      : null,
     chartLibrary(),
   ]);
+  // The snow line in the chosen units: ft (US) or m.
+  const lineUnit = ctx.units === 'us' ? 'ft' : 'm';
+  const lineAt = (d) => (line ? at(line.results[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
   const days = daysFrom(start, end);
   const vi = col(stats, stat);
   const pi = col(stats, `pct_median_${stat}`);
@@ -78,6 +94,7 @@ export async function seasonView(ctx, els) {
   );
   /** @type {Record<'xs' | 'value' | 'median' | 'p10' | 'p90' | 'min' | 'max', (number | null)[]>} */
   const s = { xs: [], value: [], median: [], p10: [], p90: [], min: [], max: [] };
+  const lineValues = [];
   const rows = [];
   for (const d of days) {
     const v = convert(at(stats.results[d]?.[0], vi), u);
@@ -87,7 +104,18 @@ export async function seasonView(ctx, els) {
     s.xs.push(unixDay(d));
     s.value.push(v);
     for (const k of Object.keys(n)) s[k].push(q[k]);
-    rows.push([d, v, q.median, at(stats.results[d]?.[0], pi), q.p10, q.p90, q.min, q.max]);
+    lineValues.push(lineAt(d));
+    rows.push([
+      d,
+      v,
+      q.median,
+      at(stats.results[d]?.[0], pi),
+      q.p10,
+      q.p90,
+      q.min,
+      q.max,
+      ...(line ? [lineAt(d)] : []),
+    ]);
   }
   // % of median on the as-of date, or the last date before it with one.
   const asOf = Object.keys(stats.results)
@@ -105,7 +133,20 @@ export async function seasonView(ctx, els) {
   els.note.textContent = ctx.ref
     ? `Reference: water years ${stats.reference.start_water_year}–${stats.reference.end_water_year} (median, 10th–90th percentile and min–max of the days they hold).`
     : 'No earlier water year in this dataset: no normals to compare with.';
-  const chart = seasonChart(els.chart, s, u.unit, label, asOf && unixDay(asOf));
+  els.peak.textContent = [
+    peak ? peakText(peak, mu, wy) : '',
+    line && asOf ? lineText(line, asOf, lineUnit) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+  const chart = seasonChart(
+    els.chart,
+    s,
+    u.unit,
+    label,
+    asOf && unixDay(asOf),
+    line ? { unit: lineUnit, values: lineValues } : undefined,
+  );
   return {
     chart,
     shown: {
@@ -119,10 +160,49 @@ export async function seasonView(ctx, els) {
         `p90 (${u.unit})`,
         `min (${u.unit})`,
         `max (${u.unit})`,
+        ...(line ? [`snow line at ${line.threshold_percent} % (${lineUnit})`] : []),
       ],
       rows,
     },
   };
+}
+
+/** The water year's peak against the reference years' (a water-years answer with normals, one year, whole basin). */
+function peakText(body, u, wy) {
+  const row = body.results[String(wy)]?.[0];
+  const v = (name) => at(row, col(body, name));
+  const mean = body.variables[0].slice('peak_'.length); // mean_swe_mm
+  const peak = v(`peak_${mean}`);
+  if (!row || peak === null || v('peak_date') === null) return `Water year ${wy}: no snow season yet.`;
+  const pct = v(`pct_median_peak_${mean}`);
+  const medianPeak = convert(v(`median_peak_${mean}`), u);
+  const melted = v('melted_since_peak_pct');
+  const meltOut = v('melt_out_date');
+  return [
+    `Peak ${num(convert(peak, u))} ${u.unit} on ${v('peak_date')}`,
+    pct === null
+      ? '(no % of the median peak: it is below the floor)'
+      : `— ${Math.round(pct)} % of the median peak (${num(medianPeak)} ${u.unit}, median peak day ${v('median_peak_day')}).`,
+    meltOut
+      ? `Melted out on ${meltOut} (median melt-out day ${v('median_melt_out_day') ?? '–'}).`
+      : `${Math.round(melted ?? 0)} % melted since the peak (median melt-out day ${v('median_melt_out_day') ?? '–'}).`,
+  ].join(' ');
+}
+
+/** The snow line on the as-of date, or why there is none. */
+function lineText(body, date, unit) {
+  const row = body.results[date]?.[0];
+  const t = body.threshold_percent;
+  const v = at(row, col(body, `snowline_${unit}`));
+  const why = {
+    all_above: 'snow covers every elevation band',
+    all_below: 'no elevation band is that snowy',
+    from_above_only: 'cover falls with elevation',
+    no_data: 'no data',
+  };
+  return v === null
+    ? `Snow line (${t} % cover) on ${date}: none (${why[at(row, col(body, 'crossing'))] ?? 'no data'}).`
+    : `Snow line (${t} % cover) on ${date}: ${num(v)} ${unit}.`;
 }
 
 /** The zone label of one cell of a stats answer. */
