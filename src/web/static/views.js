@@ -88,6 +88,13 @@ export async function seasonView(ctx, els) {
   const lineAt = (d) => (line ? at(line.results[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
   const days = daysFrom(start, end);
   const vi = col(stats, stat);
+  // The last held date up to the as-of date, then its changes (they read back to 1 October).
+  const held = Object.keys(stats.results)
+    .filter((d) => d <= ctx.date && at(stats.results[d][0], vi) !== null)
+    .sort()
+    .at(-1);
+  const changes =
+    water && held ? await getJson(`${path}/changes`, { variable: ctx.variable, datetime: held }) : null;
   const pi = col(stats, `pct_median_${stat}`);
   const n = Object.fromEntries(
     ['median', 'p10', 'p90', 'min', 'max'].map((k) => [k, normals ? col(normals, `${k}_${stat}`) : -1]),
@@ -135,6 +142,7 @@ export async function seasonView(ctx, els) {
     : 'No earlier water year in this dataset: no normals to compare with.';
   els.peak.textContent = [
     peak ? peakText(peak, mu, wy) : '',
+    changes && held ? changesText(changes, held, mu, unitOf('mm', ctx.units)) : '',
     line && asOf ? lineText(line, asOf, lineUnit) : '',
   ]
     .filter(Boolean)
@@ -187,6 +195,29 @@ function peakText(body, u, wy) {
       ? `Melted out on ${meltOut} (median melt-out day ${v('median_melt_out_day') ?? '–'}).`
       : `${Math.round(melted ?? 0)} % melted since the peak (median melt-out day ${v('median_melt_out_day') ?? '–'}).`,
   ].join(' ');
+}
+
+/**
+ * The 1- and 7-day change on a date, gain and melt since 1 October and the water year's
+ * precipitation (whole basin, means; `u` the mean's unit, `pu` precipitation's: kg/m² is mm).
+ */
+function changesText(body, date, u, pu) {
+  const row = body.results[date]?.[0];
+  const mean = body.variables[0]; // mean_swe_mm
+  const v = (name, unit = u) => convert(at(row, col(body, name)), unit);
+  const signed = (x) => (x === null ? '–' : `${x > 0 ? '+' : ''}${num(x)} ${u.unit}`);
+  const wet = body.variables.find((x) => x.startsWith('wytd_mean_precip_'));
+  return [
+    `Change to ${date}: ${signed(v(`change_1d_${mean}`))} over 1 day, ${signed(v(`change_7d_${mean}`))} over 7 days.`,
+    v(`gain_${mean}`) === null
+      ? 'Gain and melt since 1 October: – (a day is missing since then).'
+      : `Since 1 October: gained ${num(v(`gain_${mean}`))} ${u.unit}, melted ${num(v(`melt_${mean}`))} ${u.unit}.`,
+    wet === undefined
+      ? ''
+      : `Water-year precipitation: ${v(wet, pu) === null ? '– (a day is missing)' : `${num(v(wet, pu))} ${pu.unit}`}.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** The snow line on the as-of date, or why there is none. */
