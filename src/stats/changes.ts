@@ -8,6 +8,7 @@
  * the rest of its water year. A view of one typed cube over the selected dates extended back to
  * 1 October (and 7 days).
  */
+import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
@@ -78,7 +79,8 @@ export function planChanges(inputs: PlanInputs, q: ChangesQuery): ChangesPlan {
 }
 
 /** A key that changes whenever a changes plan's answer could. */
-export const changesStateKey = (p: ChangesPlan): string => `${statsStateKey(p.stats)}/${p.shown.join(',')}`;
+export const changesStateKey = (p: ChangesPlan): string =>
+  `${statsStateKey(p.stats)}/${createHash('sha256').update(p.shown.join(',')).digest('base64url').slice(0, 16)}`;
 
 /** The answer's rows: per shown date and cell, the variable's value and every metric. */
 function changeRows(cube: Cube, p: ChangesPlan): Record<string, Value[][]> {
