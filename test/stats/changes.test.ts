@@ -149,6 +149,16 @@ describe('change metrics', () => {
       const { links: _l, pourpoint, dataset: _d, ...body } = r.json() as Body & Record<string, unknown>;
       assert.equal(pourpoint, BASIN);
       assert.deepEqual(body, await changes('--dates', '2023-11-01/2023-11-30'));
+      const etag = r.headers.etag as string;
+      assert.ok(etag.length < 100, etag); // the selected dates hashed, not listed
+      const again = await app.inject({
+        method: 'GET',
+        url: url('datetime=2023-11-01/2023-11-30'),
+        headers: { 'if-none-match': etag },
+      });
+      assert.equal(again.statusCode, 304);
+      const other = await app.inject({ method: 'GET', url: url('datetime=2023-11-01/2023-11-29') });
+      assert.notEqual(other.headers.etag, etag, 'another selection, another ETag');
       const csv = await app.inject({ method: 'GET', url: url('datetime=2023-11-01/2023-11-30&f=csv') });
       const lines = csv.body.trimEnd().split('\r\n');
       assert.equal(
