@@ -8,11 +8,22 @@
 import { type DatasetConfig, isSnowFraction } from '../datasets/config.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
+import { waterYearOf } from '../util/dates.js';
+import { median } from '../util/median.js';
 import { M_TO_FT } from '../zones/layers.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import type { CompactStats } from './engine.js';
-import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { type Reference, referenceYears } from './normals.js';
+import {
+  type NormalsOption,
+  type PlanInputs,
+  planInputs,
+  planStats,
+  type StatsPlan,
+  type StatsQuery,
+} from './plan.js';
 import { statsStateKey } from './state.js';
+import { waterYearSpan } from './water-year.js';
 
 export interface SnowlineQuery
   extends Omit<StatsQuery, 'zones' | 'variables' | 'validFraction' | 'includeEmptyZones' | 'normals'> {
@@ -22,6 +33,8 @@ export interface SnowlineQuery
   readonly threshold?: number;
   /** Elevation band height, ft (default 1000). */
   readonly bandStepFt?: number;
+  /** Each date against the reference years' snow lines on its day of year. */
+  readonly normals?: NormalsOption;
 }
 
 /** How a date's bands meet the threshold (the `crossing` column). */
@@ -42,6 +55,8 @@ type Value = number | string | null;
 /** Per date one row (one cell: the basin): the line, how it was found, and the bracketing bands. */
 export interface SnowlineBody extends Omit<CompactStats, 'results'> {
   variable: string;
+  /** With normals: the reference water years. */
+  reference?: Reference;
   threshold_percent: number;
   band_step_ft: number;
   results: Record<string, Value[][]>;
@@ -60,6 +75,8 @@ export interface SnowlinePlan {
   readonly variable: string;
   readonly threshold: number;
   readonly bandStepFt: number;
+  /** With normals: the reference years and the plan over their dates. */
+  readonly normals: { readonly reference: Reference; readonly stats: StatsPlan } | null;
 }
 
 /**
@@ -88,19 +105,31 @@ export function planSnowline(inputs: PlanInputs, q: SnowlineQuery): SnowlinePlan
     throw new QueryParameterError(`band_step_ft must be a positive whole number of feet, got ${bandStepFt}`, {
       parameter: 'band_step_ft',
     });
-  const stats = planStats(inputs, {
+  const bands = {
     ...q,
     zones: [`terrain.elevation:band_step_ft=${bandStepFt}`],
     variables: [variable],
     validFraction: false,
     includeEmptyZones: false,
     normals: undefined,
-  });
-  return { stats, variable, threshold, bandStepFt };
+  };
+  const stats = planStats(inputs, bands);
+  let normals: SnowlinePlan['normals'] = null;
+  if (q.normals) {
+    const reference = referenceYears(inputs.dates, d.name, q.normals.years);
+    const dates = {
+      type: 'DateRange' as const,
+      start_date: waterYearSpan(reference.start_water_year).first,
+      end_date: waterYearSpan(reference.end_water_year).last,
+    };
+    normals = { reference, stats: planStats(inputs, { ...bands, dates }) };
+  }
+  return { stats, variable, threshold, bandStepFt, normals };
 }
 
 /** A key that changes whenever a snow-line plan's answer could. */
-export const snowlineStateKey = (p: SnowlinePlan): string => `${statsStateKey(p.stats)}/${p.threshold}`;
+export const snowlineStateKey = (p: SnowlinePlan): string =>
+  `${statsStateKey(p.stats)}/${p.threshold}${p.normals ? `/${statsStateKey(p.normals.stats)}` : ''}`;
 
 /** One band of a date: its bounds (ft), mean (percent) and in-basin area (m²). */
 export interface Band {
@@ -175,9 +204,41 @@ function snowlines(cube: Cube, threshold: number): Record<string, Value[][]> {
   return results;
 }
 
+/**
+ * Append to each date's row the median of the reference years' snow lines on its day of year
+ * (ft, m; the years with a line that day, no crossing left out) and how many years have one.
+ */
+function againstNormal(
+  results: Record<string, Value[][]>,
+  ref: Record<string, Value[][]>,
+  reference: Reference,
+) {
+  const years = new Set(reference.water_years);
+  const byDay = new Map<string, number[]>();
+  for (const [date, rows] of Object.entries(ref)) {
+    const ft = rows[0]![0];
+    if (!years.has(waterYearOf(date)) || typeof ft !== 'number') continue;
+    const list = byDay.get(date.slice(5)) ?? [];
+    list.push(ft);
+    byDay.set(date.slice(5), list);
+  }
+  for (const [date, rows] of Object.entries(results)) {
+    const lines = byDay.get(date.slice(5)) ?? [];
+    const mid = median(lines);
+    rows[0]!.push(mid, mid === null ? null : mid / M_TO_FT, lines.length);
+  }
+}
+
 /** Execute a snow-line plan. */
 export async function executeSnowline(p: SnowlinePlan, opts: ExecuteOptions = {}): Promise<SnowlineBody> {
   const cube = await executeCube(p.stats, opts);
+  const results = snowlines(cube, p.threshold);
+  if (p.normals)
+    againstNormal(
+      results,
+      snowlines(await executeCube(p.normals.stats, opts), p.threshold),
+      p.normals.reference,
+    );
   const mean = p.stats.columns[0]!.name; // mean_snow_fraction_percent
   const area = zonesOf(cube).reduce((t, z) => t + z.area_m2, 0);
   return {
@@ -195,12 +256,14 @@ export async function executeSnowline(p: SnowlinePlan, opts: ExecuteOptions = {}
       `upper_band_${mean}`,
       'upper_band_area_m2',
       'span_ft',
+      ...(p.normals ? ['median_snowline_ft', 'median_snowline_m', 'snowline_years'] : []),
     ],
     zones: [{ zone: [], area_m2: area }],
     variable: p.variable,
     threshold_percent: p.threshold,
     band_step_ft: p.bandStepFt,
-    results: snowlines(cube, p.threshold),
+    ...(p.normals && { reference: p.normals.reference }),
+    results,
   };
 }
 

@@ -7,6 +7,7 @@
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
+import { median } from '../util/median.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import type { CompactStats } from './engine.js';
 import { columnFloor } from './median-floor.js';
@@ -107,14 +108,6 @@ const NORMAL_COLUMNS = (mean: string): string[] => [
   'melted_since_peak_pct',
   'reference_years',
 ];
-
-/** The median of numbers (null for none). */
-function median(xs: number[]): number | null {
-  if (xs.length === 0) return null;
-  const s = [...xs].sort((a, b) => a - b);
-  const h = (s.length - 1) / 2;
-  return (s[Math.floor(h)]! + s[Math.ceil(h)]!) / 2;
-}
 
 /** The median day of water year (`MM-DD`) of ISO dates, the lower middle one for an even count (null for none). */
 function medianDay(dates: (string | null)[]): string | null {

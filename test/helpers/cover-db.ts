@@ -38,7 +38,14 @@ export const FRACTION: Record<string, (ft: number, low: number) => number> = {
   '2024-01-04': (ft, low) => (ft < low + 1000 ? 0 : 100), // only the lowest band bare
   '2024-01-05': (ft, low) => Math.round(Math.min(100, Math.max(0, (ft - low - 500) / 15))), // a ramp
   '2024-01-06': () => 255, // no data
+  // Reference years for the snow line's normals: the ramp of 5 January, shifted.
+  '2021-01-05': (ft, low) => Math.round(Math.min(100, Math.max(0, (ft - low - 800) / 15))),
+  '2022-01-05': (ft, low) => Math.round(Math.min(100, Math.max(0, (ft - low - 300) / 15))),
+  '2023-01-05': (ft, low) => Math.round(Math.min(100, Math.max(0, (ft - low - 1300) / 15))),
 };
+
+/** The reference years' dates of `cover` (water years 2021–2023), before DATES. */
+export const REFERENCE_DATES = ['2021-01-05', '2022-01-05', '2023-01-05'];
 
 async function build(dir: string): Promise<void> {
   const root = join(dir, 'db');
@@ -124,7 +131,7 @@ async function build(dir: string): Promise<void> {
         min = Math.min(min, elevation[r * W + c]! * M_TO_FT);
     }
   const low = Math.floor(min / 1000) * 1000;
-  for (const date of DATES) {
+  for (const date of [...REFERENCE_DATES, ...DATES]) {
     await mkdir(d.paths.date(date), { recursive: true });
     const manifest = {
       date,

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { snowdb } from '../helpers/cli.js';
-import { BASIN, coverDb, DATES } from '../helpers/cover-db.js';
+import { BASIN, coverDb, DATES, REFERENCE_DATES } from '../helpers/cover-db.js';
 
 type Value = number | string | null;
 interface Body {
@@ -55,7 +55,9 @@ describe('snow line', () => {
   };
 
   const line = async (...args: string[]) => {
-    const r = await snowdb(['snowline', 'cover', BASIN, ...args], { env });
+    // The 2024 dates unless asked otherwise (the earlier years are the normals' reference).
+    const dates = args.includes('--dates') ? [] : ['--dates', '2024-01-01/2024-01-06'];
+    const r = await snowdb(['snowline', 'cover', BASIN, ...dates, ...args], { env });
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as Body & { threshold_percent: number; band_step_ft: number };
   };
@@ -110,6 +112,43 @@ describe('snow line', () => {
     assert.equal(fine.band_step_ft, 500);
     const ft = fine.results['2024-01-01']![0]![col('snowline_ft')] as number;
     assert.ok(Math.abs(ft - 6000) <= 500, `${ft}`);
+  });
+
+  it("normals: the median of the reference years' snow lines on the same day, and how many had one", async () => {
+    const refs = await line('--dates', '2021-01-01/2023-12-31');
+    assert.deepEqual(Object.keys(refs.results), REFERENCE_DATES);
+    const ft = refs.variables.indexOf('snowline_ft');
+    const lines = REFERENCE_DATES.map((d) => refs.results[d]![0]![ft] as number).sort((a, b) => a - b);
+    assert.ok(
+      lines.every((v) => typeof v === 'number'),
+      'each reference year has a line',
+    );
+    const body = await line('--dates', '2024-01-04/2024-01-05', '--with-normals');
+    assert.deepEqual(
+      (body as unknown as { reference: { water_years: number[] } }).reference.water_years,
+      [2021, 2022, 2023],
+    );
+    const col = (name: string) => body.variables.indexOf(name);
+    const on5 = body.results['2024-01-05']![0]!;
+    assert.ok(Math.abs((on5[col('median_snowline_ft')] as number) - lines[1]!) < 1e-9);
+    assert.ok(Math.abs((on5[col('median_snowline_m')] as number) - lines[1]! / 3.28084) < 1e-9);
+    assert.equal(on5[col('snowline_years')], 3);
+    // No reference year holds 4 January: no median.
+    assert.deepEqual(body.results['2024-01-04']![0]!.slice(col('median_snowline_ft')), [null, null, 0]);
+    // Two reference years: the mean of the two middle (here both) lines.
+    const two = await line(
+      '--dates',
+      '2024-01-05/2024-01-05',
+      '--with-normals',
+      '--normals-years',
+      '2022..2023',
+    );
+    const pair = ['2022-01-05', '2023-01-05'].map((d) => refs.results[d]![0]![ft] as number);
+    assert.ok(
+      Math.abs(
+        (two.results['2024-01-05']![0]![col('median_snowline_ft')] as number) - (pair[0]! + pair[1]!) / 2,
+      ) < 1e-9,
+    );
   });
 
   it('snow-covered area: total_snow_fraction_m2 per band = mean ÷ 100 × the band area; acres with US units', async () => {

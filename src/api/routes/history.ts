@@ -19,6 +19,7 @@ import {
   normalsOptions,
   type QueryParams,
   querySchema,
+  statsOptions,
   waterYearsOptions,
 } from '../../stats/query.js';
 import { executeSnowline, openSnowlinePlan, snowlineStateKey } from '../../stats/snowline.js';
@@ -153,6 +154,8 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       band_step_ft?: number;
       variable?: string;
       f?: 'json' | 'csv';
+      normals?: boolean;
+      normals_years?: string;
     };
   }>(
     '/datasets/:dataset/snowline/:pourpoint/date-range',
@@ -162,7 +165,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         summary:
           'Snow line of a basin per date: the elevation where a snow-cover fraction crosses a threshold, interpolated between the lowest bracketing pair of elevation bands',
         params: basinParams,
-        querystring: querySchema(['f'], {
+        querystring: querySchema(['f', ...NORMALS_PARAMS], {
           datetime: z.string().meta({
             description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
             examples: ['2024-03-01/2024-06-30'],
@@ -184,7 +187,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
     },
     async (req, reply) => {
       const { dataset, pourpoint } = req.params;
-      const { datetime, threshold, band_step_ft, variable } = req.query;
+      const { datetime, threshold, band_step_ft, variable, normals, normals_years } = req.query;
       const q = {
         dataset,
         pourpoint,
@@ -192,6 +195,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         threshold,
         bandStepFt: band_step_ft,
         variable,
+        normals: statsOptions({ normals, normals_years }, httpNames).normals,
         ...queryCaps(req),
       };
       const plan = await openSnowlinePlan(db, q);

@@ -118,6 +118,11 @@ export function registerSnowline(program: Command, run: Runner): void {
     .option('--threshold <percent>', 'snow-cover fraction the line marks, in [0, 100)', '50')
     .option('--band-step-ft <ft>', 'elevation band height', '1000')
     .option('--variable <key>', 'a snow-cover fraction variable (default snow_fraction)')
+    .option('--with-normals', "each date against the median of the reference years' snow lines on its day")
+    .option(
+      '--normals-years <Y1..Y2>',
+      'reference water years (default: every water year before the current one)',
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
     .action(
       (
@@ -128,6 +133,8 @@ export function registerSnowline(program: Command, run: Runner): void {
           threshold: string;
           bandStepFt: string;
           variable?: string;
+          withNormals?: boolean;
+          normalsYears?: string;
           format: 'json' | 'csv';
         },
         cmd: Command,
@@ -140,6 +147,8 @@ export function registerSnowline(program: Command, run: Runner): void {
             threshold: numberFlag('--threshold', opts.threshold),
             bandStepFt: numberFlag('--band-step-ft', opts.bandStepFt),
             variable: opts.variable,
+            normals: statsOptions({ normals: opts.withNormals, normals_years: opts.normalsYears }, cliFlags)
+              .normals,
           });
           printTable(ctx, opts.format, body);
         }),
