@@ -646,6 +646,41 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       (await page.textContent('#season-peak')) ?? '',
       /^Snow line \(50 % cover\) on 2025-\d\d-\d\d: (none \(.+\)|[\d,]+ ft)\.$/,
     );
+
+    // SNODAS beside SWANN: its water year on the same chart, each dataset's area on its grid in the note.
+    await page.goto(`${base}/app/?dataset=swann&basin=${VIRGIN}&with=snodas`);
+    await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+    await settled(page);
+    const cmp = await api<{ datasets: (Body & { dataset: string; area_vs_polygon_percent: number })[] }>(
+      `/pourpoints/${VIRGIN}/compare?dataset=swann&dataset=snodas&variable=swe&datetime=2024-10-01/2025-04-26`,
+    );
+    const beside = await page.evaluate(() => {
+      const c = (
+        globalThis as never as {
+          snowdb: { charts: { season: { data: (number | null)[][]; series: { label: string }[] } } };
+        }
+      ).snowdb.charts.season;
+      return { labels: c.series.map((x) => x.label), xs: c.data[0], snodas: c.data.at(-1) };
+    });
+    assert.equal(beside.labels.at(-1), 'snodas');
+    const sno = cmp.datasets[1]!;
+    assert.deepEqual(
+      beside.snodas,
+      beside.xs!.map((x) => {
+        const v =
+          sno.results[new Date(x! * 1000).toISOString().slice(0, 10)]?.[0]?.[col(sno, 'mean_swe_mm')] ?? null;
+        return v === null ? null : v / 25.4;
+      }),
+    );
+    assert.ok(beside.snodas!.some((v) => v !== null));
+    const pctText = cmp.datasets[0]!.area_vs_polygon_percent.toFixed(2);
+    assert.ok(
+      ((await page.textContent('#season-note')) ?? '').includes(
+        `(${pctText.startsWith('-') ? '' : '+'}${pctText} %), snodas`,
+      ),
+      (await page.textContent('#season-note')) ?? '',
+    );
+    assert.equal(await page.isChecked('#beside input[value=snodas]'), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();

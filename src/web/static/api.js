@@ -16,7 +16,12 @@ export class Problem extends Error {
 /** The absolute URL of an API path with query parameters (undefined values left out). */
 export function apiUrl(path, params = {}) {
   const u = new URL(path, API);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null) u.searchParams.set(k, v);
+  for (const [k, v] of Object.entries(params)) {
+    if (v === undefined || v === null) continue;
+    if (Array.isArray(v))
+      for (const x of v) u.searchParams.append(k, x); // a repeated parameter
+    else u.searchParams.set(k, v);
+  }
   return u;
 }
 

@@ -58,12 +58,41 @@ function showFreshness(d) {
         }`;
 }
 
+/** Checkboxes for the other active datasets holding the variable: drawn beside it on the season chart. */
+function fillBeside() {
+  const others = [...app.datasets.values()].filter(
+    (d) => d.name !== state.dataset && d.variables.some((v) => v.key === state.variable),
+  );
+  state.with = (state.with ?? []).filter((n) => others.some((d) => d.name === n));
+  const box = $('beside');
+  box.hidden = others.length === 0;
+  box.replaceChildren(box.querySelector('legend') ?? document.createElement('legend'));
+  for (const d of others) {
+    const input = Object.assign(document.createElement('input'), {
+      type: 'checkbox',
+      value: d.name,
+      checked: state.with.includes(d.name),
+    });
+    input.addEventListener('change', () => {
+      state.with = [...box.querySelectorAll('input:checked')].map(
+        (i) => /** @type {HTMLInputElement} */ (i).value,
+      );
+      save();
+      panel();
+    });
+    const label = document.createElement('label');
+    label.append(input, ` ${d.name}`);
+    box.append(label);
+  }
+}
+
 /** Fill the controls from the dataset, keeping the state's choices where the dataset has them. */
 function fillControls() {
   const d = dataset();
   showFreshness(d);
   const keys = d.variables.map((v) => v.key);
   if (!keys.includes(state.variable)) state.variable = keys.includes('swe') ? 'swe' : keys[0];
+  fillBeside();
   const has = (reducer) =>
     d.variables.some((v) => v.key === state.variable && v.statistics.some((s) => s.reducer === reducer));
   if (!has(state.measure)) state.measure = has('mean') ? 'mean' : 'total';
@@ -230,6 +259,7 @@ async function panel() {
       title: $('season-title'),
       note: $('season-note'),
       peak: $('season-peak'),
+      beside: $('beside'),
     },
     zones: { grid: $('zones-grid'), note: $('zones-note'), key: $('zones-key') },
     years: { chart: $('years-chart'), doy: $('doy-table') },

@@ -80,9 +80,10 @@ const edge = (label) => ({
 
 /**
  * This water year against the normals: `s` = {xs (Unix s), value, median, p10, p90, min, max}, one
- * entry per day; `unit` labels the y axis; `asOf` (Unix s) draws a vertical mark.
+ * entry per day; `unit` labels the y axis; `asOf` (Unix s) draws a vertical mark; `others`
+ * ([{name, values}] aligned with s.xs): other datasets' this year, beside it.
  */
-export function seasonChart(el, s, unit, label, asOf, snowline) {
+export function seasonChart(el, s, unit, label, asOf, snowline, others = []) {
   // With `snowline` ({unit, values} aligned with s.xs): the snow line on a right-hand elevation axis.
   const opts = {
     scales: { x: { time: true }, ...(snowline && { elev: {} }) },
@@ -110,6 +111,11 @@ export function seasonChart(el, s, unit, label, asOf, snowline) {
             }),
           ]
         : []),
+      // Other datasets beside it: this year of each, on the same axis.
+      ...others.map((o, i) => {
+        const c = PALETTE[(i + 2) % PALETTE.length];
+        return line(o.name, c, { width: 2, points: { size: 5, fill: c } });
+      }),
     ],
     bands: [
       { series: [5, 1], fill: BAND_OUTER },
@@ -117,7 +123,17 @@ export function seasonChart(el, s, unit, label, asOf, snowline) {
     ],
     hooks: { draw: [(u) => mark(u, asOf)] },
   };
-  const data = [s.xs, s.min, s.p10, s.median, s.p90, s.max, s.value, ...(snowline ? [snowline.values] : [])];
+  const data = [
+    s.xs,
+    s.min,
+    s.p10,
+    s.median,
+    s.p90,
+    s.max,
+    s.value,
+    ...(snowline ? [snowline.values] : []),
+    ...others.map((o) => o.values),
+  ];
   return make(el, opts, data, 320);
 }
 

@@ -1,5 +1,6 @@
 // The page's state, held in the URL's query so that a view can be bookmarked, shared and restored:
-// dataset, variable, measure, date, basin, zone, view, units, years, ref, q (search) and sort.
+// dataset, variable, measure, date, basin, zone, view, units, years, ref, q (search), sort and
+// with (other datasets drawn beside the chosen one on the season chart).
 
 const KEYS = [
   'dataset',
@@ -14,6 +15,7 @@ const KEYS = [
   'years',
   'q',
   'sort',
+  'with',
 ];
 const VIEWS = ['season', 'zones', 'years'];
 
@@ -23,6 +25,7 @@ export function readUrl() {
   const s = {};
   for (const k of KEYS) if (p.has(k)) s[k] = p.get(k);
   s.years = s.years ? s.years.split(',').map(Number).filter(Number.isInteger) : undefined;
+  s.with = s.with ? s.with.split(',').filter(Boolean) : undefined;
   if (!VIEWS.includes(s.view)) s.view = 'season';
   if (s.units !== 'us' && s.units !== 'metric') s.units = undefined;
   if (s.measure !== 'mean' && s.measure !== 'total') s.measure = 'mean';

@@ -69,7 +69,9 @@ export async function seasonView(ctx, els) {
   const statistics = ctx.dataset.variables.find((v) => v.key === ctx.variable)?.statistics ?? [];
   const water = statistics.some((x) => x.unit === 'm3');
   const mu = unitOf(statistics.find((x) => x.reducer === 'mean')?.unit, ctx.units); // the peak is a mean
-  const [stats, normals, line, peak] = await Promise.all([
+  // Other datasets beside it: those asked for that cover the basin (each on its own grid).
+  const beside = (ctx.with ?? []).filter((n) => (ctx.basin.properties.coverage?.[n] ?? 'none') !== 'none');
+  const [stats, normals, line, peak, compared] = await Promise.all([
     getJson(`${path}/date-range`, { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) }),
     ctx.ref ? getJson(`${path}/normals`, { variable: ctx.variable, normals_years: ctx.ref }) : null,
     fraction
@@ -81,8 +83,20 @@ export async function seasonView(ctx, els) {
     water && ctx.ref
       ? getJson(`${path}/water-years`, { variable: ctx.variable, years: String(wy), ...refParams(ctx) })
       : null,
+    beside.length > 0
+      ? getJson(`pourpoints/${seg(ctx.basin.id)}/compare`, {
+          dataset: [ctx.dataset.name, ...beside],
+          variable: ctx.variable,
+          datetime: `${start}/${end}`,
+        })
+      : null,
     chartLibrary(),
   ]);
+  const others = (compared?.datasets ?? []).slice(1).map((d) => ({
+    name: d.dataset,
+    at: (day) => convert(at(d.results[day]?.[0], col(d, stat)), u),
+    /** @type {(number | null)[]} */ values: [],
+  }));
   // The snow line in the chosen units: ft (US) or m.
   const lineUnit = ctx.units === 'us' ? 'ft' : 'm';
   const lineAt = (d) => (line ? at(line.results[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
@@ -112,6 +126,7 @@ export async function seasonView(ctx, els) {
     s.value.push(v);
     for (const k of Object.keys(n)) s[k].push(q[k]);
     lineValues.push(lineAt(d));
+    for (const o of others) o.values.push(o.at(d));
     rows.push([
       d,
       v,
@@ -122,6 +137,7 @@ export async function seasonView(ctx, els) {
       q.min,
       q.max,
       ...(line ? [lineAt(d)] : []),
+      ...others.map((o) => o.at(d)),
     ]);
   }
   // % of median on the as-of date, or the last date before it with one.
@@ -137,9 +153,14 @@ export async function seasonView(ctx, els) {
       : pct === null || pct === undefined
         ? `Water year ${wy}: ${num(convert(at(stats.results[asOf][0], vi), u))} ${u.unit} on ${asOf}${ctx.ref ? (median === null || median === undefined ? ' (no median that day)' : ' (no snow at median: no % of median)') : ''}`
         : `Water year ${wy}: ${Math.round(pct)} % of median on ${asOf}`;
-  els.note.textContent = ctx.ref
-    ? `Reference: water years ${stats.reference.start_water_year}–${stats.reference.end_water_year} (median, 10th–90th percentile and min–max of the days they hold).`
-    : 'No earlier water year in this dataset: no normals to compare with.';
+  els.note.textContent = [
+    ctx.ref
+      ? `Reference: water years ${stats.reference.start_water_year}–${stats.reference.end_water_year} (median, 10th–90th percentile and min–max of the days they hold).`
+      : 'No earlier water year in this dataset: no normals to compare with.',
+    compared ? besideText(compared, ctx.units) : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
   els.peak.textContent = [
     peak ? peakText(peak, mu, wy) : '',
     changes && held ? changesText(changes, held, mu, unitOf('mm', ctx.units)) : '',
@@ -154,6 +175,7 @@ export async function seasonView(ctx, els) {
     label,
     asOf && unixDay(asOf),
     line ? { unit: lineUnit, values: lineValues } : undefined,
+    others,
   );
   return {
     chart,
@@ -169,6 +191,7 @@ export async function seasonView(ctx, els) {
         `min (${u.unit})`,
         `max (${u.unit})`,
         ...(line ? [`snow line at ${line.threshold_percent} % (${lineUnit})`] : []),
+        ...others.map((o) => `${o.name} (${u.unit})`),
       ],
       rows,
     },
@@ -218,6 +241,15 @@ function changesText(body, date, u, pu) {
   ]
     .filter(Boolean)
     .join(' ');
+}
+
+/** Each dataset's area for the basin on its grid, against the polygon's (grids differ). */
+function besideText(body, units) {
+  const parts = body.datasets.map(
+    (d) =>
+      `${d.dataset} ${areaText(d.basin_area_m2, units)} (${d.area_vs_polygon_percent >= 0 ? '+' : ''}${d.area_vs_polygon_percent.toFixed(2)} %)`,
+  );
+  return `Each dataset on its own grid; the basin's area there against the polygon's ${areaText(body.polygon_area_m2, units)}: ${parts.join(', ')}.`;
 }
 
 /** The snow line on the as-of date, or why there is none. */
