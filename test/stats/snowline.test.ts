@@ -196,6 +196,30 @@ describe('snow line', () => {
     assert.ok(Math.abs(acres - m2 / 4046.8564224) <= 1e-12 * m2);
   });
 
+  it("snow-covered area against normal: the median of the reference years' areas on the day, and its %", async () => {
+    const args = ['stats', 'cover', BASIN, '--variable', 'snow_fraction'];
+    const refs = await snowdb([...args, '--dates', '2021-01-01/2023-12-31'], { env });
+    const r = JSON.parse(refs.stdout) as Body;
+    const areas = REFERENCE_DATES.map(
+      (d) => r.results[d]![0]![r.variables.indexOf('total_snow_fraction_m2')] as number,
+    );
+    const now = await snowdb([...args, '--dates', '2024-01-05/2024-01-05', '--with-normals'], { env });
+    assert.equal(now.code, 0, now.stderr);
+    const b = JSON.parse(now.stdout) as Body;
+    const row = b.results['2024-01-05']![0]!;
+    const median = [...areas].sort((x, y) => x - y)[1]!;
+    assert.ok(
+      Math.abs((row[b.variables.indexOf('median_total_snow_fraction_m2')] as number) - median) <=
+        1e-9 * median,
+    );
+    const area = row[b.variables.indexOf('total_snow_fraction_m2')] as number;
+    assert.ok(
+      Math.abs(
+        (row[b.variables.indexOf('pct_median_total_snow_fraction_m2')] as number) - (100 * area) / median,
+      ) < 1e-9,
+    );
+  });
+
   describe('over HTTP', () => {
     let app: Awaited<ReturnType<typeof buildApp>>;
     before(async () => {
