@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
+import { Slicer } from '../util/slices.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import { selectDates } from './dates.js';
 import type { CompactStats } from './engine.js';
@@ -83,72 +84,89 @@ export const changesStateKey = (p: ChangesPlan): string =>
   `${statsStateKey(p.stats)}/${createHash('sha256').update(p.shown.join(',')).digest('base64url').slice(0, 16)}`;
 
 /** The answer's rows: per shown date and cell, the variable's value and every metric. */
-function changeRows(cube: Cube, p: ChangesPlan): Record<string, Value[][]> {
+async function changeRows(
+  cube: Cube,
+  p: ChangesPlan,
+  signal?: AbortSignal,
+): Promise<Record<string, Value[][]>> {
   const { plan } = cube;
   const table = columnTable(cube);
   const K = cube.cells.length;
   const C = plan.columns.length;
   const colOf = (variable: string, kind: 'mean' | 'total') =>
     plan.columns.findIndex((c) => c.variable === variable && c.kind === kind);
-  const at = new Map(plan.dates.map((d, i) => [d, i]));
-  const shown = new Set(p.shown);
   const results: Record<string, Value[][]> = {};
   for (const d of p.shown) results[d] = [];
   const last = p.shown.at(-1);
   if (last === undefined) return results;
-  const first = waterYearSpan(waterYearOf(p.shown[0]!)).first;
-  /** A value of the table, NaN when none (not held, or no pixel with data). */
-  const value = (date: string, j: number, c: number): number => {
-    const i = at.get(date);
-    return i === undefined || c < 0 ? Number.NaN : table[(i * K + j) * C + c]!;
-  };
-  const orNull = (v: number): Value => (Number.isNaN(v) ? null : v);
+  // Every calendar day from 1 October of the first shown date's water year to the last shown one,
+  // with its table row, the rows of the days 1 and 7 before (-1: not held), and whether it is shown.
+  const at = new Map(plan.dates.map((d, i) => [d, i]));
+  const shown = new Set(p.shown);
+  const days: string[] = [];
+  for (let d = waterYearSpan(waterYearOf(p.shown[0]!)).first; d <= last; d = shift(d, 1)) days.push(d);
+  const row = Int32Array.from(days, (d) => at.get(d) ?? -1);
+  const before1 = Int32Array.from(days, (d) => at.get(shift(d, -1)) ?? -1);
+  const before7 = Int32Array.from(days, (d) => at.get(shift(d, -7)) ?? -1);
+  const october = days.map((d) => d.slice(5) === '10-01');
   const kinds = ['mean', 'total'] as const;
+  const cols = kinds.map((kind) => ({
+    value: colOf(p.variable, kind),
+    solid: colOf('precip_solid', kind),
+    liquid: colOf('precip_liquid', kind),
+  }));
+  /** Table value of row i (-1: not held), cell j, column c; NaN when none. */
+  const value = (i: number, j: number, c: number): number =>
+    i < 0 ? Number.NaN : table[(i * K + j) * C + c]!;
+  const orNull = (v: number): Value => (Number.isNaN(v) ? null : v);
+  const slicer = new Slicer(signal);
   for (let j = 0; j < K; j++) {
-    // Running sums of the water year: [gain, melt] per kind, precipitation per kind.
+    // Running sums of the water year per kind: gain, melt, precipitation.
     const gain = [0, 0];
     const melt = [0, 0];
     const wet = [0, 0];
     let ok = false;
     let wetOk = false;
-    for (let date = first; date <= last; date = shift(date, 1)) {
-      if (date.slice(5) === '10-01') {
-        [gain[0], gain[1], melt[0], melt[1], wet[0], wet[1]] = [0, 0, 0, 0, 0, 0];
+    for (let t = 0; t < days.length; t++) {
+      if (october[t]) {
+        gain.fill(0);
+        melt.fill(0);
+        wet.fill(0);
         ok = true;
         wetOk = p.precip;
       }
-      kinds.forEach((kind, k) => {
-        const c = colOf(p.variable, kind);
-        const now = value(date, j, c);
+      for (let k = 0; k < 2; k++) {
+        const c = cols[k]!;
+        const now = value(row[t]!, j, c.value);
         if (Number.isNaN(now)) ok = false;
-        else if (ok && date.slice(5) !== '10-01') {
-          const delta = now - value(shift(date, -1), j, c); // the day before is held: ok says so
+        else if (ok && !october[t]) {
+          const delta = now - value(before1[t]!, j, c.value); // the day before is held: ok says so
           if (delta > 0) gain[k]! += delta;
           else melt[k]! -= delta;
         }
         if (p.precip) {
-          const day =
-            value(date, j, colOf('precip_solid', kind)) + value(date, j, colOf('precip_liquid', kind));
+          const day = value(row[t]!, j, c.solid) + value(row[t]!, j, c.liquid);
           if (Number.isNaN(day)) wetOk = false;
           else wet[k]! += day;
         }
-      });
-      if (!shown.has(date)) continue;
-      const row: Value[] = [];
-      kinds.forEach((kind, k) => {
-        const c = colOf(p.variable, kind);
-        const now = value(date, j, c);
-        row.push(
+      }
+      if (!shown.has(days[t]!)) continue;
+      const out: Value[] = [];
+      for (let k = 0; k < 2; k++) {
+        const c = cols[k]!.value;
+        const now = value(row[t]!, j, c);
+        out.push(
           orNull(now),
-          orNull(now - value(shift(date, -1), j, c)),
-          orNull(now - value(shift(date, -7), j, c)),
+          orNull(now - value(before1[t]!, j, c)),
+          orNull(now - value(before7[t]!, j, c)),
           ok ? gain[k]! : null,
           ok ? melt[k]! : null,
           ...(p.precip ? [wetOk ? wet[k]! : null] : []),
         );
-      });
-      results[date]!.push(row);
+      }
+      results[days[t]!]!.push(out);
     }
+    await slicer.pause(); // many cells: a server's cheap requests go on meanwhile
   }
   return results;
 }
@@ -169,7 +187,7 @@ export async function executeChanges(p: ChangesPlan, opts: ExecuteOptions = {}):
     variables,
     zones: zonesOf(cube),
     variable: p.variable,
-    results: changeRows(cube, p),
+    results: await changeRows(cube, p, opts.signal),
   };
 }
 
