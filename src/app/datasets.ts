@@ -1,10 +1,12 @@
 import { join } from 'node:path';
 import { type StatName, statNames } from '../datasets/config.js';
+import { type Freshness, freshnessOf } from '../datasets/freshness.js';
 import { type DatasetSummary, datasetSummary, datesOf } from '../datasets/inventory.js';
 import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { AREA_RASTER } from '../db/layout.js';
 import { namesIn } from '../io/fs.js';
+import { byString } from '../util/compare.js';
 import { ZONE_LAYERS, type ZoneInfo, zoneInfos } from '../zones/layers.js';
 
 export interface DatasetInfo extends DatasetSummary {
@@ -83,4 +85,18 @@ export async function datasetInfo(db: Database, name: string): Promise<DatasetIn
     aoi_rasters: (await names(d.paths.aoiDir)).filter((f) => f.endsWith('.tif')).length,
     date_list: dates,
   };
+}
+
+/** The active datasets, sorted by name, each with its freshness on `today` (ISO, UTC). */
+export async function activeDatasets(db: Database, today: string): Promise<({ name: string } & Freshness)[]> {
+  const names = Object.entries(db.config.datasets)
+    .filter(([, link]) => link.active)
+    .map(([name]) => name)
+    .sort(byString);
+  return Promise.all(
+    names.map(async (name) => {
+      const d = await openDataset(db, name);
+      return { name, ...freshnessOf(d.config, await datesOf(db, d), today) };
+    }),
+  );
 }

@@ -1,11 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
+import { activeDatasets, type DatasetInfo, datasetInfo } from '../../app/datasets.js';
 import { freshnessOf, todayUtc } from '../../datasets/freshness.js';
-import { datesOf } from '../../datasets/inventory.js';
-import { openActiveDataset, openDataset } from '../../datasets/registry.js';
+import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { waterYearCounts } from '../../stats/water-year.js';
-import { byString } from '../../util/compare.js';
 import { baseOf, type Link, sendJson } from '../http.js';
 import { DATASET_PARAM, jsonResponse, problemResponses } from '../schemas.js';
 
@@ -41,21 +39,10 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
     },
     async (req, reply) => {
       const b = baseOf(req);
-      const names = Object.entries(db.config.datasets)
-        .filter(([, link]) => link.active)
-        .map(([name]) => name)
-        .sort(byString);
-      const today = todayUtc();
-      const datasets = await Promise.all(
-        names.map(async (name) => {
-          const d = await openDataset(db, name);
-          return {
-            name,
-            ...freshnessOf(d.config, await datesOf(db, d), today),
-            links: [{ href: `${b}/datasets/${name}`, rel: 'self', type: 'application/json' }],
-          };
-        }),
-      );
+      const datasets = (await activeDatasets(db, todayUtc())).map((d) => ({
+        ...d,
+        links: [{ href: `${b}/datasets/${d.name}`, rel: 'self', type: 'application/json' }],
+      }));
       return sendJson(reply, {
         datasets,
         links: [
