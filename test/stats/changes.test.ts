@@ -7,11 +7,13 @@
  * and the HTTP route.
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { snowdb } from '../helpers/cli.js';
 import { BASIN, coverDb, SEASON_GAP } from '../helpers/cover-db.js';
+import { oracle as gdalOracle } from '../helpers/gdal.js';
 
 type Value = number | null;
 interface Body {
@@ -43,6 +45,37 @@ describe('change metrics', () => {
     assert.equal(r.code, 0, r.stderr);
     return JSON.parse(r.stdout) as Body & { variable: string };
   };
+
+  it('the daily inputs equal GDAL + numpy: the same cells, areas, SWE and precipitation per band', async () => {
+    const root = env.SNOWDB_CONFIG!;
+    const key = (z: Body['zones'][number]) => {
+      const ref = z.zone[0] as { kind: string; min?: number };
+      return ref.kind === 'band' ? String(ref.min) : 'unclassified';
+    };
+    for (const [variable, scale, mean, total, perUnit] of [
+      ['swe', '1', 'mean_swe_mm', 'total_swe_m3', 0.001],
+      ['precip_solid', '10', 'mean_precip_solid_kg_per_m2', 'total_precip_solid_m3', 0.001],
+    ] as const) {
+      const o = await gdalOracle<Record<string, { area_m2: number; mean: number | null; sum: number }>>(
+        'zonal',
+        join(root, 'data/season/aoi/LINE_UT_TEST.tif'),
+        join(root, `data/season/cogs/20231120/${variable}.tif`),
+        scale,
+        join(root, 'data/season/zones/terrain/elevation.tif'),
+        '1000',
+      );
+      assert.deepEqual(daily.zones.map(key).sort(), Object.keys(o).sort(), `${variable}: the same cells`);
+      daily.zones.forEach((z, k) => {
+        const c = o[key(z)]!;
+        const row = daily.results['2023-11-20']![k]!;
+        const near = (a: Value | undefined, b: number) =>
+          typeof a === 'number' && Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+        assert.ok(near(z.area_m2, c.area_m2), `${variable} ${key(z)} area`);
+        assert.ok(near(row[daily.variables.indexOf(mean)], c.mean!), `${variable} ${key(z)} mean`);
+        assert.ok(near(row[daily.variables.indexOf(total)], c.sum * perUnit), `${variable} ${key(z)} volume`);
+      });
+    }
+  });
 
   /** The recomputation: per cell and date, the answer's columns from the daily table. */
   function expected(date: string, k: number): Value[] {

@@ -7,11 +7,13 @@
  * area statistic of fraction variables (`total_<variable>_m2`).
  */
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { snowdb } from '../helpers/cli.js';
 import { BASIN, coverDb, DATES, REFERENCE_DATES } from '../helpers/cover-db.js';
+import { oracle as gdalOracle } from '../helpers/gdal.js';
 
 type Value = number | string | null;
 interface Body {
@@ -165,6 +167,33 @@ describe('snow line', () => {
         }
         // Every pixel of the basin has a value: the valid area is the zone's area.
         assert.ok(Math.abs(total! - (mean! / 100) * z.area_m2) <= 1e-9 * z.area_m2, `${date} zone ${k}`);
+      });
+    }
+    // Against GDAL + numpy (the AOI weights × each COG, per 1000-ft band): the same cells, areas,
+    // means and covered areas (Σ % × weight ÷ 100), on the ramp, the step and full cover.
+    const root = env.SNOWDB_CONFIG!;
+    for (const date of ['2024-01-01', '2024-01-03', '2024-01-05']) {
+      const o = await gdalOracle<Record<string, { area_m2: number; mean: number | null; sum: number }>>(
+        'zonal',
+        join(root, 'data/cover/aoi/LINE_UT_TEST.tif'),
+        join(root, `data/cover/cogs/${date.replaceAll('-', '')}/snow_fraction.tif`),
+        '1',
+        join(root, 'data/cover/zones/terrain/elevation.tif'),
+        '1000',
+      );
+      const key = (z: Body['zones'][number]) =>
+        z.zone[0]!.kind === 'band' ? String(z.zone[0]!.min) : 'unclassified';
+      assert.deepEqual(bands.zones.map(key).sort(), Object.keys(o).sort(), `${date}: the same cells`);
+      bands.zones.forEach((z, k) => {
+        const c = o[key(z)]!;
+        const row = bands.results[date]![k]!;
+        const near = (a: number, b: number) => Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b));
+        assert.ok(near(z.area_m2, c.area_m2), `${date} ${key(z)} area`);
+        assert.ok(near(row[col('mean_snow_fraction_percent')] as number, c.mean!), `${date} ${key(z)} mean`);
+        assert.ok(
+          near(row[col('total_snow_fraction_m2')] as number, c.sum / 100),
+          `${date} ${key(z)} area covered`,
+        );
       });
     }
     // Snow everywhere: the covered area is the basin's; none: zero.
