@@ -11,8 +11,7 @@ import { writeJsonAtomic } from '../io/atomic.js';
 import { refreshSeries } from '../series/build.js';
 import { markSeriesStale } from '../series/stale.js';
 import { parseDateRange } from '../stats/dates.js';
-import { compactDate, isoDate } from '../util/dates.js';
-import { todayUtc } from './fetch-options.js';
+import { compactDate, isoDate, todayUtc } from '../util/dates.js';
 
 export interface DatesReport {
   readonly dataset: string;

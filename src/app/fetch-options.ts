@@ -20,8 +20,6 @@ export interface FetchChoices {
   readonly queue?: string | undefined;
 }
 
-export { todayUtc } from '../datasets/freshness.js';
-
 /**
  * The archive folder of a dataset: its config's `archive.url`, else SNOWDB_<KIND>_URL, else the
  * producer's public archive.

@@ -4,8 +4,8 @@ import { SnowdbError } from '../errors.js';
 import { daysBetween } from '../fetch/plan.js';
 import { type FetchReport, fetchDates } from '../fetch/run.js';
 import { parseDateRange } from '../stats/dates.js';
-import { isoDate } from '../util/dates.js';
-import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch-options.js';
+import { isoDate, todayUtc } from '../util/dates.js';
+import { archiveBase, type FetchChoices, fetchOptions } from './fetch-options.js';
 import type { Settings } from './settings.js';
 
 /**

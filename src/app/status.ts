@@ -1,8 +1,8 @@
-import { todayUtc } from '../datasets/freshness.js';
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
+import { todayUtc } from '../util/dates.js';
 import {
   CHECKS,
   checkDataset,

@@ -9,8 +9,8 @@ import { ARCHIVES, rankOf } from '../fetch/archives.js';
 import { type FetchResult, fetchDates } from '../fetch/run.js';
 import { readManifest } from '../ingest/date-dir.js';
 import { withFileLock } from '../io/lock.js';
-import { compactDate, waterYearOf } from '../util/dates.js';
-import { archiveBase, type FetchChoices, fetchOptions, todayUtc } from './fetch-options.js';
+import { compactDate, todayUtc, waterYearOf } from '../util/dates.js';
+import { archiveBase, type FetchChoices, fetchOptions } from './fetch-options.js';
 import type { Settings } from './settings.js';
 
 /** One dataset's update. */

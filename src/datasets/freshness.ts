@@ -3,6 +3,7 @@
  * forecaster sees "as of" and is warned when data is late (a silent outage upstream, a stalled
  * `update` cron). Pure: today is given.
  */
+import { daysBetween } from '../util/dates.js';
 import type { DatasetConfig } from './config.js';
 
 /**
@@ -11,8 +12,6 @@ import type { DatasetConfig } from './config.js';
  * later. A config's `usual_lag_days` wins; a dataset with neither is never late.
  */
 export const USUAL_LAG_DAYS: Readonly<Record<string, number>> = { snodas: 1, 'swann-800m': 2, instarr: 3 };
-
-const DAY_MS = 86_400_000;
 
 /** The freshness members of `/datasets` and `/datasets/{d}`. */
 export interface Freshness {
@@ -33,7 +32,7 @@ export const usualLag = (config: DatasetConfig): number | null =>
 /** Freshness of a dataset whose ingested dates are `dates` (ascending), on `today` (ISO, UTC). */
 export function freshnessOf(config: DatasetConfig, dates: readonly string[], today: string): Freshness {
   const newest = dates.at(-1) ?? null;
-  const age = newest === null ? null : Math.round((Date.parse(today) - Date.parse(newest)) / DAY_MS);
+  const age = newest === null ? null : daysBetween(newest, today);
   const lag = usualLag(config);
   return {
     newest_date: newest,
@@ -42,6 +41,3 @@ export function freshnessOf(config: DatasetConfig, dates: readonly string[], tod
     late: lag !== null && (age === null || age > lag),
   };
 }
-
-/** Today's date, ISO, UTC. */
-export const todayUtc = (): string => new Date().toISOString().slice(0, 10);

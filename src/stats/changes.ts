@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
-import { waterYearOf } from '../util/dates.js';
+import { addDays, waterYearOf } from '../util/dates.js';
 import { Slicer } from '../util/slices.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import { selectDates } from './dates.js';
@@ -34,9 +34,6 @@ export interface ChangesBody extends Omit<CompactStats, 'results'> {
 
 /** The precipitation variables summed for water-year-to-date precipitation. */
 const PRECIP = ['precip_solid', 'precip_liquid'] as const;
-const DAY_MS = 86_400_000;
-const shift = (iso: string, days: number) =>
-  new Date(Date.parse(iso) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** A changes query resolved without reading a raster. */
 export interface ChangesPlan {
@@ -67,7 +64,7 @@ export function planChanges(inputs: PlanInputs, q: ChangesQuery): ChangesPlan {
   const shown = selectDates(inputs.dates, q.dates);
   const first = shown[0];
   // From 1 October of the first date's water year, or 7 days before it when that is earlier.
-  const start = first && [waterYearSpan(waterYearOf(first)).first, shift(first, -7)].sort()[0]!;
+  const start = first && [waterYearSpan(waterYearOf(first)).first, addDays(first, -7)].sort()[0]!;
   const dates = { type: 'DateRange' as const, start_date: start ?? null, end_date: shown.at(-1) ?? null };
   const stats = planStats(inputs, {
     ...q,
@@ -104,10 +101,10 @@ async function changeRows(
   const at = new Map(plan.dates.map((d, i) => [d, i]));
   const shown = new Set(p.shown);
   const days: string[] = [];
-  for (let d = waterYearSpan(waterYearOf(p.shown[0]!)).first; d <= last; d = shift(d, 1)) days.push(d);
+  for (let d = waterYearSpan(waterYearOf(p.shown[0]!)).first; d <= last; d = addDays(d, 1)) days.push(d);
   const row = Int32Array.from(days, (d) => at.get(d) ?? -1);
-  const before1 = Int32Array.from(days, (d) => at.get(shift(d, -1)) ?? -1);
-  const before7 = Int32Array.from(days, (d) => at.get(shift(d, -7)) ?? -1);
+  const before1 = Int32Array.from(days, (d) => at.get(addDays(d, -1)) ?? -1);
+  const before7 = Int32Array.from(days, (d) => at.get(addDays(d, -7)) ?? -1);
   const october = days.map((d) => d.slice(5) === '10-01');
   const kinds = ['mean', 'total'] as const;
   const cols = kinds.map((kind) => ({

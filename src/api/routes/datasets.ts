@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { activeDatasets, type DatasetInfo, datasetInfo } from '../../app/datasets.js';
-import { freshnessOf, todayUtc } from '../../datasets/freshness.js';
+import { freshnessOf } from '../../datasets/freshness.js';
 import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { waterYearCounts } from '../../stats/water-year.js';
+import { todayUtc } from '../../util/dates.js';
 import { baseOf, type Link, sendJson } from '../http.js';
 import { DATASET_PARAM, jsonResponse, problemResponses } from '../schemas.js';
 

@@ -71,7 +71,7 @@ export async function seasonView(ctx, els) {
   const mu = unitOf(statistics.find((x) => x.reducer === 'mean')?.unit, ctx.units); // the peak is a mean
   // Other datasets beside it: those asked for that cover the basin (each on its own grid).
   const beside = (ctx.with ?? []).filter((n) => (ctx.basin.properties.coverage?.[n] ?? 'none') !== 'none');
-  const [stats, normals, line, peak, compared] = await Promise.all([
+  const [stats, normals, line, peak, compared, changes] = await Promise.all([
     getJson(`${path}/date-range`, { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) }),
     ctx.ref ? getJson(`${path}/normals`, { variable: ctx.variable, normals_years: ctx.ref }) : null,
     fraction
@@ -90,6 +90,8 @@ export async function seasonView(ctx, els) {
           datetime: `${start}/${end}`,
         })
       : null,
+    // The season's changes (they read back to 1 October): the as-of date's row is shown.
+    water ? getJson(`${path}/changes`, { variable: ctx.variable, datetime: `${start}/${end}` }) : null,
     chartLibrary(),
   ]);
   const others = (compared?.datasets ?? []).slice(1).map((d) => ({
@@ -102,13 +104,12 @@ export async function seasonView(ctx, els) {
   const lineAt = (d) => (line ? at(line.results[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
   const days = daysFrom(start, end);
   const vi = col(stats, stat);
-  // The last held date up to the as-of date, then its changes (they read back to 1 October).
+  // The last held date up to the as-of date (its changes are shown).
   const held = Object.keys(stats.results)
     .filter((d) => d <= ctx.date && at(stats.results[d][0], vi) !== null)
     .sort()
     .at(-1);
-  const changes =
-    water && held ? await getJson(`${path}/changes`, { variable: ctx.variable, datetime: held }) : null;
+
   const pi = col(stats, `pct_median_${stat}`);
   const n = Object.fromEntries(
     ['median', 'p10', 'p90', 'min', 'max'].map((k) => [k, normals ? col(normals, `${k}_${stat}`) : -1]),
