@@ -140,6 +140,37 @@ export const AllBasinsStatsResponse = {
   },
 } as const;
 
+export const AllWaterYearsResponse = {
+  $id: 'AllWaterYearsResponse',
+  type: 'object',
+  required: ['zone_layers', 'variables', 'variable', 'water_year', 'basins', 'dataset'],
+  properties: {
+    zone_layers: { type: 'array', items: str },
+    variables: {
+      type: 'array',
+      items: str,
+      description:
+        'as water-years: `peak_<mean>`, `peak_date`, `melt_out_date`, `apr1_<mean>`, `peak_<total>`, `apr1_<total>`, `dates`; with normals `median_peak_<mean>`, `pct_median_peak_<mean>`, `median_peak_day`, `median_melt_out_day`, `melted_since_peak_pct`, `reference_years`',
+    },
+    variable: str,
+    water_year: int,
+    reference: { $ref: 'Reference#' },
+    basins: {
+      type: 'array',
+      description: 'every covered basin, sorted by triplet; each as its own water-years answer for the year',
+      items: {
+        type: 'object',
+        required: ['pourpoint', 'zones', 'results'],
+        properties: { pourpoint: str, zones: ZONES, results: { type: 'object', additionalProperties: true } },
+      },
+    },
+    dataset: str,
+    notes,
+    links,
+  },
+  additionalProperties: true,
+} as const;
+
 /** A one-basin table's members: zone axes, column names, zones, `extra`, then rows by key. */
 const basinTable = <E extends object>(
   variables: string,
@@ -216,7 +247,7 @@ export const ChangesResponse = {
   required: ['zone_layers', 'variables', 'zones', 'variable', 'results'],
   properties: {
     ...basinTable(
-      'per kind (`<mean>`, then `<total>`): the value, `change_1d_<c>`, `change_7d_<c>`, `gain_<c>`, `melt_<c>` and, with precipitation, `wytd_<kind>_precip_<unit>`',
+      'per kind (`<mean>`, then `<total>`): the value, `change_1d_<c>`, `change_7d_<c>`, `gain_<c>`, `melt_<c>` and, with precipitation, `wytd_<kind>_precip_<unit>`; with normals, `median_<m>` and `pct_median_<m>` of each cumulative one (gain, melt, precipitation) and `reference`',
       'date → [zone][variable] of number or null',
       ['number', 'null'],
       { variable: str },
@@ -415,6 +446,7 @@ export const SHARED_SCHEMAS = [
   Reference,
   CompactStatsResponse,
   AllBasinsStatsResponse,
+  AllWaterYearsResponse,
   NormalsResponse,
   WaterYearsResponse,
   SnowlineResponse,

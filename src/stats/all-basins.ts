@@ -21,6 +21,7 @@ import type { Reference } from './normals.js';
 import {
   answerWidth,
   checkAnswerSize,
+  type PlanInputs,
   planAxes,
   planStats,
   type SharedPlanning,
@@ -66,27 +67,17 @@ export async function planAllBasins(
   q: AllBasinsQuery,
   signal?: AbortSignal,
 ): Promise<AllBasinsPlan> {
-  const dataset = await openActiveDataset(db, q.dataset);
-  const index = await indexOf(db);
-  const dates = await datesOf(db, dataset);
+  const covered = await coveredBasins(db, q.dataset);
+  const { dates } = covered.inputs;
   const n = selectDates(dates, q.dates).length;
   if (n > MAX_ALL_BASINS_DATES)
     throw new QueryParameterError(
       `the dates select ${n} dates; every basin at once takes at most ${MAX_ALL_BASINS_DATES} (ask one basin for long series)`,
       { parameter: 'date' },
     );
-  const shared: SharedPlanning = { axes: planAxes(dataset, q), signatures: new Map() };
-  const covered = [...index.values()]
-    .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
-    .map((e) => e.triplet)
-    .sort(byString);
-  // Hundreds of basins: planned in slices, so a server's cheap requests go on meanwhile.
-  const slicer = new Slicer(signal);
-  const plans: StatsPlan[] = [];
-  for (const pourpoint of covered) {
-    plans.push(planStats({ dataset, index, dates }, { ...q, pourpoint }, shared));
-    await slicer.pause();
-  }
+  const plans = await planEach(covered, q, signal, (inputs, pourpoint, shared) =>
+    planStats(inputs, { ...q, pourpoint }, shared),
+  );
   // The whole answer is one body: its numbers are the sum over the basins.
   const sizes = plans.map((p) => p.dates.length * answerWidth(p) * p.product);
   checkAnswerSize(
@@ -95,19 +86,91 @@ export async function planAllBasins(
     `${plans.length} basins × ${n} dates × their cells × ${plans[0] ? answerWidth(plans[0]) : 0} columns`,
   );
   // Only an empty selection has a note: the dates were selected above already.
-  return { plans, notes: n === 0 ? [emptySelectionNote(dataset.name, dates, q.dates)!] : [] };
+  return { plans, notes: n === 0 ? [emptySelectionNote(q.dataset, dates, q.dates)!] : [] };
 }
 
-/** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
-export async function allBasinsStateKey(p: AllBasinsPlan, signal?: AbortSignal): Promise<string> {
+/** An active dataset's plan inputs and the basins it covers (sorted by triplet). */
+export interface CoveredBasins {
+  readonly inputs: PlanInputs;
+  readonly pourpoints: readonly string[];
+}
+
+/** The basins an active dataset covers. */
+export async function coveredBasins(db: Database, name: string): Promise<CoveredBasins> {
+  const dataset = await openActiveDataset(db, name);
+  const index = await indexOf(db);
+  const dates = await datesOf(db, dataset);
+  const pourpoints = [...index.values()]
+    .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
+    .map((e) => e.triplet)
+    .sort(byString);
+  return { inputs: { dataset, index, dates }, pourpoints };
+}
+
+/** Plan every covered basin with `planOne`, zone axes parsed once and shared. */
+export async function planEach<P>(
+  covered: CoveredBasins,
+  q: Pick<StatsQuery, 'zones' | 'maxZoneCells'>,
+  signal: AbortSignal | undefined,
+  planOne: (inputs: PlanInputs, pourpoint: string, shared: SharedPlanning) => P,
+): Promise<P[]> {
+  const shared: SharedPlanning = { axes: planAxes(covered.inputs.dataset, q), signatures: new Map() };
+  // Hundreds of basins: planned in slices, so a server's cheap requests go on meanwhile.
+  const slicer = new Slicer(signal);
+  const plans: P[] = [];
+  for (const pourpoint of covered.pourpoints) {
+    plans.push(planOne(covered.inputs, pourpoint, shared));
+    await slicer.pause();
+  }
+  return plans;
+}
+
+/** A key that changes whenever any of the basins' answers could (`keyOf`: one plan's key). */
+export async function everyKey<P>(
+  plans: readonly P[],
+  keyOf: (p: P) => string,
+  signal?: AbortSignal,
+): Promise<string> {
   const keys: string[] = [];
   const slicer = new Slicer(signal);
-  for (const plan of p.plans) {
-    keys.push(statsStateKey(plan));
+  for (const plan of plans) {
+    keys.push(keyOf(plan));
     await slicer.pause();
   }
   return createHash('sha256').update(JSON.stringify(keys)).digest('base64url').slice(0, 27);
 }
+
+/**
+ * Execute every basin's plan, one after another, sharing one raster session and series view
+ * (`statsOf`: a plan's stats plan, whose dataset they are of).
+ */
+export async function executeEach<P, B>(
+  plans: readonly P[],
+  statsOf: (p: P) => StatsPlan,
+  opts: ExecuteOptions,
+  execute: (plan: P, opts: ExecuteOptions) => Promise<B>,
+): Promise<B[]> {
+  // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
+  const rasters = new RasterSession();
+  const first = plans[0];
+  const seriesView = first && opts.series !== false ? await viewOf(statsOf(first).dataset) : null;
+  // Cached reads resolve as microtasks: without slices, hundreds of basins could run in one turn.
+  const slicer = new Slicer(opts.signal);
+  const out: B[] = [];
+  try {
+    for (const plan of plans) {
+      out.push(await execute(plan, { ...opts, rasters, seriesView }));
+      await slicer.pause();
+    }
+  } finally {
+    await rasters.close();
+  }
+  return out;
+}
+
+/** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
+export const allBasinsStateKey = (p: AllBasinsPlan, signal?: AbortSignal): Promise<string> =>
+  everyKey(p.plans, statsStateKey, signal);
 
 /** Run the plans of an all-basins query, one basin after another. */
 export function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = {}): Promise<AllBasinsStats> {
@@ -128,40 +191,19 @@ async function everyBasin<R>(
   execute: (plan: StatsPlan, opts: ExecuteOptions) => Promise<CompactStats<R>>,
 ): Promise<AllBasinsStats<R>> {
   const out: AllBasinsStats<R> = { zone_layers: [], variables: [], basins: [] };
-  // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
-  const rasters = new RasterSession();
-  const first = p.plans[0];
-  const seriesView = first && opts.series !== false ? await viewOf(first.dataset) : null;
-  // Cached reads resolve as microtasks: without slices, hundreds of basins could run in one turn.
-  const slicer = new Slicer(opts.signal);
-  try {
-    for (const plan of p.plans) {
-      await addBasin(plan, { ...opts, rasters, seriesView }, out, execute);
-      await slicer.pause();
-    }
-  } finally {
-    await rasters.close();
-  }
-  return out;
-}
-
-/** Execute one basin's plan into an all-basins answer. */
-async function addBasin<R>(
-  plan: StatsPlan,
-  opts: ExecuteOptions,
-  out: AllBasinsStats<R>,
-  execute: (plan: StatsPlan, opts: ExecuteOptions) => Promise<CompactStats<R>>,
-): Promise<void> {
-  const body = await execute(plan, opts);
-  out.zone_layers = body.zone_layers;
-  out.variables = body.variables;
-  const { reference } = body as Partial<StatsWithNormals>;
-  out.basins.push({
-    pourpoint: plan.query.pourpoint,
-    zones: body.zones,
-    results: body.results,
-    ...(reference && { reference }),
+  const bodies = await executeEach(p.plans, (plan) => plan, opts, execute);
+  bodies.forEach((body, i) => {
+    out.zone_layers = body.zone_layers;
+    out.variables = body.variables;
+    const { reference } = body as Partial<StatsWithNormals>;
+    out.basins.push({
+      pourpoint: p.plans[i]!.query.pourpoint,
+      zones: body.zones,
+      results: body.results,
+      ...(reference && { reference }),
+    });
   });
+  return out;
 }
 
 /**

@@ -6,7 +6,9 @@
  * date). Computed from held dates only: a change whose earlier date is not held is null (never a
  * difference over another span), and a missing or empty day makes the cumulative values null for
  * the rest of its water year. A view of one typed cube over the selected dates extended back to
- * 1 October (and 7 days).
+ * 1 October (and 7 days). With normals, each cumulative value (gain, melt, precipitation) also gets
+ * the median of the reference water years' values on the same day of the water year, and the
+ * value as a percentage of it (null below the column's floor, as % of median of stats).
  */
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
@@ -16,19 +18,32 @@ import { Slicer } from '../util/slices.js';
 import { type Cube, columnTable, type ExecuteOptions, executeCube, zonesOf } from './cube.js';
 import { selectDates } from './dates.js';
 import type { CompactStats } from './engine.js';
-import { type PlanInputs, planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
+import { columnFloor } from './median-floor.js';
+import { quantile, type Reference, referenceYears } from './normals.js';
+import {
+  type NormalsOption,
+  type PlanInputs,
+  planInputs,
+  planStats,
+  type StatsPlan,
+  type StatsQuery,
+} from './plan.js';
 import { statsStateKey } from './state.js';
 import { waterYearSpan } from './water-year.js';
 
 export interface ChangesQuery extends Omit<StatsQuery, 'variables' | 'validFraction' | 'normals'> {
   /** A water variable, with a volume (default `swe`). */
   readonly variable?: string;
+  /** The cumulative values against the reference water years' on the same day. */
+  readonly normals?: NormalsOption;
 }
 
 type Value = number | null;
 
 export interface ChangesBody extends Omit<CompactStats, 'results'> {
   variable: string;
+  /** With normals: the reference water years. */
+  reference?: Reference;
   results: Record<string, Value[][]>;
 }
 
@@ -44,6 +59,8 @@ export interface ChangesPlan {
   readonly precip: boolean;
   /** The selected dates: the answer's rows. */
   readonly shown: readonly string[];
+  /** With normals: the reference water years (their dates are in `stats` too). */
+  readonly reference: Reference | null;
 }
 
 /**
@@ -63,9 +80,20 @@ export function planChanges(inputs: PlanInputs, q: ChangesQuery): ChangesPlan {
   const precip = PRECIP.every((p) => vars[p]?.volume_m_per_unit !== undefined);
   const shown = selectDates(inputs.dates, q.dates);
   const first = shown[0];
-  // From 1 October of the first date's water year, or 7 days before it when that is earlier.
-  const start = first && [waterYearSpan(waterYearOf(first)).first, addDays(first, -7)].sort()[0]!;
-  const dates = { type: 'DateRange' as const, start_date: start ?? null, end_date: shown.at(-1) ?? null };
+  const reference = q.normals ? referenceYears(inputs.dates, inputs.dataset.name, q.normals.years) : null;
+  // From 1 October of the first date's water year (or of the first reference year), or 7 days
+  // before the first date when that is earlier; to the last date or the last reference year's end.
+  const start =
+    first &&
+    [
+      waterYearSpan(waterYearOf(first)).first,
+      addDays(first, -7),
+      ...(reference ? [waterYearSpan(reference.water_years[0]!).first] : []),
+    ].sort()[0]!;
+  const end =
+    first &&
+    [shown.at(-1)!, ...(reference ? [waterYearSpan(reference.water_years.at(-1)!).last] : [])].sort().at(-1)!;
+  const dates = { type: 'DateRange' as const, start_date: start ?? null, end_date: end ?? null };
   const stats = planStats(inputs, {
     ...q,
     dates: first === undefined ? q.dates : dates, // none selected: the query's own (empty) selection and its note
@@ -73,12 +101,15 @@ export function planChanges(inputs: PlanInputs, q: ChangesQuery): ChangesPlan {
     validFraction: false,
     normals: undefined,
   });
-  return { stats, variable, precip, shown };
+  return { stats, variable, precip, shown, reference };
 }
 
 /** A key that changes whenever a changes plan's answer could. */
 export const changesStateKey = (p: ChangesPlan): string =>
-  `${statsStateKey(p.stats)}/${createHash('sha256').update(p.shown.join(',')).digest('base64url').slice(0, 16)}`;
+  `${statsStateKey(p.stats)}/${createHash('sha256').update(p.shown.join(',')).digest('base64url').slice(0, 16)}/${p.reference ? p.reference.water_years.join(',') : '-'}`;
+
+/** The cumulative metrics per kind, in column order: gain, melt, precipitation. */
+const CUMULATIVE = 3;
 
 /** The answer's rows: per shown date and cell, the variable's value and every metric. */
 async function changeRows(
@@ -96,26 +127,47 @@ async function changeRows(
   for (const d of p.shown) results[d] = [];
   const last = p.shown.at(-1);
   if (last === undefined) return results;
-  // Every calendar day from 1 October of the first shown date's water year to the last shown one,
-  // with its table row, the rows of the days 1 and 7 before (-1: not held), and whether it is shown.
+  // Every calendar day from the first 1 October the answer reads to its last date, with its table
+  // row, the rows of the days 1 and 7 before (-1: not held), and whether it starts a water year.
+  const end = [last, plan.dates.at(-1)!].sort().at(-1)!;
+  const first = [
+    waterYearSpan(waterYearOf(p.shown[0]!)).first,
+    ...(p.reference ? [waterYearSpan(p.reference.water_years[0]!).first] : []),
+  ].sort()[0]!;
   const at = new Map(plan.dates.map((d, i) => [d, i]));
-  const shown = new Set(p.shown);
   const days: string[] = [];
-  for (let d = waterYearSpan(waterYearOf(p.shown[0]!)).first; d <= last; d = addDays(d, 1)) days.push(d);
+  for (let d = first; d <= end; d = addDays(d, 1)) days.push(d);
+  const dayAt = new Map(days.map((d, t) => [d, t]));
   const row = Int32Array.from(days, (d) => at.get(d) ?? -1);
   const before1 = Int32Array.from(days, (d) => at.get(addDays(d, -1)) ?? -1);
   const before7 = Int32Array.from(days, (d) => at.get(addDays(d, -7)) ?? -1);
   const october = days.map((d) => d.slice(5) === '10-01');
+  // Per shown date, the days of the same month-day in the reference years (-1: none, as 29 February).
+  const refYears = p.reference?.water_years ?? [];
+  const refDays = p.shown.map((d) =>
+    Int32Array.from(refYears, (y) => dayAt.get(`${d.slice(5) >= '10-01' ? y - 1 : y}-${d.slice(5)}`) ?? -1),
+  );
   const kinds = ['mean', 'total'] as const;
   const cols = kinds.map((kind) => ({
     value: colOf(p.variable, kind),
     solid: colOf('precip_solid', kind),
     liquid: colOf('precip_liquid', kind),
   }));
+  // The floors of % of median per kind and cumulative metric (a volume's is per cell: its area).
+  const spec = (v: string) => plan.dataset.config.variables[v]!;
+  const areas = zonesOf(cube).map((z) => z.area_m2);
+  const floorOf = (k: number, m: number, area: number) => {
+    const c = m < 2 ? cols[k]!.value : cols[k]!.solid;
+    return columnFloor(plan.columns[c]!, spec(plan.columns[c]!.variable), area);
+  };
   /** Table value of row i (-1: not held), cell j, column c; NaN when none. */
   const value = (i: number, j: number, c: number): number =>
     i < 0 ? Number.NaN : table[(i * K + j) * C + c]!;
   const orNull = (v: number): Value => (Number.isNaN(v) ? null : v);
+  const metrics = p.precip ? CUMULATIVE : CUMULATIVE - 1;
+  // The running values per kind and metric over every day (NaN: not known, a day is missing).
+  const cum = Array.from({ length: 2 * CUMULATIVE }, () => new Float64Array(days.length));
+  const buf = new Float64Array(refYears.length);
   const slicer = new Slicer(signal);
   for (let j = 0; j < K; j++) {
     // Running sums of the water year per kind: gain, melt, precipitation.
@@ -147,22 +199,37 @@ async function changeRows(
           else wet[k]! += day;
         }
       }
-      if (!shown.has(days[t]!)) continue;
+      for (let k = 0; k < 2; k++) {
+        cum[k * CUMULATIVE]![t] = ok ? gain[k]! : Number.NaN;
+        cum[k * CUMULATIVE + 1]![t] = ok ? melt[k]! : Number.NaN;
+        cum[k * CUMULATIVE + 2]![t] = wetOk ? wet[k]! : Number.NaN;
+      }
+    }
+    p.shown.forEach((date, s) => {
+      const t = dayAt.get(date)!;
       const out: Value[] = [];
       for (let k = 0; k < 2; k++) {
         const c = cols[k]!.value;
         const now = value(row[t]!, j, c);
-        out.push(
-          orNull(now),
-          orNull(now - value(before1[t]!, j, c)),
-          orNull(now - value(before7[t]!, j, c)),
-          ok ? gain[k]! : null,
-          ok ? melt[k]! : null,
-          ...(p.precip ? [wetOk ? wet[k]! : null] : []),
-        );
+        out.push(orNull(now), orNull(now - value(before1[t]!, j, c)), orNull(now - value(before7[t]!, j, c)));
+        for (let m = 0; m < metrics; m++) out.push(orNull(cum[k * CUMULATIVE + m]![t]!));
+        if (!p.reference) continue;
+        for (let m = 0; m < metrics; m++) {
+          const series = cum[k * CUMULATIVE + m]!;
+          let n = 0;
+          for (const r of refDays[s]!) if (r >= 0 && !Number.isNaN(series[r]!)) buf[n++] = series[r]!;
+          buf.subarray(0, n).sort();
+          const median = n > 0 ? quantile(buf, n, 0.5) : null;
+          const v = series[t]!;
+          const floor = floorOf(k, m, areas[j]!);
+          out.push(
+            median,
+            median !== null && median > 0 && median >= floor && !Number.isNaN(v) ? (100 * v) / median : null,
+          );
+        }
       }
-      results[days[t]!]!.push(out);
-    }
+      results[date]!.push(out);
+    });
     await slicer.pause(); // many cells: a server's cheap requests go on meanwhile
   }
   return results;
@@ -177,13 +244,16 @@ export async function executeChanges(p: ChangesPlan, opts: ExecuteOptions = {}):
     const n = name(p.variable, kind);
     // mean_precip_solid_mm → wytd_mean_precip_mm
     const wytd = p.precip ? [`wytd_${name('precip_solid', kind).replace('precip_solid_', 'precip_')}`] : [];
-    return [n, `change_1d_${n}`, `change_7d_${n}`, `gain_${n}`, `melt_${n}`, ...wytd];
+    const cumulative = [`gain_${n}`, `melt_${n}`, ...wytd];
+    const normals = p.reference ? cumulative.flatMap((c) => [`median_${c}`, `pct_median_${c}`]) : [];
+    return [n, `change_1d_${n}`, `change_7d_${n}`, ...cumulative, ...normals];
   });
   return {
     zone_layers: p.stats.axes.map((a) => a.axis.layer),
     variables,
     zones: zonesOf(cube),
     variable: p.variable,
+    ...(p.reference && { reference: p.reference }),
     results: await changeRows(cube, p, opts.signal),
   };
 }

@@ -76,9 +76,12 @@ export function* csvLines(body: CellTable, key = 'date'): Generator<string> {
   for (const row of rowsOf(body)) yield line(row);
 }
 
-/** The CSV table of an all-basins body: the one-basin table with a leading `pourpoint` column. */
-export function* allBasinsCsvLines(body: AllBasinsStats): Generator<string> {
-  yield line(['pourpoint', ...headerOf({ ...body, zones: body.basins[0]?.zones ?? [] }, 'date')]);
+/** The CSV table of an every-basin body: the one-basin table (rows keyed by `key`) with a leading `pourpoint` column. */
+export function* allBasinsCsvLines(
+  body: Pick<AllBasinsStats<CellTable['results']>, 'zone_layers' | 'variables' | 'basins'>,
+  key = 'date',
+): Generator<string> {
+  yield line(['pourpoint', ...headerOf({ ...body, zones: body.basins[0]?.zones ?? [] }, key)]);
   for (const b of body.basins) for (const row of rowsOf(b)) yield line([b.pourpoint, ...row]);
 }
 

@@ -17,6 +17,7 @@ import {
   type PlanInputs,
   planInputs,
   planStats,
+  type SharedPlanning,
   type StatsPlan,
   type StatsQuery,
 } from './plan.js';
@@ -169,7 +170,11 @@ export interface WaterYearsPlan {
  * Plan water-year summaries (pure).
  * @throws QueryParameterError for a variable without a volume, an inverted span or a bad threshold.
  */
-export function planWaterYears(inputs: PlanInputs, q: WaterYearsQuery): WaterYearsPlan {
+export function planWaterYears(
+  inputs: PlanInputs,
+  q: WaterYearsQuery,
+  shared?: SharedPlanning,
+): WaterYearsPlan {
   const variable = q.variable ?? 'swe';
   const spec = inputs.dataset.config.variables[variable];
   if (spec?.volume_m_per_unit === undefined) {
@@ -193,13 +198,11 @@ export function planWaterYears(inputs: PlanInputs, q: WaterYearsQuery): WaterYea
     start_date: span ? waterYearSpan(span.start).first : null,
     end_date: span ? waterYearSpan(span.end).last : null,
   };
-  const stats = planStats(inputs, {
-    ...q,
-    dates,
-    variables: [variable],
-    validFraction: false,
-    normals: undefined,
-  });
+  const stats = planStats(
+    inputs,
+    { ...q, dates, variables: [variable], validFraction: false, normals: undefined },
+    shared,
+  );
   const unit = stats.columns[0]!.name.slice(`mean_${variable}_`.length); // mm, or in with US units
   const below = q.meltOutBelow ?? MELT_OUT_BELOW[unit] ?? 0;
   if (!Number.isFinite(below) || below < 0)

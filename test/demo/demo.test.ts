@@ -765,6 +765,62 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.close();
   });
 
+  it('the map can colour by % of median peak: each basin as the every-basin water-years answer says; the choice is in the URL', async () => {
+    const { page, problems, outside } = await openPage(browser, `${base}/app/?colour=peak`);
+    await page.waitForSelector('#basins tbody tr td i.swatch');
+    const all = await api<{
+      variables: string[];
+      basins: { pourpoint: string; results: Record<string, (number | string | null)[][]> }[];
+    }>(`/datasets/swann/water-years?water_year=2025&variable=swe&normals=true&normals_years=${REF}`);
+    const pi = all.variables.indexOf('pct_median_peak_mean_swe_mm');
+    const vi = all.variables.indexOf('peak_mean_swe_mm');
+    const want = new Map(
+      all.basins.map((b) => {
+        const row = b.results['2025']![0]!;
+        return [b.pourpoint, [row[vi] as number, row[pi] as number | null]] as const;
+      }),
+    );
+    assert.equal(want.size, 11);
+    assert.ok([...want.values()].filter(([, p]) => p !== null).length >= 8);
+    // The list: each basin's peak (in: US units by default) and its % of the median peak, rounded.
+    const shown = (await page.locator('#basins tbody tr').evaluateAll((rows) =>
+      rows.map((r) => {
+        const cells = [...r.querySelectorAll('td')].map((c) => c.textContent ?? '');
+        return [(r as unknown as { dataset: { triplet: string } }).dataset.triplet, cells[3], cells[4]];
+      }),
+    )) as [string, string, string][];
+    assert.equal(shown.length, 11);
+    for (const [triplet, value, pct] of shown) {
+      const [peak, p] = want.get(triplet)!;
+      assert.equal(pct, p === null ? '–' : String(Math.round(p)), triplet);
+      const inches = peak / 25.4;
+      assert.ok(
+        Math.abs(Number(value.replaceAll(',', '')) - inches) <= 0.006 * inches + 0.006,
+        `${triplet} ${value} vs ${inches}`,
+      );
+    }
+    assert.match(
+      (await page.textContent('.legend-title')) ?? '',
+      /^Peak of water year 2025, % of the median peak$/,
+    );
+    assert.match((await page.textContent('#basins th')) ?? '', /Basin/);
+    assert.match(await page.locator('#basins thead').innerText(), /Value \(peak, in\)/);
+    await page.selectOption('#colour-by', 'day');
+    await page.waitForFunction(
+      "/% of median on/.test(document.querySelector('.legend-title')?.textContent ?? '')",
+    );
+    assert.equal(new URL(page.url()).searchParams.get('colour'), null);
+    await page.selectOption('#colour-by', 'peak');
+    await page.waitForFunction(
+      "/median peak/.test(document.querySelector('.legend-title')?.textContent ?? '')",
+    );
+    assert.equal(new URL(page.url()).searchParams.get('colour'), 'peak');
+    if (shots) await page.screenshot({ path: join(shots, 'map-peak.png') });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
+    await page.close();
+  });
+
   it('by zone: each band with its area and share, partial coverage named, the API numbers; year against year and every year on the day; CSV of what is shown', async () => {
     const { page, problems, outside } = await openPage(
       browser,
@@ -811,8 +867,29 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const text = await readFile((await download.path())!, 'utf8');
     assert.ok(text.startsWith('\ufeff'), 'a byte-order mark: Excel reads the en dash and m³');
     const csv = text.slice(1).trimEnd().split('\r\n');
-    assert.equal(csv[0], 'date,zone,this year (mm),median (mm),% of median');
+    assert.equal(csv[0], 'date,zone,this year (mm),median (mm),% of median,1-day (mm),7-day (mm)');
     assert.equal(csv.length - 1, dates.length * s.zones.length);
+    // The changes columns are the changes endpoint's, zone by zone (weekly data: 7-day changes, no 1-day ones).
+    const ch = await api<Body>(
+      `/datasets/swann/stats/${VIRGIN}/changes?variable=swe&datetime=2024-10-01/2025-04-26&zone=terrain.elevation:band_step_ft=1000`,
+    );
+    let weeks = 0;
+    csv.slice(1).forEach((line, i) => {
+      const [d, , , , , one, seven] = line.split(',');
+      const k = i % s.zones.length;
+      const want = ch.results[d!]![k]![col(ch, 'change_7d_mean_swe_mm')];
+      assert.equal(seven === '' ? null : Number(seven), want ?? null, `${d} zone ${k}`);
+      assert.equal(
+        one === '' ? null : Number(one),
+        ch.results[d!]![k]![col(ch, 'change_1d_mean_swe_mm')] ?? null,
+      );
+      if (want !== null) weeks++;
+    });
+    assert.ok(weeks >= s.zones.length, `${weeks} 7-day changes`);
+    const held = dates.filter((d) => d <= '2025-04-26').at(-1)!;
+    const week = ch.results[held]![4]![col(ch, 'change_7d_mean_swe_mm')];
+    assert.equal(typeof week, 'number', `${held}: a week after another held date`);
+    assert.match(captions[4]!, new RegExp(`in 7 days to ${held}`), 'the card says its 7-day change');
     const [d0, z0, v0] = csv[1 + 4]!.split(',');
     assert.deepEqual(
       [d0, z0, Number(v0)],

@@ -4,8 +4,8 @@
  * window of the SNODAS lattice, terrain zones from the Zion DEM, one rectangular basin, and six
  * dates whose fraction is a known function of each pixel's elevation (FRACTION). `low.txt` holds
  * the basin's lowest 1000-ft band floor. A second dataset, `season`, holds daily SWE and
- * precipitation for an autumn with one missing day (SEASON). Registered from external configs:
- * no SPIRES or SNODAS file can hold a cut grid.
+ * precipitation for an autumn with one missing day (SEASON), and two earlier autumns (one with a
+ * missing day too). Registered from external configs: no SPIRES or SNODAS file can hold a cut grid.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -160,6 +160,19 @@ export const SEASON_GAP = '2023-11-15';
 export const SEASON_DATES: readonly string[] = Array.from({ length: 103 }, (_, t) =>
   new Date(Date.UTC(2023, 8, 20 + t)).toISOString().slice(0, 10),
 ).filter((d) => d !== SEASON_GAP);
+/** Its reference autumns: 1 October – 31 December of 2021 and 2022, without REFERENCE_GAP. */
+export const REFERENCE_GAP = '2022-11-20';
+export const SEASON_REFERENCE_DATES: readonly string[] = [2021, 2022]
+  .flatMap((y) =>
+    Array.from({ length: 92 }, (_, t) => new Date(Date.UTC(y, 9, 1 + t)).toISOString().slice(0, 10)),
+  )
+  .filter((d) => d !== REFERENCE_GAP);
+/** Day t of SEASON for a date: days since 20 September of its year, plus 3 (2021) or 9 (2022) days. */
+export const seasonDay = (date: string): number => {
+  const y = Number(date.slice(0, 4));
+  const days = Math.round((Date.parse(date) - Date.UTC(y, 8, 20)) / 86_400_000);
+  return days + ({ 2021: 3, 2022: 9 }[y] ?? 0);
+};
 
 /** Stored values of pixel (r, c) on day t (0 = 20 September): SWE (mm) that rises and melts back, solid and liquid precipitation (kg/m² × 10). */
 export const SEASON: Record<
@@ -193,9 +206,8 @@ async function addSeason(root: string, cli: (...args: string[]) => Promise<unkno
   await cli('dataset', 'generate-zones', 'season', '--source', 'terrain', fixturePath('zion/srtm.tif'));
   const d = await openDataset(await Database.open(root), 'season');
   await buildAreaRaster(d);
-  const first = Date.UTC(2023, 8, 20);
-  for (const date of SEASON_DATES) {
-    const t = Math.round((Date.parse(date) - first) / 86_400_000);
+  for (const date of [...SEASON_REFERENCE_DATES, ...SEASON_DATES]) {
+    const t = seasonDay(date);
     await mkdir(d.paths.date(date), { recursive: true });
     const variables = Object.keys(SEASON) as (keyof typeof SEASON)[];
     await writeFile(

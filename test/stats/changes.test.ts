@@ -1,10 +1,11 @@
 /**
  * Change metrics (stats/changes.ts) on the generated `season` dataset (daily SWE and precipitation,
- * 20 Sep – 31 Dec 2023, 15 Nov missing): every value equals a recomputation here from the daily
+ * 20 Sep – 31 Dec 2023, 15 Nov missing; October–December of 2021 and 2022, 20 Nov 2022 missing,
+ * the reference years of its normals): every value equals a recomputation here from the daily
  * band means and volumes `stats` reports (themselves checked against GDAL and numpy by the
  * history tests): 1-day and 7-day changes only between held days, gain and melt summed from
- * 1 October and null after the gap, water-year-to-date precipitation the same. CLI in-process
- * and the HTTP route.
+ * 1 October and null after the gap, water-year-to-date precipitation the same, and the medians of
+ * the cumulative ones over the reference years' same days. CLI in-process and the HTTP route.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { snowdb } from '../helpers/cli.js';
-import { BASIN, coverDb, SEASON_GAP } from '../helpers/cover-db.js';
+import { BASIN, coverDb, REFERENCE_GAP, SEASON_GAP } from '../helpers/cover-db.js';
 import { oracle as gdalOracle } from '../helpers/gdal.js';
 
 type Value = number | null;
@@ -32,7 +33,7 @@ describe('change metrics', () => {
   before(async () => {
     env = { SNOWDB_CONFIG: `${(await coverDb()).dir}/db` };
     const r = await snowdb(
-      ['stats', 'season', BASIN, '--dates', '2023-09-20/2023-12-31', '--zone', 'terrain.elevation'],
+      ['stats', 'season', BASIN, '--dates', '2021-10-01/2023-12-31', '--zone', 'terrain.elevation'],
       {
         env,
       },
@@ -90,8 +91,9 @@ describe('change metrics', () => {
       let gain: Value = 0;
       let melt: Value = 0;
       let wet: Value = 0;
-      for (let d = '2023-10-01'; d <= date; d = shift(d, 1)) {
-        const step = d === '2023-10-01' ? 0 : diff(v(d, stat), v(shift(d, -1), stat));
+      const october = `${Number(date.slice(0, 4)) - (date.slice(5) < '10-01' ? 1 : 0)}-10-01`;
+      for (let d = october; d <= date; d = shift(d, 1)) {
+        const step = d === october ? 0 : diff(v(d, stat), v(shift(d, -1), stat));
         gain = gain === null || step === null || v(d, stat) === null ? null : gain + Math.max(0, step);
         melt = melt === null || step === null || v(d, stat) === null ? null : melt + Math.max(0, -step);
         const day = v(d, solid) === null || v(d, liquid) === null ? null : v(d, solid)! + v(d, liquid)!;
@@ -157,6 +159,67 @@ describe('change metrics', () => {
     assert.ok((at('2023-11-10', 'melt_mean_swe_mm') as number) > 0, 'the generated season melts too');
   });
 
+  it('with normals: the median of the reference years on the same day and % of it, for gain, melt and precipitation', async () => {
+    const plain = await changes('--dates', '2023-10-01/2023-12-31');
+    const body = (await changes('--dates', '2023-10-01/2023-12-31', '--with-normals')) as unknown as Body & {
+      reference: { water_years: number[] };
+    };
+    assert.deepEqual(body.reference.water_years, [2022, 2023]);
+    const cumulative = ['gain_mean_swe_mm', 'melt_mean_swe_mm', 'wytd_mean_precip_kg_per_m2'];
+    const volumes = ['gain_total_swe_m3', 'melt_total_swe_m3', 'wytd_total_precip_m3'];
+    const normals = (cs: string[]) => cs.flatMap((c) => [`median_${c}`, `pct_median_${c}`]);
+    assert.deepEqual(body.variables, [
+      ...plain.variables.slice(0, 6),
+      ...normals(cumulative),
+      ...plain.variables.slice(6),
+      ...normals(volumes),
+    ]);
+    const median = (xs: number[]) => {
+      const s = [...xs].sort((a, b) => a - b);
+      return s.length === 0
+        ? null
+        : (s[Math.floor((s.length - 1) / 2)]! + s[Math.ceil((s.length - 1) / 2)]!) / 2;
+    };
+    let pcts = 0;
+    let single = 0;
+    for (const date of Object.keys(body.results))
+      body.zones.forEach((z, k) => {
+        const got = body.results[date]![k]!;
+        const mine = expected(date, k);
+        // The same day of each reference autumn: 2021 and 2022 (the reference water years 2022, 2023).
+        const refs = ['2021', '2022'].map((y) => `${y}${date.slice(4)}`).filter((d) => daily.results[d]);
+        const theirs = refs.map((d) => expected(d, k));
+        [0, 1].forEach((kind) => {
+          const floor = kind === 0 ? 2.54 : 2.54e-3 * z.area_m2; // 0.1 in of water, as a mean or over the cell
+          const base = kind * 6;
+          const at = (name: string) => got[body.variables.indexOf(name)];
+          (kind === 0 ? cumulative : volumes).forEach((c, m) => {
+            const values = theirs.map((t) => t[base + 3 + m]!).filter((x): x is number => x !== null);
+            if (values.length === 1) single++;
+            const med = median(values);
+            const v = mine[base + 3 + m]!;
+            const pct = v !== null && med !== null && med > 0 && med >= floor ? (100 * v) / med : null;
+            assert.ok(near(at(c), v), `${date} ${k} ${c}`);
+            assert.ok(
+              near(at(`median_${c}`), med),
+              `${date} ${k} median_${c}: ${at(`median_${c}`)} ≠ ${med}`,
+            );
+            assert.ok(
+              near(at(`pct_median_${c}`), pct),
+              `${date} ${k} pct_median_${c}: ${at(`pct_median_${c}`)} ≠ ${pct}`,
+            );
+            if (pct !== null) pcts++;
+          });
+        });
+      });
+    assert.ok(pcts > 1000, `${pcts} percentages`);
+    // After 20 November 2022 only 2021's autumn has cumulative values: the median is that one year's.
+    assert.ok(single > 100 && REFERENCE_GAP === '2022-11-20', `${single} medians of one year`);
+    const row = body.results['2023-12-01']![0]!;
+    const i = body.variables.indexOf('median_gain_mean_swe_mm');
+    assert.ok(near(row[i], expected('2021-12-01', 0)[3]!), 'late autumn: the 2021 value alone');
+  });
+
   it('a short range reads back to 1 October: the same numbers as the whole season', async () => {
     const whole = await changes('--dates', '2023-10-01/2023-12-31');
     const part = await changes('--dates', '2023-11-05/2023-11-08');
@@ -199,6 +262,21 @@ describe('change metrics', () => {
         'date,terrain.elevation_min_ft,terrain.elevation_max_ft,area_m2',
       );
       assert.equal(lines.length, 1 + 29 * (body as Body).zones.length);
+      const withNormals = await app.inject({
+        method: 'GET',
+        url: url('datetime=2023-11-01/2023-11-30&normals=true&normals_years=2022..2023'),
+      });
+      const {
+        links: _,
+        pourpoint: _p,
+        dataset: _x,
+        ...normalsBody
+      } = withNormals.json() as Record<string, unknown>;
+      assert.deepEqual(
+        normalsBody,
+        await changes('--dates', '2023-11-01/2023-11-30', '--with-normals', '--normals-years', '2022..2023'),
+      );
+      assert.notEqual(withNormals.headers.etag, etag, 'normals, another ETag');
       const bad = await app.inject({ method: 'GET', url: url('datetime=2023-11-01&variable=precip_solid') });
       assert.equal(bad.statusCode, 200, 'precipitation is a water variable too');
       const none = await snowdb(['changes', 'cover', BASIN, '--variable', 'snow_fraction'], { env });

@@ -544,6 +544,106 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
     );
   });
 
+  it('every basin’s water year against normal equals each basin’s own water-years answer, in CLI and HTTP', async () => {
+    const args = [
+      '--water-year',
+      '2015',
+      '--with-normals',
+      '--normals-years',
+      '2004..2023',
+      '--zone',
+      'terrain.elevation',
+    ];
+    const all = JSON.parse(await cli('stats-all', 'hist', ...args)) as {
+      variables: string[];
+      water_year: number;
+      melt_out_below_mm: number;
+      reference: { water_years: number[] };
+      basins: (Body & { pourpoint: string })[];
+    };
+    assert.equal(all.water_year, 2015);
+    assert.equal(all.melt_out_below_mm, 1);
+    assert.deepEqual(
+      all.basins.map((b) => b.pourpoint),
+      [FULL, HALF],
+    );
+    for (const b of all.basins) {
+      const own = await json(
+        'water-years',
+        'hist',
+        b.pourpoint,
+        '--years',
+        '2015',
+        '--with-normals',
+        '--normals-years',
+        '2004..2023',
+        '--zone',
+        'terrain.elevation',
+      );
+      assert.deepEqual(Object.keys(b.results), ['2015']);
+      assert.deepEqual(b.results, own.results);
+      assert.deepEqual(b.zones, own.zones);
+      assert.deepEqual(all.reference, own.reference);
+      assert.deepEqual(all.variables, own.variables);
+    }
+    // 2015 is the poor year (×0.2): every band with a median peak is well below it.
+    const pi = all.variables.indexOf('pct_median_peak_mean_swe_mm');
+    const pcts = all.basins.flatMap((b) => b.results['2015']!.map((r) => r[pi])).filter((v) => v !== null);
+    assert.ok(pcts.length >= 4 && pcts.every((v) => (v as number) < 40), JSON.stringify(pcts));
+    const csv = (await cli('stats-all', 'hist', ...args, '--format', 'csv')).split('\r\n');
+    assert.match(
+      csv[0]!,
+      /^pourpoint,water_year,terrain\.elevation_min_ft,terrain\.elevation_max_ft,area_m2,peak_mean_swe_mm,peak_date,/,
+    );
+    assert.equal(
+      csv.length - 1,
+      all.basins.reduce((n, b) => n + b.zones.length, 0),
+    );
+    for (const [bad, why] of [
+      [['--date', '2015-04-01', '--water-year', '2015'], /stats-all takes one of --date and --water-year/],
+      [[], /stats-all takes one of --date and --water-year/],
+      [['--water-year', '15'], /--water-year: expected a year such as 2024, got '15'/],
+      [
+        ['--water-year', '2015', '--variable', 'depth'],
+        /water-year summaries need a water variable of 'hist' \(swe\), not 'depth'/,
+      ],
+    ] as const) {
+      const r = await snowdb(['stats-all', 'hist', ...bad], { env });
+      assert.equal(r.code, String(why).includes('one of') ? 2 : 1, bad.join(' ')); // usage errors exit 2
+      assert.match(r.stderr, why);
+    }
+    const app = await buildApp(await Database.open(root));
+    try {
+      const r = await app.inject({
+        method: 'GET',
+        url: '/datasets/hist/water-years?water_year=2015&normals=true&normals_years=2004..2023&zone=terrain.elevation',
+      });
+      assert.equal(r.statusCode, 200, r.body);
+      const { links: _l, dataset, ...body } = r.json() as Record<string, unknown>;
+      assert.equal(dataset, 'hist');
+      assert.deepEqual(body, all);
+      const c = await app.inject({
+        method: 'GET',
+        url: '/datasets/hist/water-years?water_year=2015&normals=true&normals_years=2004..2023&zone=terrain.elevation&f=csv',
+      });
+      assert.equal(c.body.trimEnd(), csv.join('\r\n').trimEnd());
+      const none = await app.inject({ method: 'GET', url: '/datasets/hist/water-years?water_year=2030' });
+      assert.equal(none.statusCode, 200);
+      assert.deepEqual(none.json().notes, [
+        "'hist' has no date in water year 2030 (dates 2003-10-01 … 2024-01-31)",
+      ]);
+      assert.deepEqual(
+        (none.json().basins as Body[]).map((b) => b.results),
+        [{}, {}],
+      );
+      const bad = await app.inject({ method: 'GET', url: '/datasets/hist/water-years?water_year=soon' });
+      assert.equal(bad.statusCode, 400);
+      assert.match(bad.json().detail, /water_year/);
+    } finally {
+      await app.close();
+    }
+  });
+
   describe('over HTTP', () => {
     let base: string;
     let close_: () => Promise<void>;

@@ -1,8 +1,13 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
+import {
+  allWaterYearsStateKey,
+  executeAllWaterYears,
+  planAllWaterYears,
+} from '../../stats/all-water-years.js';
 import { changesStateKey, executeChanges, openChangesPlan } from '../../stats/changes.js';
-import { type CellTable, csvLines } from '../../stats/csv.js';
+import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { parseDateRange } from '../../stats/dates.js';
 import type { ExecuteOptions } from '../../stats/engine.js';
 import {
@@ -27,6 +32,7 @@ import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../..
 import { admit, queryCaps } from '../http.js';
 import { admitJson } from '../json-stream.js';
 import { negotiate } from '../negotiate.js';
+import { DATASET_PARAM } from '../schemas.js';
 import {
   type BasinParams,
   basinParams,
@@ -112,6 +118,67 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
           links: statsLinks(req, [upLink(req, pourpoint)]),
         };
       });
+    },
+  );
+  app.get<{
+    Params: { dataset: string };
+    Querystring: Omit<QueryParams, 'variable'> & { variable: string; water_year: number };
+  }>(
+    '/datasets/:dataset/water-years',
+    {
+      schema: {
+        tags: ['stats'],
+        summary:
+          "Every covered basin's summary of one water year (peak, its date, melt-out, 1 April; with normals, % of median peak)",
+        params: { type: 'object', properties: { dataset: DATASET_PARAM }, required: ['dataset'] },
+        querystring: querySchema(
+          ['melt_out_below', ...NORMALS_PARAMS, ...CELLS.filter((p) => p !== 'variable')],
+          {
+            water_year: z
+              .int()
+              .min(1000)
+              .max(9999)
+              .meta({
+                description: 'the water year, named by its end (2024: 1 October 2023 – 30 September 2024)',
+                examples: [2024],
+              }),
+            variable: z.string().default('swe').meta({ description: 'a water variable' }),
+          },
+        ),
+        response: conditionalResponses(
+          'AllWaterYearsResponse',
+          'every covered basin, sorted by triplet (JSON), or one CSV table with a pourpoint column',
+        ),
+      },
+    },
+    async (req, reply) => {
+      const format = negotiate(req.query.f, req.headers.accept);
+      const { dataset } = req.params;
+      const { variable, water_year, ...params } = req.query;
+      const q = {
+        dataset,
+        ...waterYearsOptions(params, httpNames),
+        ...queryCaps(req),
+        variable,
+        year: water_year,
+      };
+      const plan = await planAllWaterYears(db, q);
+      if (conditional(req, reply, await allWaterYearsStateKey(plan), format)) return reply.code(304).send();
+      if (format === 'csv')
+        return sendCsv(
+          reply,
+          `${dataset}_WY${water_year}_all.csv`,
+          allBasinsCsvLines(
+            await admit(req, reply, (exec) => executeAllWaterYears(plan, exec)),
+            'water_year',
+          ),
+        );
+      return admitJson(req, reply, async (exec) => ({
+        ...(await executeAllWaterYears(plan, exec)),
+        dataset,
+        ...(plan.notes.length > 0 && { notes: plan.notes }),
+        links: statsLinks(req),
+      }));
     },
   );
   app.get<{
@@ -217,17 +284,13 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         summary:
           'Change metrics of a basin per date and cell: 1-day and 7-day change, cumulative gain and melt since 1 October, water-year-to-date precipitation',
         params: basinParams,
-        querystring: querySchema(
-          CELLS.filter((p) => p !== 'variable'),
-          {
-            datetime: z.string().meta({
-              description:
-                "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
-              examples: ['2025-03-01/2025-04-30'],
-            }),
-            variable: z.string().default('swe').meta({ description: 'a water variable' }),
-          },
-        ),
+        querystring: querySchema([...CELLS.filter((p) => p !== 'variable'), ...NORMALS_PARAMS], {
+          datetime: z.string().meta({
+            description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
+            examples: ['2025-03-01/2025-04-30'],
+          }),
+          variable: z.string().default('swe').meta({ description: 'a water variable' }),
+        }),
         response: ok(
           'ChangesResponse',
           'per date and cell: the value, its changes and the water year so far',
@@ -249,7 +312,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
       return basinTable(req, reply, {
         stateKey: changesStateKey(plan),
         name: 'changes',
-        notes: plan.stats.notes,
+        notes: answerNotes(dataset, plan.stats.notes, [plan.reference ?? undefined]),
         execute: (exec) => executeChanges(plan, exec),
       });
     },

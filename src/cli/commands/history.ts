@@ -165,22 +165,37 @@ export function registerChanges(program: Command, run: Runner): void {
     .argument('<dataset>', 'an active dataset')
     .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
-    .option('--variable <key>', 'a water variable', 'swe');
+    .option('--variable <key>', 'a water variable', 'swe')
+    .option(
+      '--with-normals',
+      "add median_<c> and pct_median_<c> for gain, melt and precipitation: the reference years' values on the same day",
+    )
+    .option(
+      '--normals-years <Y1..Y2>',
+      'reference water years (default: every water year before the current one)',
+    );
   cellOptions(cmd, false).action(
     (
       dataset: string,
       pourpoint: string,
-      opts: Omit<CellFlags, 'variable'> & { variable: string; dates?: string },
+      opts: Omit<CellFlags, 'variable'> & {
+        variable: string;
+        dates?: string;
+        withNormals?: boolean;
+        normalsYears?: string;
+      },
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
+        const params = { ...cellParams(opts), normals: opts.withNormals, normals_years: opts.normalsYears };
         const body = await computeChanges(await ctx.openDatabase('read'), {
           dataset,
           pourpoint,
           dates: parseDateRange(opts.dates ?? '../..', 'dates'),
-          ...waterYearsOptions(cellParams(opts), cliFlags),
+          ...waterYearsOptions(params, cliFlags),
           variable: opts.variable,
         });
+        for (const note of answerNotes(dataset, [], [body.reference])) ctx.out.info(`note: ${note}`);
         printTable(ctx, opts.format, body);
       }),
   );

@@ -6,13 +6,14 @@ import {
   MAX_ALL_BASINS_DATES,
   planAllBasins,
 } from '../../stats/all-basins.js';
+import { executeAllWaterYears, planAllWaterYears } from '../../stats/all-water-years.js';
 import { executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan } from '../../stats/plan.js';
-import { cliFlags, type QueryParams, statsOptions } from '../../stats/query.js';
+import { cliFlags, type QueryParams, statsOptions, waterYearsOptions } from '../../stats/query.js';
 import { UNITS, type Units } from '../../stats/units.js';
 import type { CliContext, Runner } from '../context.js';
 import { renderJson } from '../json.js';
@@ -157,15 +158,23 @@ export function registerStats(program: Command, run: Runner): void {
   );
 }
 
-/** `snowdb stats-all <dataset> --date <d|start/end>`: every covered basin for one short date range. */
+/** `snowdb stats-all <dataset> --date <d|start/end>`: every covered basin for one short date range, or one water year. */
 export function registerStatsAll(program: Command, run: Runner): void {
   const cmd = program
     .command('stats-all')
     .description(
-      `every covered basin of an active dataset for one date or a short range (at most ${MAX_ALL_BASINS_DATES} dates), sorted by triplet`,
+      `every covered basin of an active dataset for one date or a short range (at most ${MAX_ALL_BASINS_DATES} dates), or one water year's summaries (--water-year), sorted by triplet`,
     )
     .argument('<dataset>', 'an active dataset')
-    .requiredOption('--date <date|start/end>', 'one ISO date, or an inclusive range start/end')
+    .option('--date <date|start/end>', 'one ISO date, or an inclusive range start/end')
+    .option(
+      '--water-year <Y>',
+      "instead of dates: each basin's water-year summary (as water-years; with --with-normals, % of median peak)",
+    )
+    .option(
+      '--melt-out-below <value>',
+      "with --water-year: melt-out threshold in the mean's unit (default 1 mm, 0.04 in)",
+    )
     .option(
       '--valid-fraction',
       'add valid_fraction_<variable>: the share of the cell area with data that date',
@@ -174,7 +183,9 @@ export function registerStatsAll(program: Command, run: Runner): void {
     (
       dataset: string,
       opts: CellFlags & {
-        date: string;
+        date?: string;
+        waterYear?: string;
+        meltOutBelow?: string;
         validFraction?: boolean;
         withNormals?: boolean;
         normalsYears?: string;
@@ -182,10 +193,14 @@ export function registerStatsAll(program: Command, run: Runner): void {
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
+        if ((opts.date === undefined) === (opts.waterYear === undefined))
+          throw new SnowdbError('usage-error', 'stats-all takes one of --date and --water-year');
+        if (opts.waterYear !== undefined)
+          return waterYearOfAll(ctx, dataset, { ...opts, waterYear: opts.waterYear });
         const db = await ctx.openDatabase('read');
         const plan = await planAllBasins(db, {
           dataset,
-          dates: parseDateRange(opts.date, 'date'),
+          dates: parseDateRange(opts.date!, 'date'),
           ...statsOptions(statsParams(opts), cliFlags),
         });
         const body: AllBasinsStats = await executeAllBasins(plan);
@@ -196,4 +211,45 @@ export function registerStatsAll(program: Command, run: Runner): void {
         ctx.out.data([...allBasinsCsvLines(body)].join('').replace(/\r\n$/, ''));
       }),
   );
+}
+
+/** `stats-all --water-year Y`: every covered basin's summary of one water year. */
+async function waterYearOfAll(
+  ctx: CliContext,
+  dataset: string,
+  opts: CellFlags & {
+    waterYear: string;
+    meltOutBelow?: string;
+    validFraction?: boolean;
+    withNormals?: boolean;
+    normalsYears?: string;
+  },
+): Promise<void> {
+  const year = Number(opts.waterYear);
+  if (!/^[0-9]{4}$/.test(opts.waterYear))
+    throw new SnowdbError(
+      'malformed-query-parameter',
+      `--water-year: expected a year such as 2024, got '${opts.waterYear}'`,
+      { parameter: '--water-year' },
+    );
+  if (opts.validFraction)
+    throw new SnowdbError('usage-error', '--valid-fraction goes with --date, not --water-year');
+  if ((opts.variable?.length ?? 0) > 1)
+    throw new SnowdbError('usage-error', '--water-year summarizes one water variable: give --variable once');
+  const options = waterYearsOptions(
+    {
+      ...cellParams({ ...opts, variable: undefined }),
+      melt_out_below: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
+      normals: opts.withNormals,
+      normals_years: opts.normalsYears,
+    },
+    cliFlags,
+  );
+  const db = await ctx.openDatabase('read');
+  const plan = await planAllWaterYears(db, { dataset, ...options, variable: opts.variable?.[0], year });
+  const body = await executeAllWaterYears(plan);
+  for (const note of plan.notes) ctx.out.info(`note: ${note}`);
+  noteUnclassified(ctx, body.basins);
+  if (opts.format === 'json') return ctx.out.data(renderJson(body, ctx.out.stdoutIsTty));
+  ctx.out.data([...allBasinsCsvLines(body, 'water_year')].join('').replace(/\r\n$/, ''));
 }

@@ -6,7 +6,7 @@ import { BasinList } from './list.js';
 import { BasinMap, COARSE_DEG } from './map.js';
 import { defaultRef, parseRef, readUrl, waterYearOf, writeUrl } from './state.js';
 import { renderTable, setDownloads } from './table.js';
-import { areaText, convert, num } from './units.js';
+import { areaText, convert, num, unitOf } from './units.js';
 import { columnOf, seasonView, yearsView, zonesView } from './views.js';
 
 /** A form control or section of the page by id (the page's ids are its own: each is there). @type {(id: string) => HTMLInputElement} */
@@ -202,15 +202,52 @@ function zoneChoices(d) {
   return out;
 }
 
-/** The map's colours and the list's values: every basin's % of median on the as-of date. */
+/** Whether the map can colour by % of median peak: a water variable and reference years. */
+function peakColours() {
+  const v = dataset().variables.find((x) => x.key === state.variable);
+  return Boolean(state.ref) && v.statistics.some((s) => s.unit === 'm3');
+}
+
+/**
+ * The map's colours and the list's values: every basin's % of median on the as-of date, or
+ * (colour=peak) its water year's peak as % of the median peak.
+ */
 async function overview() {
+  const peak = state.colour === 'peak' && peakColours();
+  $('colour-by').value = peak ? 'peak' : 'day';
+  const byPeak = /** @type {HTMLOptionElement} */ (document.querySelector('#colour-by option[value=peak]'));
+  byPeak.disabled = !peakColours();
+  const { on, values, title } = (await (peak ? peakValues() : dayValues())) ?? {};
+  if (!values) return;
+  const c = ctx();
+  app.map.colour(values);
+  app.map.legendTitle(title);
+  app.list.units = c.units;
+  app.list.values(values, peak ? `peak, ${unitOf(meanUnit(), c.units).unit}` : columnOf(c).u.unit);
+  app.list.render(state.basin);
+  const ref = state.ref?.replace('..', '–');
+  $('overview-note').textContent = !state.ref
+    ? 'This dataset has no earlier water year: no % of median to colour by.'
+    : peak
+      ? `Colours: water year ${on}'s peak as % of the ${ref} median peak (basin means).`
+      : `Colours: % of the ${ref} median on ${on ?? '–'}.`;
+}
+
+/** The unit of the chosen variable's mean. */
+const meanUnit = () =>
+  dataset()
+    .variables.find((x) => x.key === state.variable)
+    .statistics.find((s) => s.reducer === 'mean')?.unit;
+
+/** Every basin's value and % of median on the as-of date (the last held in the 31 days to it). */
+async function dayValues() {
   const c = ctx();
   const { stat, u, label } = columnOf(c);
   const start = new Date(Date.parse(`${state.date}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10);
   const params = { variable: state.variable, date: `${start}/${state.date}` };
   if (state.ref) Object.assign(params, { normals: 'true', normals_years: state.ref });
   const body = await withBusy($('overview'), () => getJson(`datasets/${seg(state.dataset)}/stats`, params));
-  if (!body) return;
+  if (!body) return null;
   const vi = body.variables.indexOf(stat);
   const pi = body.variables.indexOf(`pct_median_${stat}`);
   const mi = body.variables.indexOf(`median_${stat}`);
@@ -227,14 +264,36 @@ async function overview() {
       median: mi < 0 ? null : (row?.[mi] ?? null),
     });
   }
-  app.map.colour(values);
-  app.map.legendTitle(on ? `${label}, % of median on ${on}` : `no data in the 31 days to ${state.date}`);
-  app.list.units = c.units;
-  app.list.values(values, u.unit);
-  app.list.render(state.basin);
-  $('overview-note').textContent = state.ref
-    ? `Colours: % of the ${state.ref.replace('..', '–')} median on ${on ?? '–'}.`
-    : 'This dataset has no earlier water year: no % of median to colour by.';
+  const title = on ? `${label}, % of median on ${on}` : `no data in the 31 days to ${state.date}`;
+  return { on, values, title };
+}
+
+/** Every basin's peak of the as-of date's water year, as % of its median peak. */
+async function peakValues() {
+  const wy = waterYearOf(state.date);
+  const params = {
+    variable: state.variable,
+    water_year: String(wy),
+    normals: 'true',
+    normals_years: state.ref,
+  };
+  const body = await withBusy($('overview'), () =>
+    getJson(`datasets/${seg(state.dataset)}/water-years`, params),
+  );
+  if (!body) return null;
+  const mean = body.variables[0].slice('peak_'.length); // mean_swe_mm
+  const col = (name) => body.variables.indexOf(name);
+  const u = unitOf(meanUnit(), ctx().units);
+  const values = new Map();
+  for (const b of body.basins) {
+    const row = b.results[String(wy)]?.[0];
+    values.set(b.pourpoint, {
+      value: convert(row?.[col(`peak_${mean}`)] ?? null, u),
+      pct: row?.[col(`pct_median_peak_${mean}`)] ?? null,
+      median: row?.[col(`median_peak_${mean}`)] ?? null,
+    });
+  }
+  return { on: wy, values, title: `Peak of water year ${wy}, % of the median peak` };
 }
 
 /** The chosen basin's panel: title, facts, and the view on show with its table and downloads. */
@@ -392,6 +451,7 @@ async function main() {
     () => (overview(), panel()),
   );
   on('zone', 'change', (e) => (state.zone = e.target.value), panel);
+  on('colour-by', 'change', (e) => (state.colour = e.target.value === 'peak' ? 'peak' : undefined), overview);
   on(
     'years-pick',
     'change',

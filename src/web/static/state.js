@@ -1,6 +1,6 @@
 // The page's state, held in the URL's query so that a view can be bookmarked, shared and restored:
-// dataset, variable, measure, date, basin, zone, view, units, years, ref, q (search), sort and
-// with (other datasets drawn beside the chosen one on the season chart).
+// dataset, variable, measure, date, basin, zone, view, units, years, ref, q (search), sort, with
+// (other datasets drawn beside the chosen one on the season chart) and colour (the map's: day or peak).
 
 const KEYS = [
   'dataset',
@@ -16,6 +16,7 @@ const KEYS = [
   'q',
   'sort',
   'with',
+  'colour',
 ];
 const VIEWS = ['season', 'zones', 'years'];
 
@@ -29,6 +30,7 @@ export function readUrl() {
   if (!VIEWS.includes(s.view)) s.view = 'season';
   if (s.units !== 'us' && s.units !== 'metric') s.units = undefined;
   if (s.measure !== 'mean' && s.measure !== 'total') s.measure = 'mean';
+  if (s.colour !== 'peak') s.colour = undefined; // the default: % of median on the date
   return s;
 }
 

@@ -280,19 +280,38 @@ export function zoneLabel(zone) {
     .join(' · ');
 }
 
-/** Small multiples: the season per zone, with each zone's area and share of the basin. */
+/** Small multiples: the season per zone, with each zone's area and share of the basin (and, for water, its changes). */
 export async function zonesView(ctx, els) {
   const { stat, u, file } = columnOf(ctx);
   const { wy, start, end } = seasonSpan(ctx);
-  const [stats] = await Promise.all([
+  const statistics = ctx.dataset.variables.find((v) => v.key === ctx.variable)?.statistics ?? [];
+  const water = statistics.some((x) => x.unit === 'm3');
+  const [stats, changes] = await Promise.all([
     getJson(`${pathOf(ctx)}/date-range`, {
       variable: ctx.variable,
       datetime: `${start}/${end}`,
       zone: ctx.zone,
       ...refParams(ctx),
     }),
+    water
+      ? getJson(`${pathOf(ctx)}/changes`, {
+          variable: ctx.variable,
+          datetime: `${start}/${end}`,
+          zone: ctx.zone,
+        })
+      : null,
     chartLibrary(),
   ]);
+  // The as-of date's changes per zone: the last held date up to it (as on the season view).
+  const held = changes
+    ? Object.keys(changes.results)
+        .filter((d) => d <= ctx.date && at(changes.results[d][0], col(changes, stat)) !== null)
+        .sort()
+        .at(-1)
+    : undefined;
+  const change = (d, k, name) =>
+    changes ? convert(at(changes.results[d]?.[k], col(changes, name)), u) : null;
+
   const total = stats.zones.reduce((t, z) => t + z.area_m2, 0);
   const lost = stats.zones.find((z) => z.zone[0]?.kind === 'unclassified');
   const zones = stats.zones.filter((z) => z.zone[0]?.kind !== 'unclassified');
@@ -321,7 +340,8 @@ export async function zonesView(ctx, els) {
     const card = document.createElement('figure');
     card.className = 'zone-card';
     const share = (100 * z.area_m2) / total;
-    card.innerHTML = `<figcaption><strong>${escapeHtml(zoneLabel(z.zone))}</strong><br>${areaText(z.area_m2, ctx.units)} · ${share.toFixed(1)} % of the basin</figcaption><div class="zone-chart"></div>`;
+    const moved = held ? zoneChangeText(held, (name) => change(held, k, name), stat, u.unit) : '';
+    card.innerHTML = `<figcaption><strong>${escapeHtml(zoneLabel(z.zone))}</strong><br>${areaText(z.area_m2, ctx.units)} · ${share.toFixed(1)} % of the basin${moved}</figcaption><div class="zone-chart"></div>`;
     els.grid.append(card);
     charts.push(zoneChart(card.querySelector('.zone-chart'), series[k], u.unit, [0, top * 1.05]));
   });
@@ -332,6 +352,7 @@ export async function zonesView(ctx, els) {
       series[k].value[i],
       series[k].median[i],
       at(stats.results[d][k], pi),
+      ...(changes ? [change(d, k, `change_1d_${stat}`), change(d, k, `change_7d_${stat}`)] : []),
     ]),
   );
   return {
@@ -339,10 +360,29 @@ export async function zonesView(ctx, els) {
     zones: stats.zones,
     shown: {
       name: `${ctx.basin.id.replaceAll(':', '-')}_${file}_by-zone_WY${wy}`,
-      columns: ['date', 'zone', `this year (${u.unit})`, `median (${u.unit})`, '% of median'],
+      columns: [
+        'date',
+        'zone',
+        `this year (${u.unit})`,
+        `median (${u.unit})`,
+        '% of median',
+        ...(changes ? [`1-day (${u.unit})`, `7-day (${u.unit})`] : []),
+      ],
       rows,
     },
   };
+}
+
+/** A zone card's line of changes on `date` (`v(name)`: a converted changes column; nothing when none is known). */
+function zoneChangeText(date, v, stat, unit) {
+  const signed = (x) => `${x > 0 ? '+' : ''}${num(x)} ${escapeHtml(unit)}`;
+  const week = v(`change_7d_${stat}`);
+  const gain = v(`gain_${stat}`);
+  const parts = [
+    week === null ? '' : `${signed(week)} in 7 days to ${date}`,
+    gain === null ? '' : `since 1 Oct +${num(gain)} / −${num(v(`melt_${stat}`))} ${escapeHtml(unit)}`,
+  ].filter(Boolean);
+  return parts.length === 0 ? '' : `<br><span class="zone-change">${parts.join(' · ')}</span>`;
 }
 
 /** Water years overlaid on days since 1 October, and the as-of calendar day in every year. */
