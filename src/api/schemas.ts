@@ -478,8 +478,9 @@ export const jsonResponse = (ref: string, description: string) => ({
 export const DATASET_PARAM = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$' } as const;
 export const POURPOINT_PARAM = {
   type: 'string',
-  pattern: '^[a-zA-Z0-9-]+:[a-zA-Z]{2}:[a-zA-Z]+$',
-  description: 'station triplet `<station>:<state>:<network>`, e.g. `09406000:UT:USGS`',
+  pattern: '^([a-zA-Z0-9-]+:[a-zA-Z]{2}:[a-zA-Z]+|[a-z][a-z0-9-]{0,31}:[a-zA-Z0-9-]{1,64})$',
+  description:
+    'basin id: a station triplet `<station>:<state>:<network>` (`09406000:UT:USGS`) or an imported set member `<set>:<id>` (`huc12:140700010101`)',
   examples: ['09406000:UT:USGS'],
 } as const;
 

@@ -1,4 +1,6 @@
-import { rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { coverageAgainst, datasetCoverage } from '../datasets/coverage.js';
 import {
   type RasterizeRequest,
@@ -11,10 +13,12 @@ import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
 import { pathExists } from '../io/fs.js';
+import type { GitHubSettings } from '../io/github.js';
+import { isBasinSet, readBasinSet, type SetOptions } from '../pourpoints/basin-sets.js';
 import { type ReindexReport, reindexPourpoints } from '../pourpoints/catalog.js';
 import { readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { addPending, clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
-import type { SourceListing } from '../pourpoints/sources.js';
+import { type SourceListing, singleFileSource } from '../pourpoints/sources.js';
 import { basinRasterPaths, deleteBasin, storedTriplets } from '../pourpoints/store.js';
 import { type SyncOptions, type SyncReport, syncPourpoints } from '../pourpoints/sync.js';
 import { checkTriplet } from '../pourpoints/triplet.js';
@@ -80,6 +84,35 @@ async function finishPending(
     if (!index.has(t)) for (const p of basinRasterPaths(db, t)) await rm(p, { force: true });
   await clearPending(db);
   return built;
+}
+
+/**
+ * The source of `pourpoint import FILE` (or `sync FILE`): a basin set (a GeoJSON
+ * FeatureCollection or polygon Feature, a zipped Shapefile, a GeoPackage, or any file with set
+ * options), its features checked and made records; else the one record file as it is.
+ * @throws SnowdbError as `readBasinSet` and `singleFileSource`.
+ */
+export async function fileSource(
+  spec: string,
+  github: GitHubSettings,
+  set: SetOptions,
+): Promise<{ listing: SourceListing; set: string | null }> {
+  const single = await singleFileSource(spec, github);
+  const file = single.files[0]!;
+  const bytes = await file.read();
+  const asked = Object.values(set).some((v) => v !== undefined);
+  if (!asked && !isBasinSet(bytes)) return { listing: single, set: null };
+  // A URL's bytes go to a temporary file: the set readers read files (zip members, SQLite).
+  const local = single.description === file.label && !/^https?:/i.test(file.label);
+  const dir = local ? null : await mkdtemp(join(tmpdir(), 'snowdb-set-'));
+  try {
+    const path = dir === null ? file.label : join(dir, file.name);
+    if (dir !== null) await writeFile(path, bytes);
+    const listing = await readBasinSet(path, spec, set);
+    return { listing, set: set.set ?? null };
+  } finally {
+    if (dir !== null) await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /** `pourpoint reindex`: the index rebuilt from the records, coverage against every registered dataset. */

@@ -4,6 +4,7 @@ import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
 import { todayUtc } from '../util/dates.js';
 import {
+  basinQaChecks,
   CHECKS,
   checkDataset,
   DEFAULT_CHECKS,
@@ -115,7 +116,9 @@ export async function runDoctor(db: Database, opts: DoctorOptions = {}): Promise
   const facts = await readFacts(db, pick, { classified: checks.has('zones') });
   const findings = [
     // Database-wide checks run unless the run is narrowed to datasets.
-    ...(named.size > 0 ? [] : [...indexChecks(facts), ...debrisChecks(facts, db.root)]),
+    ...(named.size > 0
+      ? []
+      : [...indexChecks(facts), ...basinQaChecks(facts), ...debrisChecks(facts, db.root)]),
     ...facts.datasets.flatMap(checkDataset),
     ...(checks.has('freshness') ? facts.datasets.flatMap((f) => freshnessCheck(f, todayUtc())) : []),
   ].filter((f) => checks.has(f.check));

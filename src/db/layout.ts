@@ -44,10 +44,16 @@ export function recordFileName(triplet: string): string {
   return `${stemOf(triplet)}.geojson`;
 }
 
-/** The triplet a record file name stands for, or null (`06287000_MT_USGS.geojson` → `06287000:MT:USGS`). */
+/**
+ * The basin id a record file name stands for, or null (`06287000_MT_USGS.geojson` →
+ * `06287000:MT:USGS`, `huc12_140700010101.geojson` → `huc12:140700010101`): three parts are a
+ * triplet, two a set member (neither part holds `_`).
+ */
 export function tripletOfFileName(name: string): string | null {
   const m = /^([a-zA-Z0-9-]+)_([a-zA-Z]{2})_([a-zA-Z]+)\.geojson$/.exec(name);
-  return m ? `${m[1]}:${m[2]}:${m[3]}` : null;
+  if (m) return `${m[1]}:${m[2]}:${m[3]}`;
+  const s = /^([a-z][a-z0-9-]{0,31})_([a-zA-Z0-9-]{1,64})\.geojson$/.exec(name);
+  return s ? `${s[1]}:${s[2]}` : null;
 }
 
 /** Absolute paths of one database rooted at `root`. */

@@ -5,7 +5,14 @@ import { distanceOutside } from '../raster/geodesic.js';
 import { polygonsOf } from '../raster/geometry.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
-import { type Coverage, type CoverageOf, entryOf, type IndexEntry, writeIndex } from './index-file.js';
+import {
+  areaVsDeclared,
+  type Coverage,
+  type CoverageOf,
+  entryOf,
+  type IndexEntry,
+  writeIndex,
+} from './index-file.js';
 import { parseRecord } from './record.js';
 import { indexedEntry, indexOf, readStoredBasin, storedTriplets } from './store.js';
 
@@ -22,8 +29,14 @@ export interface PourpointDetail {
   readonly usgs_id: string | null;
   readonly area_meters: number;
   readonly point: readonly [number, number];
-  /** Geodesic distance from the outflow point to the basin, m (0 = inside). */
-  readonly point_outside_m: number;
+  /** Whether `point` is the outlet (false: a point inside a basin imported without one). */
+  readonly outlet: boolean;
+  /** Geodesic distance from the outflow point to the basin, m (0 = inside; null without an outlet). */
+  readonly point_outside_m: number | null;
+  /** The record's declared area (`basinarea`, mi²) in m², or null when it declares none. */
+  readonly declared_area_m2: number | null;
+  /** The polygon's area against the declared one, % (null without a declared area). */
+  readonly area_vs_declared_percent: number | null;
   readonly parts: number;
   readonly vertices: number;
   readonly basin_bbox: readonly number[];
@@ -48,7 +61,10 @@ export async function showPourpoint(db: Database, triplet: string): Promise<Pour
     usgs_id: rec.usgsId,
     area_meters: entry.areaMeters,
     point: rec.point,
-    point_outside_m: distanceOutside(rec.basin, rec.point[0], rec.point[1]),
+    outlet: rec.outlet,
+    point_outside_m: rec.outlet ? distanceOutside(rec.basin, rec.point[0], rec.point[1]) : null,
+    declared_area_m2: entry.declaredAreaM2,
+    area_vs_declared_percent: areaVsDeclared(entry),
     parts: polys.length,
     vertices: polys.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0),
     basin_bbox: entry.basinBbox,

@@ -5,7 +5,7 @@ import { writeJsonAtomic } from '../io/atomic.js';
 import { readFileIfExists } from '../io/fs.js';
 import type { Store } from '../io/store.js';
 import type { Containment } from '../raster/extent.js';
-import { geodesicArea } from '../raster/geodesic.js';
+import { distanceOutside, geodesicArea } from '../raster/geodesic.js';
 import type { AreaGeometry } from '../raster/geometry.js';
 import { polygonsBounds, polygonsOf } from '../raster/geometry.js';
 import { wkbOf } from '../raster/wkb.js';
@@ -29,7 +29,14 @@ export interface DatasetCoverage {
 export interface IndexEntry {
   readonly triplet: string;
   readonly name: string;
+  /** The outflow point, or with `outlet` false a point inside the basin. */
   readonly point: LonLat;
+  /** Whether `point` is the basin's outlet (false for members of imported sets without one). */
+  readonly outlet: boolean;
+  /** The record's declared area (`basinarea`, mi²) in m², or null when it declares none. */
+  readonly declaredAreaM2: number | null;
+  /** Geodesic distance from the outlet to the polygon, m (0 inside; null: no outlet, or not measured). */
+  readonly outletOutsideM: number | null;
   /** Geodesic area of the basin on WGS84, m². */
   readonly areaMeters: number;
   /** sha256 hex of the basin's little-endian WKB. */
@@ -49,10 +56,26 @@ const FeatureSchema = z.object({
     geometry_hash: z.string().regex(/^[0-9a-f]{64}$/),
     basin_bbox: z.tuple([z.number(), z.number(), z.number(), z.number()]),
     coverage: z.record(z.string(), z.enum(COVERAGES)),
+    outlet: z.boolean().optional(),
+    declared_area_m2: z.number().positive().optional(),
+    outlet_outside_m: z.number().nonnegative().optional(),
   }),
 });
 
 const IndexSchema = z.object({ type: z.literal('FeatureCollection'), features: z.array(FeatureSchema) });
+
+/** m² per square mile (international mile): BAGIS's `basinarea` is in mi². */
+const M2_PER_MI2 = 2589988.110336;
+
+/** A record's declared area (`basinarea`, mi²) in m², or null when it declares none. */
+export function declaredArea(rec: Pick<BasinRecord, 'properties'>): number | null {
+  const mi2 = Number(rec.properties.basinarea);
+  return Number.isFinite(mi2) && mi2 > 0 ? mi2 * M2_PER_MI2 : null;
+}
+
+/** The polygon's area against the declared one, % (null without a declared area). */
+export const areaVsDeclared = (e: Pick<IndexEntry, 'areaMeters' | 'declaredAreaM2'>): number | null =>
+  e.declaredAreaM2 === null ? null : (100 * (e.areaMeters - e.declaredAreaM2)) / e.declaredAreaM2;
 
 /** sha256 hex of a basin's little-endian WKB. */
 export function geometryHash(basin: AreaGeometry): string {
@@ -65,6 +88,9 @@ export function entryOf(rec: BasinRecord, coverageOf: CoverageOf): IndexEntry {
     triplet: rec.triplet,
     name: rec.name,
     point: rec.point,
+    outlet: rec.outlet,
+    declaredAreaM2: declaredArea(rec),
+    outletOutsideM: rec.outlet ? distanceOutside(rec.basin, rec.point[0], rec.point[1]) : null,
     areaMeters: geodesicArea(rec.basin),
     geometryHash: geometryHash(rec.basin),
     basinBbox: polygonsBounds(polygonsOf(rec.basin)),
@@ -93,6 +119,9 @@ export async function readIndex(store: Store, file: string): Promise<Map<string,
       triplet: f.id,
       name: p.name,
       point: f.geometry.coordinates,
+      outlet: p.outlet ?? true,
+      declaredAreaM2: p.declared_area_m2 ?? null,
+      outletOutsideM: p.outlet_outside_m ?? null,
       areaMeters: p.area_meters,
       geometryHash: p.geometry_hash,
       basinBbox: p.basin_bbox,
@@ -116,6 +145,9 @@ export function indexGeoJson(entries: Iterable<IndexEntry>) {
         geometry_hash: e.geometryHash,
         basin_bbox: e.basinBbox,
         coverage: Object.fromEntries(Object.entries(e.coverage).sort(([a], [b]) => byString(a, b))),
+        ...(e.outlet ? {} : { outlet: false }),
+        ...(e.declaredAreaM2 === null ? {} : { declared_area_m2: e.declaredAreaM2 }),
+        ...(e.outletOutsideM === null ? {} : { outlet_outside_m: e.outletOutsideM }),
       },
     }));
   return { type: 'FeatureCollection' as const, features };

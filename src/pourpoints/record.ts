@@ -1,19 +1,29 @@
 import { SnowdbError } from '../errors.js';
-import type { AreaGeometry, PolygonCoords, Ring } from '../raster/geometry.js';
+import {
+  type AreaGeometry,
+  labelPoint,
+  type PolygonCoords,
+  polygonsOf,
+  type Ring,
+} from '../raster/geometry.js';
 import { antimeridianJump, firstCrossing, polygonArea } from '../raster/validity.js';
-import { isTriplet } from './triplet.js';
+import { isBasinId } from './triplet.js';
 
 /** Lon/lat WGS84 position of an outflow point. */
 export type LonLat = readonly [number, number];
 
-/** What every record carries: triplet, display name, ids, the outflow point, all properties. */
+/** What every record carries: basin id, display name, ids, the outflow point, all properties. */
 interface RecordBase {
+  /** The basin id: a station triplet, or `<set>:<id>` for a member of an imported set. */
   readonly triplet: string;
   /** `nwccname`, else `name`. */
   readonly name: string;
   readonly awdbId: string | null;
   readonly usgsId: string | null;
+  /** The outflow point; without an outlet (a polygon Feature), a point inside the basin (`outlet` false). */
   readonly point: LonLat;
+  /** Whether `point` is the basin's outlet. */
+  readonly outlet: boolean;
   readonly properties: Readonly<Record<string, unknown>>;
 }
 
@@ -107,11 +117,13 @@ function optionalId(v: unknown): string | null {
   return null;
 }
 
-function base(doc: Json, point: LonLat): RecordBase {
+function base(doc: Json, point: LonLat, outlet = true): RecordBase {
   const triplet = doc.id;
   if (typeof triplet !== 'string') throw new Invalid('no "id" member holding the station triplet');
-  if (!isTriplet(triplet))
-    throw new Invalid(`id '${triplet}' is not a station triplet <station>:<state>:<network>`);
+  if (!isBasinId(triplet))
+    throw new Invalid(
+      `id '${triplet}' is not a station triplet <station>:<state>:<network> or a set member <set>:<id>; to import a basin set give --set, and --id-field naming the attribute that identifies each basin`,
+    );
   if (!isObject(doc.properties)) throw new Invalid('no "properties" object');
   const props = doc.properties;
   const name = [props.nwccname, props.name].find(
@@ -124,6 +136,7 @@ function base(doc: Json, point: LonLat): RecordBase {
     awdbId: optionalId(props.awdb_id),
     usgsId: optionalId(props.usgs_id),
     point,
+    outlet,
     properties: props,
   };
 }
@@ -131,13 +144,25 @@ function base(doc: Json, point: LonLat): RecordBase {
 function classify(doc: unknown): PourpointRecord {
   if (!isObject(doc)) throw new Invalid('not a JSON object');
   if (doc.type === 'Feature') {
-    if (isObject(doc.geometry) && doc.geometry.type !== 'Point') {
-      throw new Invalid(`a Feature record must hold a Point, not a ${String(doc.geometry.type)}`);
+    const g = doc.geometry;
+    if (isObject(g) && (g.type === 'Polygon' || g.type === 'MultiPolygon')) {
+      // A basin without an outlet: its point is one inside it (for the map), not an outlet.
+      const basin = basinGeometry(g, 'geometry');
+      return { kind: 'basin', ...base(doc, labelPoint(polygonsOf(basin)), false), basin };
     }
-    return { kind: 'point-only', ...base(doc, pointGeometry(doc.geometry, 'geometry')) };
+    if (isObject(g) && g.type !== 'Point') {
+      throw new Invalid(
+        `a Feature record must hold a Point, a Polygon or a MultiPolygon, not a ${String(g.type)}`,
+      );
+    }
+    return { kind: 'point-only', ...base(doc, pointGeometry(g, 'geometry')) };
   }
   if (doc.type !== 'GeometryCollection') {
-    throw new Invalid(`type is ${JSON.stringify(doc.type)}; expected "Feature" or "GeometryCollection"`);
+    throw new Invalid(
+      doc.type === 'FeatureCollection'
+        ? `type is "FeatureCollection": a basin set; import it with --set <name> (and --id-field, --name-field naming the attributes), e.g. snowdb pourpoint import FILE --set huc12 --id-field huc12 --name-field name`
+        : `type is ${JSON.stringify(doc.type)}; expected "Feature" or "GeometryCollection"`,
+    );
   }
   const gs = doc.geometries;
   if (!Array.isArray(gs) || gs.length !== 2 || !gs.every(isObject)) {
@@ -157,9 +182,10 @@ function classify(doc: unknown): PourpointRecord {
 }
 
 /**
- * Read a pourpoint record from its bytes: a point-only `Feature`, or a `GeometryCollection` with
+ * Read a pourpoint record from its bytes: a point-only `Feature`, a `GeometryCollection` with
  * foreign members `id` and `properties` holding one Point and one Polygon/MultiPolygon in either
- * order. Coordinates are WGS84 lon/lat. A ring may touch itself at a point; a polygon whose
+ * order, or a `Feature` holding a Polygon/MultiPolygon (a basin without an outlet: an imported
+ * set's member). Coordinates are WGS84 lon/lat. A ring may touch itself at a point; a polygon whose
  * edges cross (a bow-tie), that has no area, or that jumps across the antimeridian is refused.
  * @param label names the source in errors (a path or URL).
  * @throws SnowdbError `invalid-pourpoint`: `<label>: <reason>`.

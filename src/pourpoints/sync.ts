@@ -6,10 +6,10 @@ import { recordFileName, SYNC_STAGING_PREFIX, tripletOfFileName } from '../db/la
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { gitBlobSha } from '../io/github.js';
-import { distanceOutside } from '../raster/geodesic.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
 import {
+  areaVsDeclared,
   type CoverageOf,
   type DatasetCoverage,
   entryOf,
@@ -24,10 +24,14 @@ import { deleteBasin, readStoredRecord, storedTriplets } from './store.js';
 
 /** Outflow points farther than this outside their basin are reported, m. */
 export const POINT_OFFSET_WARNING_M = 1000;
+/** Polygon areas farther than this from the record's declared area are reported, %. */
+export const AREA_WARNING_PERCENT = 5;
 
 export interface SyncOptions {
   /** `import` adds and updates; `sync` also prunes stored pourpoints absent from the source. */
   readonly mode: 'import' | 'sync';
+  /** `sync`: which stored basins the source speaks for (default all); only those are pruned. */
+  readonly scope?: ((id: string) => boolean) | undefined;
   /** Archive folder for pruned records; a prune without it is refused before any write. */
   readonly pruneTo?: string | undefined;
   /** Plan and report, write nothing. */
@@ -83,10 +87,19 @@ function reusable(ctx: Context, triplet: string): IndexEntry | undefined {
   return e && Object.keys(e.coverage).sort().join('\n') === ctx.datasetKeys ? e : undefined;
 }
 
-function offsetWarning(rec: BasinRecord): string | undefined {
-  const d = distanceOutside(rec.basin, rec.point[0], rec.point[1]);
-  if (d <= POINT_OFFSET_WARNING_M) return undefined;
-  return `${rec.triplet}: outflow point lies ${(d / 1000).toFixed(1)} km outside its basin polygon (imported as is)`;
+/** Basin QA at import: an outlet far outside the polygon, a polygon area far from the declared one. */
+function qaWarning(rec: BasinRecord, entry: IndexEntry): string | undefined {
+  const d = entry.outletOutsideM;
+  const pct = areaVsDeclared(entry);
+  const parts = [
+    d !== null && d > POINT_OFFSET_WARNING_M
+      ? `outflow point lies ${(d / 1000).toFixed(1)} km outside its basin polygon`
+      : '',
+    pct !== null && Math.abs(pct) > AREA_WARNING_PERCENT
+      ? `polygon area is ${pct > 0 ? '+' : ''}${pct.toFixed(1)} % against the declared basinarea ${(entry.declaredAreaM2! / 1e6).toFixed(2)} km²`
+      : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? undefined : `${rec.triplet}: ${parts.join('; ')} (imported as is)`;
 }
 
 async function classify(ctx: Context, file: SourceFile, seq: number): Promise<Outcome> {
@@ -125,13 +138,14 @@ async function classify(ctx: Context, file: SourceFile, seq: number): Promise<Ou
   }
   const staged = join(ctx.staging, `${seq}.geojson`);
   await writeFile(staged, bytes);
-  const warning = offsetWarning(rec);
+  const entry = entryOf(rec, ctx.coverageOf);
+  const warning = qaWarning(rec, entry);
   const kind = stored === null ? 'new' : 'updated';
   return {
     kind,
     label,
     triplet: rec.triplet,
-    entry: entryOf(rec, ctx.coverageOf),
+    entry,
     staged,
     ...(warning ? { warning } : {}),
   };
@@ -186,7 +200,8 @@ export async function syncPourpoints(
       return o;
     });
     const outcomes = dropDuplicates(raw);
-    const pruned = opts.mode === 'sync' ? await prunePlan(db, index, outcomes) : [];
+    const scope = opts.scope ?? (() => true);
+    const pruned = opts.mode === 'sync' ? (await prunePlan(db, index, outcomes)).filter(scope) : [];
     const dryRun = opts.dryRun === true;
     if (pruned.length > 0 && opts.pruneTo === undefined && !dryRun) {
       throw new SnowdbError(

@@ -44,3 +44,32 @@ export function containsPoint(polygons: readonly PolygonCoords[], x: number, y: 
   }
   return inside;
 }
+
+/**
+ * A point inside the polygons for a label or a marker: on the horizontal line through the middle
+ * of the largest polygon's bounds, the middle of the widest span inside it (even–odd, holes
+ * excluded). Degenerate input falls back to the bounds' centre.
+ */
+export function labelPoint(polygons: readonly PolygonCoords[]): [number, number] {
+  let best: PolygonCoords | undefined;
+  let bestSpan = -1;
+  for (const p of polygons) {
+    const [w, s, e, n] = polygonsBounds([p]);
+    if ((e - w) * (n - s) > bestSpan) [best, bestSpan] = [p, (e - w) * (n - s)];
+  }
+  const [w, s, e, n] = polygonsBounds(best ? [best] : polygons);
+  const y = (s + n) / 2;
+  const xs: number[] = []; // crossings of the line y with every edge, half-open in y
+  for (const ring of best ?? [])
+    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+      const [xi, yi] = ring[i] as [number, number];
+      const [xj, yj] = ring[j] as [number, number];
+      if (yi > y !== yj > y) xs.push(xi + ((y - yi) / (yj - yi)) * (xj - xi));
+    }
+  xs.sort((a, b) => a - b);
+  let at: [number, number] = [(w + e) / 2, y];
+  let widest = -1;
+  for (let k = 0; k + 1 < xs.length; k += 2)
+    if (xs[k + 1]! - xs[k]! > widest) [widest, at] = [xs[k + 1]! - xs[k]!, [(xs[k]! + xs[k + 1]!) / 2, y]];
+  return at;
+}

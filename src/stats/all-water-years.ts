@@ -102,12 +102,3 @@ export async function executeAllWaterYears(
     })),
   };
 }
-
-/** Every covered basin's water year in an active dataset. */
-export async function computeAllWaterYears(
-  db: Database,
-  q: AllWaterYearsQuery,
-  opts: ExecuteOptions = {},
-): Promise<AllWaterYearsBody> {
-  return executeAllWaterYears(await planAllWaterYears(db, q), opts);
-}

@@ -452,7 +452,7 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
       1,
       /grid\.json is not a snowdb dataset config at grid\.width/,
     ],
-    ['malformed triplet', async () => ['pourpoint', 'show', 'bad'], 1, /'bad' is not a station triplet/],
+    ['malformed triplet', async () => ['pourpoint', 'show', 'bad'], 1, /'bad' is not a basin id/],
     ['unknown command', async () => ['nosuchcommand'], 2, /unknown command 'nosuchcommand'/],
   ];
 

@@ -187,7 +187,7 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
     assert.deepEqual(await logicalTree(db()), before);
     await refused([
       [['pourpoint', 'remove', ZION, 'NOPE:UT:USGS'], /pourpoint 'NOPE:UT:USGS' is not in the database/],
-      [['pourpoint', 'remove', '../etc/passwd'], /is not a station triplet/],
+      [['pourpoint', 'remove', '../etc/passwd'], /is not a basin id/],
     ]);
     const r = await cli('pourpoint', 'remove', ZION);
     assert.equal(r.code, 0, r.stderr);

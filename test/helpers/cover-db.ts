@@ -18,7 +18,7 @@ import { Cog } from '../../src/raster/cog.reader.js';
 import { encodeCog } from '../../src/raster/cog.writer.js';
 import { layerPath, M_TO_FT, ZONE_LAYERS } from '../../src/zones/layers.js';
 import { cliOk } from './cli.js';
-import { cachedFixture } from './fixture-cache.js';
+import { cachedFixture, copyFixture } from './fixture-cache.js';
 import { fixturePath } from './raster.js';
 
 export const BASIN = 'LINE:UT:TEST';
@@ -235,4 +235,9 @@ async function addSeason(root: string, cli: (...args: string[]) => Promise<unkno
 export async function coverDb(): Promise<{ dir: string; low: number }> {
   const dir = await cachedFixture('cover', build);
   return { dir, low: Number(await readFile(join(dir, 'low.txt'), 'utf8')) };
+}
+
+/** A private copy of the snow-cover database in `dest` (its database is `dest/db`). */
+export async function copyCoverDb(dest: string): Promise<void> {
+  await copyFixture('cover', build, dest);
 }

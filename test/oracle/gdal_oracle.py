@@ -50,6 +50,11 @@ Commands (JSON on stdout):
                                   basin with each cell polygon of COG's grid (as in cells), over
                                   the basin's envelope: independent of snowdb's AOI raster;
                                   {basin: whole-basin cell, bands: per band (with LAYER)}
+  vector FILE [LAYER]             OGR's reading of a vector file (GeoJSON, a zipped Shapefile via
+                                  /vsizip/, a GeoPackage; LAYER or the first): per feature its
+                                  attributes, its geometry reprojected to WGS 84 lon/lat (PROJ),
+                                  the sha256 of that geometry's little-endian WKB, and its area in
+                                  a WGS 84 Lambert azimuthal equal-area projection centred on it
 """
 import hashlib
 import json
@@ -641,6 +646,31 @@ def simplify_check(original_path, simplified_path, tolerance):
                       'geos_vertices': len(vertices(geos)), 'area': ours.GetArea(), 'original_area': orig.GetArea()}))
 
 
+def vector(path, layer=None):
+    ds = ogr.Open(f'/vsizip/{path}' if path.endswith('.zip') else path)
+    lyr = ds.GetLayerByName(layer) if layer else ds.GetLayer(0)
+    src = lyr.GetSpatialRef()
+    to_ll = None
+    if src is not None:
+        src.SetAxisMappingStrategy(osr.OAMS_TRADITIONAL_GIS_ORDER)
+        to_ll = osr.CoordinateTransformation(src, lonlat())
+    out = []
+    for f in lyr:
+        g = f.GetGeometryRef().Clone()
+        if to_ll is not None:
+            g.Transform(to_ll)
+        g.FlattenTo2D()
+        minx, maxx, miny, maxy = g.GetEnvelope()
+        laea = g.Clone()
+        laea.Transform(osr.CoordinateTransformation(lonlat(), proj(
+            f'+proj=laea +lat_0={(miny + maxy) / 2} +lon_0={(minx + maxx) / 2} +ellps=WGS84 +units=m +no_defs')))
+        out.append({'attributes': {k: f.GetField(k) for k in f.keys()},
+                    'geometry': json.loads(g.ExportToJson(['COORDINATE_PRECISION=17'])),
+                    'wkb_sha256': hashlib.sha256(bytes(g.ExportToWkb(ogr.wkbNDR))).hexdigest(),
+                    'area': laea.GetArea()})
+    print(json.dumps(out))
+
+
 def run(argv):
     """Run one command (argv: its name and arguments), printing its JSON answer."""
     cmd, args = argv[0], argv[1:]
@@ -651,7 +681,8 @@ def run(argv):
      'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args),
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
      'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
-     'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args)}[cmd]()
+     'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args),
+     'vector': lambda: vector(*args)}[cmd]()
 
 
 if __name__ == '__main__':

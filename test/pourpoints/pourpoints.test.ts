@@ -258,7 +258,7 @@ describe('pourpoints: import, sync, prune, index, list, show', () => {
     for (const bad of ['../../x:MT:USGS', '06302000_WY_USGS', '06302000:WYO:USGS']) {
       const r = await snowdb(['pourpoint', 'show', bad], { env: env() });
       assert.equal(r.code, 1, bad);
-      assert.match(r.stderr, /is not a station triplet/);
+      assert.match(r.stderr, /is not a basin id: expected a station triplet/);
     }
     const missing = await snowdb(['pourpoint', 'show', '99999999:MT:USGS'], { env: env() });
     assert.equal(missing.code, 1);

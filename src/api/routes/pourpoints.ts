@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
-import type { IndexEntry } from '../../pourpoints/index-file.js';
+import { areaVsDeclared, type IndexEntry } from '../../pourpoints/index-file.js';
 import { indexedEntry, indexOf, simplifiedBasinJson, storedBasinJson } from '../../pourpoints/store.js';
 import { baseOf, jsonArray, seg, sendJson, spliceJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
@@ -108,6 +108,9 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
               name: e.name,
               area_meters: e.areaMeters,
               pourpoint: e.point,
+              ...(e.outlet ? {} : { outlet: false }),
+              ...(e.declaredAreaM2 === null ? {} : { area_vs_declared_percent: areaVsDeclared(e) }),
+              ...(e.outletOutsideM === null ? {} : { outlet_outside_m: e.outletOutsideM }),
               coverage: activeCoverage(db, e),
             },
             links: [{ href: `${b}/pourpoints/${seg(e.triplet)}`, rel: 'self', type: GEO }],
@@ -171,6 +174,9 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
           name: rec.name,
           area_meters: e.areaMeters,
           pourpoint: rec.point,
+          outlet: rec.outlet,
+          declared_area_m2: e.declaredAreaM2,
+          area_vs_declared_percent: areaVsDeclared(e),
           coverage,
           awdb_id: rec.awdbId,
           usgs_id: rec.usgsId,

@@ -2,6 +2,8 @@ import { olderAoiFormat } from '../../datasets/artifacts.js';
 import { freshnessOf } from '../../datasets/freshness.js';
 import type { Dataset } from '../../datasets/registry.js';
 import { AREA_RASTER, stemOf } from '../../db/layout.js';
+import { areaVsDeclared } from '../../pourpoints/index-file.js';
+import { AREA_WARNING_PERCENT, POINT_OFFSET_WARNING_M } from '../../pourpoints/sync.js';
 import { type Grid, intersectWindows, parseWindowTag, type Window } from '../../raster/grid.js';
 import { ZONES_FORMAT } from '../../zones/plan.js';
 import type { DatabaseFacts, DatasetFacts } from './facts.js';
@@ -254,6 +256,36 @@ export function indexChecks(f: DatabaseFacts): Finding[] {
         ]
       : []),
   ];
+}
+
+/**
+ * Basin QA (info, never a failure: the data are as published): polygon area against the
+ * record's declared area, and the outlet's distance outside the polygon.
+ */
+export function basinQaChecks(f: DatabaseFacts): Finding[] {
+  const info = (target: string, issue: string): Finding => ({
+    check: 'pourpoints',
+    dataset: '',
+    target,
+    issue,
+    severity: 'info',
+  });
+  return f.entries.flatMap((e) => {
+    const out: Finding[] = [];
+    const pct = areaVsDeclared(e);
+    if (pct !== null && Math.abs(pct) > AREA_WARNING_PERCENT)
+      out.push(
+        info(
+          e.triplet,
+          `polygon area ${(e.areaMeters / 1e6).toFixed(2)} km² is ${pct > 0 ? '+' : ''}${pct.toFixed(1)} % against its declared ${(e.declaredAreaM2! / 1e6).toFixed(2)} km² (basinarea)`,
+        ),
+      );
+    if (e.outletOutsideM !== null && e.outletOutsideM > POINT_OFFSET_WARNING_M)
+      out.push(
+        info(e.triplet, `outlet lies ${(e.outletOutsideM / 1000).toFixed(1)} km outside its basin polygon`),
+      );
+    return out;
+  });
 }
 
 /** What interrupted commands left: each path, relative to the database root where inside it. */

@@ -62,6 +62,8 @@ export interface DatabaseFacts {
   readonly stored: ReadonlySet<string>;
   /** Triplets of the index. */
   readonly indexed: readonly string[];
+  /** The index entries (their basin QA: area against the declared one, outlet distance). */
+  readonly entries: readonly IndexEntry[];
   readonly datasets: readonly DatasetFacts[];
 }
 
@@ -154,6 +156,7 @@ export async function readFacts(
     pending: await readPending(db),
     stored: await storedTriplets(db),
     indexed: [...index.keys()],
+    entries: [...index.values()],
     datasets: await mapPool(datasets, 2, (d) => datasetFacts(d, index, opts)),
   };
 }

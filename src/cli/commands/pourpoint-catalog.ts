@@ -94,9 +94,15 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
 /** The table `pourpoint show` prints. */
 function showText(d: PourpointDetail): string {
   const outside =
-    d.point_outside_m === 0
-      ? 'inside the basin'
-      : `${(d.point_outside_m / 1000).toFixed(3)} km OUTSIDE the basin polygon`;
+    d.point_outside_m === null
+      ? 'no outlet: a point inside the basin'
+      : d.point_outside_m === 0
+        ? 'inside the basin'
+        : `${(d.point_outside_m / 1000).toFixed(3)} km OUTSIDE the basin polygon`;
+  const declared =
+    d.declared_area_m2 === null
+      ? 'none declared'
+      : `${km2(d.declared_area_m2)} km² declared (basinarea); the polygon's is ${d.area_vs_declared_percent! >= 0 ? '+' : ''}${d.area_vs_declared_percent!.toFixed(2)} %`;
   const rows: [string, string][] = [
     ['triplet', d.triplet],
     ['name', d.name],
@@ -104,6 +110,7 @@ function showText(d: PourpointDetail): string {
     ['usgs_id', d.usgs_id ?? ''],
     ['area_km2', km2(d.area_meters)],
     ['area_meters', String(d.area_meters)],
+    ['declared_area', declared],
     ['point', `${d.point[0]}, ${d.point[1]} (${outside})`],
     ['basin', `${d.parts} part(s), ${d.vertices} vertices, bbox ${d.basin_bbox.join(', ')}`],
     ['geometry_hash', d.geometry_hash],

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { type ImportReport, importPourpoints, reindex } from '../../app/pourpoints.js';
+import { fileSource, type ImportReport, importPourpoints, reindex } from '../../app/pourpoints.js';
 import { SnowdbError } from '../../errors.js';
-import { listFolderSource, singleFileSource } from '../../pourpoints/sources.js';
+import { DEFAULT_SET, type SetOptions } from '../../pourpoints/basin-sets.js';
+import { listFolderSource } from '../../pourpoints/sources.js';
 import type { CliContext, Runner } from '../context.js';
 import { emit, type Format, formatOption } from '../options.js';
 import { progressBar } from '../progress.js';
@@ -39,38 +40,85 @@ function printReport(ctx: CliContext, r: ImportReport, format: Format): void {
   }
 }
 
+/** The options naming a basin set's members. */
+interface SetFlags {
+  set?: string;
+  idField?: string;
+  nameField?: string;
+  layer?: string;
+}
+
+const setOf = (o: SetFlags): SetOptions => ({
+  set: o.set,
+  idField: o.idField,
+  nameField: o.nameField,
+  layer: o.layer,
+});
+
+function setOptions(cmd: Command): Command {
+  return cmd
+    .option(
+      '--set <name>',
+      `the basin set's name: ids are <set>:<id> (default ${DEFAULT_SET}; sync needs it)`,
+    )
+    .option('--id-field <field>', "the attribute identifying each basin (default: the feature's id)")
+    .option('--name-field <field>', 'the attribute naming each basin (default: name, NAME or Name)')
+    .option('--layer <name>', 'the layer of a GeoPackage, or the Shapefile of a zip holding several');
+}
+
 export function registerPourpoint(program: Command, run: Runner): void {
   const group = program
     .command('pourpoint')
     .description('basin records: import, sync, list, show, rasterize, reindex, remove');
 
-  group
-    .command('import')
-    .description('import one record (a local file, a raw http(s) URL or a GitHub file URL)')
-    .argument('<source>', 'record file or URL')
-    .option('--dry-run', 'report what would be imported; write nothing')
-    .addOption(formatOption())
-    .action((source: string, opts: { dryRun?: boolean; format: Format }, cmd: Command) =>
-      run(cmd, async (ctx) => {
-        const db = await ctx.openDatabase();
-        const listing = await singleFileSource(source, ctx.settings.github);
-        const report = await importPourpoints(db, listing, { mode: 'import', dryRun: opts.dryRun });
-        printReport(ctx, report, opts.format);
-      }),
-    );
+  setOptions(
+    group
+      .command('import')
+      .description(
+        'import one BAGIS record, or a basin set: a GeoJSON Feature or FeatureCollection of polygons, a zipped Shapefile or a GeoPackage layer (a local file, a raw http(s) URL or a GitHub file URL)',
+      )
+      .argument('<source>', 'record or basin-set file, or URL')
+      .option('--dry-run', 'report what would be imported; write nothing')
+      .addOption(formatOption()),
+  ).action((source: string, opts: SetFlags & { dryRun?: boolean; format: Format }, cmd: Command) =>
+    run(cmd, async (ctx) => {
+      const db = await ctx.openDatabase();
+      const { listing } = await fileSource(source, ctx.settings.github, setOf(opts));
+      const report = await importPourpoints(db, listing, { mode: 'import', dryRun: opts.dryRun });
+      printReport(ctx, report, opts.format);
+    }),
+  );
 
-  group
-    .command('sync')
-    .description(
-      'mirror every *.geojson of a folder or GitHub folder URL: import, skip point-only, prune absent',
-    )
-    .argument('<source>', 'local directory, or https://github.com/<owner>/<repo>/tree/<ref>/<path>')
-    .option('--prune-to <dir>', 'archive folder for pruned records (required when the sync would prune)')
-    .option('--dry-run', 'report what would change; write nothing')
-    .addOption(formatOption())
-    .action((source: string, opts: { pruneTo?: string; dryRun?: boolean; format: Format }, cmd: Command) =>
+  setOptions(
+    group
+      .command('sync')
+      .description(
+        'mirror every *.geojson of a folder or GitHub folder URL (import, skip point-only, prune absent), or a basin-set file into its --set (prune members it lacks)',
+      )
+      .argument(
+        '<source>',
+        'local directory, https://github.com/<owner>/<repo>/tree/<ref>/<path>, or a basin-set file with --set',
+      )
+      .option('--prune-to <dir>', 'archive folder for pruned records (required when the sync would prune)')
+      .option('--dry-run', 'report what would change; write nothing')
+      .addOption(formatOption()),
+  ).action(
+    (source: string, opts: SetFlags & { pruneTo?: string; dryRun?: boolean; format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const db = await ctx.openDatabase();
+        if (opts.set !== undefined) {
+          const { listing } = await fileSource(source, ctx.settings.github, setOf(opts));
+          ctx.out.info(`syncing set ${opts.set} from ${listing.description}`);
+          const set = opts.set;
+          const report = await importPourpoints(db, listing, {
+            mode: 'sync',
+            scope: (id) => id.startsWith(`${set}:`),
+            pruneTo: opts.pruneTo,
+            dryRun: opts.dryRun,
+            onRasterProgress: progressBar(ctx.out, 'AOI rasters'),
+          });
+          return printReport(ctx, report, opts.format);
+        }
         const listing = await listFolderSource(source, ctx.settings.github);
         ctx.out.info(`syncing ${listing.files.length} record file(s) from ${listing.description}`);
         const report = await importPourpoints(db, listing, {
@@ -82,7 +130,7 @@ export function registerPourpoint(program: Command, run: Runner): void {
         });
         printReport(ctx, report, opts.format);
       }),
-    );
+  );
 
   registerPourpointCatalog(group, run);
   registerPourpointRemove(group, run);

@@ -308,7 +308,18 @@ async function panel() {
   if (!f) return;
   $('basin-title').textContent = `${f.properties.name} (${f.id})`;
   const coverage = f.properties.coverage?.[state.dataset] ?? 'none';
-  const facts = `${areaText(f.properties.area_meters, c.units)} · state ${f.id.split(':')[1]}`;
+  const parts = f.id.split(':');
+  const where = parts.length === 3 ? `state ${parts[1]}` : `set ${parts[0]}`; // a triplet, or <set>:<id>
+  const qa = [
+    f.properties.outlet === false ? 'no outlet (imported polygon)' : '',
+    f.properties.outlet_outside_m > 1000
+      ? `outlet ${(f.properties.outlet_outside_m / 1000).toFixed(1)} km outside the polygon`
+      : '',
+    typeof f.properties.area_vs_declared_percent === 'number'
+      ? `${f.properties.area_vs_declared_percent >= 0 ? '+' : ''}${f.properties.area_vs_declared_percent.toFixed(1)} % against its declared area`
+      : '',
+  ].filter(Boolean);
+  const facts = [areaText(f.properties.area_meters, c.units), where, ...qa].join(' · ');
   $('basin-facts').textContent = c.dataset
     ? `${facts} · ${state.dataset} covers ${coverage === 'full' ? 'all' : coverage === 'partial' ? 'part' : 'none'} of it`
     : facts;

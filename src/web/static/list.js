@@ -6,6 +6,12 @@ import { areaText, classOf, num } from './units.js';
 const WINDOW_PAD = 30; // rows drawn beyond each edge of the list's view
 const ROW_PX = 46; // a row's height in CSS px (app.css .list tbody tr); measured again if fonts differ
 
+/** The State column of a basin id: a triplet's state, or a set member's set. */
+const regionOf = (id) => {
+  const parts = id.split(':');
+  return parts.length === 3 ? parts[1] : parts[0];
+};
+
 const COLUMNS = [
   ['name', 'Basin (triplet)'],
   ['state', 'State'],
@@ -57,7 +63,7 @@ export class BasinList {
     this.rows = features.map((f) => ({
       triplet: f.id,
       name: f.properties.name,
-      state: f.id.split(':')[1] ?? '',
+      state: regionOf(f.id),
       area: f.properties.area_meters,
       value: null,
       pct: null,

@@ -1,0 +1,408 @@
+/**
+ * Basin sets (pourpoints/basin-sets.ts): a GeoJSON FeatureCollection, a zipped Shapefile (written
+ * by OGR in NAD83 / CONUS Albers) and a GeoPackage (NAD83 / UTM 12N) of the same HUC-like
+ * polygons (one plain, one with a hole, one in two parts) import as `<set>:<id>` basins whose
+ * polygons are OGR's reading of the same file reprojected by PROJ (every vertex to 1e-9°, areas
+ * to 1e-9); bad files are refused by name with the database byte-identical; a plain polygon
+ * Feature imports as the README says; sync prunes only its own set; and a set member with a
+ * BAGIS basin's polygon answers its stats value for value.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import { geodesicArea } from '../../src/raster/geodesic.js';
+import type { AreaGeometry } from '../../src/raster/geometry.js';
+import { snowdb, tempDir } from '../helpers/cli.js';
+import { BASIN, copyCoverDb } from '../helpers/cover-db.js';
+import { snapshotTree } from '../helpers/fs.js';
+import { oracle } from '../helpers/gdal.js';
+
+const run = promisify(execFile);
+
+/** A ring around (lon, lat): `n` vertices on an ellipse of radii rx, ry degrees (short edges), closed. */
+function ellipse(lon: number, lat: number, rx: number, ry: number, n = 120, clockwise = false): number[][] {
+  const pts = Array.from({ length: n }, (_, k) => {
+    const t = ((clockwise ? -1 : 1) * 2 * Math.PI * k) / n;
+    return [lon + rx * Math.cos(t), lat + ry * Math.sin(t)];
+  });
+  return [...pts, pts[0]!];
+}
+
+const FEATURES = [
+  {
+    HUC12: '140700010101',
+    NAME: 'Upper Creek',
+    geometry: { type: 'Polygon', coordinates: [ellipse(-113.1, 37.3, 0.05, 0.04)] },
+  },
+  {
+    HUC12: '140700010102',
+    NAME: 'Holey Basin',
+    geometry: {
+      type: 'Polygon',
+      coordinates: [ellipse(-113.0, 37.3, 0.05, 0.04), ellipse(-113.0, 37.3, 0.015, 0.01, 60, true)],
+    },
+  },
+  {
+    HUC12: '140700010103',
+    NAME: 'Two Parts',
+    geometry: {
+      type: 'MultiPolygon',
+      coordinates: [[ellipse(-112.9, 37.3, 0.02, 0.02)], [ellipse(-112.84, 37.3, 0.02, 0.02)]],
+    },
+  },
+];
+const collection = (features = FEATURES) => ({
+  type: 'FeatureCollection',
+  features: features.map(({ geometry, ...properties }) => ({ type: 'Feature', properties, geometry })),
+});
+
+interface OgrFeature {
+  attributes: Record<string, unknown>;
+  geometry: AreaGeometry;
+  wkb_sha256: string;
+  area: number;
+}
+interface IndexFile {
+  features: {
+    id: string;
+    properties: { name: string; area_meters: number; geometry_hash: string; outlet?: boolean };
+  }[];
+}
+
+/** Every vertex of a geometry (ring order and orientation aside). */
+const vertices = (g: AreaGeometry) =>
+  (g.type === 'Polygon' ? [g.coordinates] : g.coordinates).flatMap((p) => p.flatMap((r) => r.slice(0, -1)));
+
+/** The farthest any vertex of `a` lies from the nearest of `b`, degrees (both ways). */
+function farthest(a: AreaGeometry, b: AreaGeometry): number {
+  const one = (xs: readonly (readonly number[])[], ys: readonly (readonly number[])[]) =>
+    Math.max(...xs.map((p) => Math.min(...ys.map((q) => Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!)))));
+  return Math.max(one(vertices(a), vertices(b)), one(vertices(b), vertices(a)));
+}
+
+describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb knows', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let root: string;
+  const env = () => ({ SNOWDB_CONFIG: root });
+  const files: Record<string, string> = {};
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    root = join(dir, 'db');
+    assert.equal((await snowdb(['init', root])).code, 0);
+    files.geojson = join(dir, 'hucs.geojson');
+    await writeFile(files.geojson, JSON.stringify(collection()));
+    await run('ogr2ogr', [
+      '-f',
+      'ESRI Shapefile',
+      '-t_srs',
+      'EPSG:5070',
+      join(dir, 'shp'),
+      files.geojson,
+      '-nln',
+      'hucs',
+    ]);
+    files.zip = join(dir, 'hucs.zip');
+    await run('/usr/bin/python3', [
+      '-c',
+      `import zipfile,glob,os\nos.chdir(${JSON.stringify(join(dir, 'shp'))})\nz=zipfile.ZipFile(${JSON.stringify(files.zip)},'w',zipfile.ZIP_DEFLATED)\n[z.write(f) for f in sorted(glob.glob('hucs.*'))]\nz.close()`,
+    ]);
+    files.gpkg = join(dir, 'hucs.gpkg');
+    await run('ogr2ogr', ['-f', 'GPKG', '-t_srs', 'EPSG:26912', files.gpkg, files.geojson, '-nln', 'hucs']);
+  });
+  after(() => cleanup());
+  const readIndex = async () =>
+    JSON.parse(await readFile(join(root, 'pourpoints/index.geojson'), 'utf8')) as IndexFile;
+
+  for (const [kind, set] of [
+    ['geojson', 'geo'],
+    ['zip', 'shp'],
+    ['gpkg', 'gpkg'],
+  ] as const)
+    it(`${kind}: every feature imports as ${set}:<HUC12>, its polygon OGR's reading of the file in lon/lat`, async () => {
+      const r = await snowdb(
+        ['pourpoint', 'import', files[kind]!, '--set', set, '--id-field', 'HUC12', '--name-field', 'NAME'],
+        { env: env() },
+      );
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(
+        r.stdout.trim(),
+        'imported 3 (3 new, 0 updated), 0 unchanged, skipped 0 point-only, pruned 0, invalid 0',
+      );
+      const ogr = await oracle<OgrFeature[]>('vector', files[kind]!);
+      assert.equal(ogr.length, 3);
+      const index = await readIndex();
+      for (const o of ogr) {
+        const id = `${set}:${o.attributes.HUC12}`;
+        const entry = index.features.find((f) => f.id === id)!;
+        assert.ok(entry, id);
+        assert.equal(entry.properties.name, o.attributes.NAME);
+        assert.equal(entry.properties.outlet, false, 'no outlet: the point is one inside the basin');
+        const stored = JSON.parse(
+          await readFile(join(root, `pourpoints/${set}_${o.attributes.HUC12}.geojson`), 'utf8'),
+        );
+        assert.equal(stored.geometry.type, o.geometry.type);
+        assert.equal(vertices(stored.geometry).length, vertices(o.geometry).length, `${id}: vertices`);
+        const worst = farthest(stored.geometry, o.geometry);
+        assert.ok(worst < 1e-9, `${id}: a vertex ${worst}° from OGR's`);
+        const area = geodesicArea(o.geometry);
+        assert.ok(
+          Math.abs(entry.properties.area_meters / area - 1) < 1e-9,
+          `${id}: ${entry.properties.area_meters} vs ${area}`,
+        );
+        // The edges are short: OGR's equal-area planar measure agrees to 1e-6 too.
+        assert.ok(
+          Math.abs(entry.properties.area_meters / o.area - 1) < 1e-6,
+          `${id}: ${entry.properties.area_meters} vs OGR ${o.area}`,
+        );
+        // Lon/lat in, lon/lat stored: the very bytes OGR reads (the WKB digest is the index's hash).
+        if (kind === 'geojson') assert.equal(entry.properties.geometry_hash, o.wkb_sha256, id);
+      }
+      const hole = index.features.find((f) => f.id === `${set}:140700010102`)!;
+      const outer = geodesicArea({
+        type: 'Polygon',
+        coordinates: [FEATURES[1]!.geometry.coordinates[0] as number[][]],
+      });
+      assert.ok(hole.properties.area_meters < outer * 0.95, 'the hole is not counted');
+      const again = await snowdb(
+        ['pourpoint', 'import', files[kind]!, '--set', set, '--id-field', 'HUC12', '--name-field', 'NAME'],
+        { env: env() },
+      );
+      assert.match(again.stdout, /^imported 0 \(0 new, 0 updated\), 3 unchanged/);
+    });
+
+  it('bad files and options are refused by name, the database left byte-identical', async () => {
+    const bad = async (name: string, body: unknown) => {
+      const p = join(dir, name);
+      await writeFile(p, typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body));
+      return p;
+    };
+    const [one, two] = collection().features;
+    const point = {
+      type: 'Feature',
+      properties: { HUC12: '9' },
+      geometry: { type: 'Point', coordinates: [-113, 37] },
+    };
+    const bowtie = {
+      ...one,
+      properties: { HUC12: '8' },
+      geometry: {
+        type: 'Polygon',
+        coordinates: [
+          [
+            [-113, 37],
+            [-112.9, 37.1],
+            [-112.9, 37],
+            [-113, 37.1],
+            [-113, 37],
+          ],
+        ],
+      },
+    };
+    await run('ogr2ogr', [
+      '-f',
+      'ESRI Shapefile',
+      '-t_srs',
+      'EPSG:3857',
+      join(dir, 'merc'),
+      files.geojson!,
+      '-nln',
+      'hucs',
+    ]);
+    const mercZip = join(dir, 'merc.zip');
+    await run('/usr/bin/python3', [
+      '-c',
+      `import zipfile,glob,os\nos.chdir(${JSON.stringify(join(dir, 'merc'))})\nz=zipfile.ZipFile(${JSON.stringify(mercZip)},'w')\n[z.write(f) for f in sorted(glob.glob('hucs.*'))]\nz.close()`,
+    ]);
+    const cases: [string[], number, RegExp][] = [
+      [
+        [files.geojson!, '--set', 'geo'],
+        1,
+        /hucs\.geojson feature 1 has no id: name the attribute that identifies each basin with --id-field \(fields: HUC12, NAME\)/,
+      ],
+      [
+        [files.geojson!, '--set', 'geo', '--id-field', 'HUC'],
+        2,
+        /--id-field 'HUC': .*hucs\.geojson has no such field \(it has HUC12, NAME\)/,
+      ],
+      [
+        [files.geojson!, '--set', 'HUC12', '--id-field', 'HUC12'],
+        2,
+        /--set 'HUC12': a set name is lower-case letters/,
+      ],
+      [
+        [
+          await bad('dup.geojson', {
+            type: 'FeatureCollection',
+            features: [one, { ...two, properties: one!.properties }],
+          }),
+          '--set',
+          'geo',
+          '--id-field',
+          'HUC12',
+        ],
+        1,
+        /dup\.geojson feature 2: id geo:140700010101 is also feature 1's/,
+      ],
+      [
+        [
+          await bad('empty.geojson', {
+            type: 'FeatureCollection',
+            features: [one, { ...two, geometry: null }],
+          }),
+          '--set',
+          'geo',
+          '--id-field',
+          'HUC12',
+        ],
+        1,
+        /empty\.geojson feature 2 \(geo:140700010102\): empty geometry/,
+      ],
+      [
+        [
+          await bad('point.geojson', { type: 'FeatureCollection', features: [one, point] }),
+          '--set',
+          'geo',
+          '--id-field',
+          'HUC12',
+        ],
+        1,
+        /point\.geojson feature 2 \(geo:9\): a Point, not a Polygon or MultiPolygon/,
+      ],
+      [
+        [
+          await bad('bowtie.geojson', { type: 'FeatureCollection', features: [one, bowtie] }),
+          '--set',
+          'geo',
+          '--id-field',
+          'HUC12',
+        ],
+        1,
+        /bowtie\.geojson feature 2 \(geo:8\): geometry Polygon\[0\] edge \d+ crosses its edge \d+/,
+      ],
+      [
+        [
+          await bad('dots.geojson', {
+            type: 'FeatureCollection',
+            features: [{ ...one, properties: { HUC12: '14.07' } }],
+          }),
+          '--set',
+          'geo',
+          '--id-field',
+          'HUC12',
+        ],
+        1,
+        /id '14\.07' holds characters other than letters, digits and '-'/,
+      ],
+      [
+        [
+          await bad('merc.geojson', {
+            ...collection(),
+            crs: { type: 'name', properties: { name: 'urn:ogc:def:crs:EPSG::3857' } },
+          }),
+          '--set',
+          'geo',
+          '--id-field',
+          'HUC12',
+        ],
+        1,
+        /its CRS \(EPSG:3857\) is not one snowdb knows \(EPSG 4326, 4269, 5070, UTM zones on WGS 84 or NAD83\); reproject it first/,
+      ],
+      [
+        [mercZip, '--set', 'shp', '--id-field', 'HUC12'],
+        1,
+        /merc\.zip: its CRS \(PROJCS\["WGS_1984_Web_Mercator_Auxiliary_Sphere".*is not one snowdb knows/,
+      ],
+      [
+        [await bad('broken.zip', (await readFile(files.zip!)).subarray(0, 300)), '--set', 'shp'],
+        1,
+        /broken\.zip: not a readable zip archive \(no end-of-central-directory record\)/,
+      ],
+      [
+        [await bad('nolayer.gpkg', await readFile(files.gpkg!)), '--set', 'g', '--layer', 'rivers'],
+        1,
+        /has no feature layer 'rivers' \(it holds hucs\)/,
+      ],
+      [
+        [await bad('list.geojson', '[1, 2]'), '--set', 'geo'],
+        1,
+        /list\.geojson: type is undefined; a basin set is a FeatureCollection or a Feature/,
+      ],
+    ];
+    const before = await snapshotTree(root);
+    for (const [args, code, why] of cases) {
+      const r = await snowdb(['pourpoint', 'import', ...args], { env: env() });
+      assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stderr, why, args.join(' '));
+      assert.deepEqual(await snapshotTree(root), before, `${args.join(' ')} changed the database`);
+    }
+  });
+
+  it('README: a plain polygon Feature imports as user:<file name>; a BAGIS-style FeatureCollection without --set is told how', async () => {
+    const mine = join(dir, 'my-basin.geojson');
+    await writeFile(
+      mine,
+      JSON.stringify({ type: 'Feature', properties: { name: 'My basin' }, geometry: FEATURES[0]!.geometry }),
+    );
+    const r = await snowdb(['pourpoint', 'import', mine], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const show = await snowdb(['pourpoint', 'show', 'user:my-basin'], { env: env() });
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /^name\s+My basin$/m);
+    assert.match(show.stdout, /^point\s+-113\.\d+, 37\.\d+ \(no outlet: a point inside the basin\)$/m);
+    const bad = await snowdb(['pourpoint', 'show', 'user:my.basin'], { env: env() });
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /'user:my\.basin' is not a basin id/);
+  });
+
+  it('sync FILE --set mirrors the set: a member the file lacks is pruned (archived), other sets untouched', async () => {
+    const fewer = join(dir, 'fewer.geojson');
+    await writeFile(fewer, JSON.stringify(collection(FEATURES.slice(0, 2))));
+    const args = ['pourpoint', 'sync', fewer, '--set', 'geo', '--id-field', 'HUC12', '--name-field', 'NAME'];
+    const refused = await snowdb(args, { env: env() });
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /1 stored pourpoint\(s\) would be removed \(geo:140700010103\)/);
+    const r = await snowdb([...args, '--prune-to', join(dir, 'pruned')], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /2 unchanged, skipped 0 point-only, pruned 1 to /);
+    const ids = (await readIndex()).features.map((f) => f.id);
+    assert.ok(!ids.includes('geo:140700010103'));
+    for (const id of ['shp:140700010103', 'gpkg:140700010103', 'user:my-basin'])
+      assert.ok(ids.includes(id), id);
+    assert.ok((await readFile(join(dir, 'pruned/geo_140700010103.geojson'), 'utf8')).includes('Two Parts'));
+  });
+});
+
+describe('a set member answers as the BAGIS basin of the same polygon', () => {
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    await copyCoverDb(dir);
+  });
+  after(() => cleanup());
+
+  it('imported with the dataset registered: its AOI raster is built and its stats equal the basin’s, value for value', async () => {
+    const env = { SNOWDB_CONFIG: join(dir, 'db') };
+    const record = JSON.parse(
+      await readFile(join(dir, 'db/pourpoints', `${BASIN.replaceAll(':', '_')}.geojson`), 'utf8'),
+    );
+    const polygon = record.geometries.find((g: { type: string }) => g.type !== 'Point');
+    const file = join(dir, 'same.geojson');
+    await writeFile(file, JSON.stringify(collection([{ HUC12: 'same-1', NAME: 'Same', geometry: polygon }])));
+    const r = await snowdb(['pourpoint', 'import', file, '--set', 'huc', '--id-field', 'HUC12'], { env });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr + r.stdout, /built \d+ AOI raster/);
+    const stats = async (id: string) => {
+      const s = await snowdb(['stats', 'cover', id, '--zone', 'terrain.elevation'], { env });
+      assert.equal(s.code, 0, s.stderr);
+      return JSON.parse(s.stdout) as { zones: unknown[]; results: Record<string, unknown> };
+    };
+    const [ours, theirs] = [await stats('huc:same-1'), await stats(BASIN)];
+    assert.ok(Object.keys(ours.results).length >= 6);
+    assert.deepEqual(ours, theirs);
+  });
+});
