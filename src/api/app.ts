@@ -25,6 +25,7 @@ import {
 } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
 import { historyRoutes } from './routes/history.js';
+import { pointRoutes } from './routes/point.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
 import { API_DESCRIPTION, API_TITLE, serviceRoutes } from './routes/service.js';
 import { statsRoutes } from './routes/stats.js';
@@ -205,6 +206,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     await pourpointRoutes(scope, db);
     await statsRoutes(scope, db);
     await historyRoutes(scope, db);
+    await pointRoutes(scope, db);
     await webRoutes(scope);
   });
   return app;

@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   snowline: async () => (await import('./commands/history.js')).registerSnowline,
   changes: async () => (await import('./commands/history.js')).registerChanges,
   compare: async () => (await import('./commands/history.js')).registerCompare,
+  point: async () => (await import('./commands/point.js')).registerPoint,
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,
   worker: async () => (await import('./commands/worker.js')).registerWorker,

@@ -142,7 +142,10 @@ export async function readBasinSet(path: string, label: string, opts: SetOptions
       );
   const crs = identifyCrs(layer.crs);
   if (typeof crs === 'string') throw invalid(`${label}: ${crs}`);
-  if (layer.features.length === 0) throw invalid(`${label}: no features`);
+  if (layer.features.length === 0)
+    throw invalid(
+      `${label}: no features (a basin set is a FeatureCollection of Polygon or MultiPolygon features)`,
+    );
   const stem = basename(label)
     .replace(/\.[^.]*$/, '')
     .replace(/[^A-Za-z0-9-]+/g, '-');

@@ -4,6 +4,7 @@ import type { ZoneRef } from '../zones/schemes.js';
 import type { AllBasinsStats } from './all-basins.js';
 import type { CompareBody } from './compare.js';
 import type { CompactStats } from './engine.js';
+import type { PointBody } from './point.js';
 
 const num = (v: number | string | null): string => (v === null ? '' : String(v));
 
@@ -91,4 +92,10 @@ export function* compareCsvLines(body: CompareBody): Generator<string> {
   if (first === undefined) return;
   yield line(['dataset', ...headerOf(first, 'date')]);
   for (const d of body.datasets) for (const row of rowsOf(d)) yield line([d.dataset, ...row]);
+}
+
+/** The CSV table of a point answer: `date`, then one column per variable. */
+export function* pointCsvLines(body: PointBody): Generator<string> {
+  yield line(['date', ...body.variables]);
+  for (const [date, row] of Object.entries(body.results)) yield line([date, ...row.map(num)]);
 }

@@ -322,7 +322,7 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
         await write(f('p', 'F_UT_TEST.geojson'), '{"type": "FeatureCollection", "features": []}'),
       ],
       1,
-      /F_UT_TEST\.geojson: type is "FeatureCollection"/,
+      /F_UT_TEST\.geojson: no features \(a basin set is a FeatureCollection of Polygon or MultiPolygon features\)/,
     ],
     [
       'record that does not exist',

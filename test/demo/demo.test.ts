@@ -292,6 +292,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       'changes',
       'snowline',
       'compare',
+      'point',
     ]);
     const examples = (await docExamples(['README.md', 'docs/reference.md'])).filter(
       (e) => (e.words[0] === 'npx' && QUERIES.has(e.words[2] ?? '')) || e.words[0] === 'curl',
