@@ -47,7 +47,9 @@ export type BasinRuns = Pick<PreparedBasin, 'blockRun' | 'runStart' | 'runCell' 
 
 async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
   const { dataset: d, entry, product } = plan;
-  const aoi = await readOnto(plan.dataset.store, plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
+  const aoi = plan.drawn
+    ? { data: plan.drawn.weights, window: plan.drawn.window }
+    : await readOnto(plan.dataset.store, plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
   if (aoi === null) {
     throw new SnowdbError(
       'basin-raster-missing',
@@ -151,9 +153,12 @@ const prepared = (rt: Runtime) =>
 
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */
 export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
-  const files = [plan.aoi, ...plan.axes.map((a) => a.path)];
+  // A drawn polygon has no AOI file: its entry's geometry hash keys it.
+  const files = [plan.drawn ? `drawn:${plan.entry.geometryHash}` : plan.aoi, ...plan.axes.map((a) => a.path)];
   const known = stateSignatures(plan);
-  const signatures = files.map((f) => known.get(f) ?? fileSignature(plan.dataset.store, f));
+  const signatures = files.map((f) =>
+    f.startsWith('drawn:') ? '' : (known.get(f) ?? fileSignature(plan.dataset.store, f)),
+  );
   const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
   return prepared(plan.dataset.runtime).get(key, () => prepare(plan));
 }

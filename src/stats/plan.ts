@@ -5,6 +5,7 @@ import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
 import type { IndexEntry } from '../pourpoints/index-file.js';
 import { indexedEntry, indexOf } from '../pourpoints/store.js';
+import type { Window } from '../raster/grid.js';
 import { enabledLayers, layerPath, ZONE_LAYERS, type ZoneLayerSpec } from '../zones/layers.js';
 import type { Axis } from '../zones/schemes.js';
 import { parseZoneTokens } from '../zones/tokens.js';
@@ -70,6 +71,8 @@ export interface StatsPlan {
   readonly includeEmptyZones: boolean;
   /** The basin's AOI raster (weights, m²). */
   readonly aoi: string;
+  /** A drawn polygon's weights, read instead of `aoi`. */
+  readonly drawn?: DrawnArea;
   /** Selected dates, ISO, ascending (where each is read from: `reads.ts`). */
   readonly dates: readonly string[];
   /** Files whose stat signatures change whenever the answer could (the ETag signs them). */
@@ -90,6 +93,17 @@ export interface PlanInputs {
   readonly index: ReadonlyMap<string, IndexEntry>;
   /** Ingested dates, ISO, ascending. */
   readonly dates: readonly string[];
+  /** A drawn polygon's weights, standing in for the AOI raster of the index entry it names. */
+  readonly drawn?: DrawnArea;
+}
+
+/** A polygon drawn for one query: its exact coverage weights computed on the fly (no AOI raster). */
+export interface DrawnArea {
+  /** The synthetic index entry's id (`drawn:<hash>`). */
+  readonly id: string;
+  /** Covered fraction × cell area, m², row-major over `window` (the polygon's bounds on the grid). */
+  readonly weights: Float64Array;
+  readonly window: Window;
 }
 
 /** What the plans of one every-basin query share: their axes, built once, and their files' signatures. */
@@ -155,6 +169,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
       columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}`, divisor: 1, offset: 0 });
   }
   const aoi = d.paths.aoi(entry.triplet);
+  const drawn = inputs.drawn?.id === entry.triplet ? inputs.drawn : undefined;
   const dates = selectDates(inputs.dates, q.dates);
   const product = crossing + (axes.length > 0 ? 1 : 0);
   const width = widthOf(columns, q.normals !== undefined);
@@ -172,8 +187,10 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
     columns,
     includeEmptyZones: q.includeEmptyZones === true,
     aoi,
+    ...(drawn && { drawn }),
     dates,
-    stateFiles: [d.configPath, d.paths.datesDir, aoi, ...axes.map((a) => a.path)],
+    // A drawn polygon has no AOI file: its geometry hash is in the entry the ETag signs.
+    stateFiles: [d.configPath, d.paths.datesDir, ...(drawn ? [] : [aoi]), ...axes.map((a) => a.path)],
     ...(shared && { sharedSignatures: shared.signatures }),
     notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
     inputs,

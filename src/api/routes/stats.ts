@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
+import { parseAreaGeometry } from '../../pourpoints/record.js';
 import {
   allBasinsStateKey,
   executeAllBasins,
@@ -12,8 +13,9 @@ import { executeAnswer, executeWithNormals, type StatsWithNormals } from '../../
 import { compareStateKey, executeCompare, MAX_COMPARED, planCompare } from '../../stats/compare.js';
 import { allBasinsCsvLines, compareCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
+import { planDrawn } from '../../stats/drawn.js';
 import { answerNotes } from '../../stats/normals.js';
-import { openStatsPlan, type StatsQuery } from '../../stats/plan.js';
+import { openStatsPlan, type StatsPlan, type StatsQuery } from '../../stats/plan.js';
 import {
   CELL_PARAMS,
   httpNames,
@@ -23,7 +25,7 @@ import {
   statsOptions,
 } from '../../stats/query.js';
 import { statsStateKey } from '../../stats/state.js';
-import { admit, queryCaps } from '../http.js';
+import { admit, type Link, queryCaps } from '../http.js';
 import { admitJson } from '../json-stream.js';
 import { negotiate } from '../negotiate.js';
 import { DATASET_PARAM, POURPOINT_PARAM } from '../schemas.js';
@@ -48,18 +50,22 @@ export function csvFileName(triplet: string, q: DateQuery, zones: number): strin
   return `${triplet.replaceAll(':', '-')}_${datesPart(q)}${zones > 0 ? `_zonal_${zones}` : ''}.csv`;
 }
 
+/** How a stats request is planned: a basin of the database, or a drawn polygon. */
+type Planner = (q: StatsQuery) => Promise<StatsPlan>;
+
 /** Answer one stats request: negotiate, ETag/304, compute, then JSON envelope or streamed CSV. */
 async function answer(
-  db: Database,
-  req: FastifyRequest<{ Params: BasinParams; Querystring: QueryParams }>,
+  req: FastifyRequest<{ Params: { dataset: string }; Querystring: QueryParams }>,
   reply: FastifyReply,
   dates: DateQuery,
+  basin: { id: string; open: Planner; links: Link[] },
 ): Promise<FastifyReply> {
   const format = negotiate(req.query.f, req.headers.accept);
-  const { dataset, pourpoint } = req.params;
+  const { dataset } = req.params;
   const options = statsOptions(req.query, httpNames);
-  const q: StatsQuery = { dataset, pourpoint, dates, ...options, ...queryCaps(req) };
-  const plan = await openStatsPlan(db, q);
+  const q: StatsQuery = { dataset, pourpoint: basin.id, dates, ...options, ...queryCaps(req) };
+  const plan = await basin.open(q);
+  const pourpoint = plan.entry.triplet;
   if (conditional(req, reply, statsStateKey(plan), format)) return reply.code(304).send();
   if (format === 'csv')
     return sendCsv(
@@ -77,10 +83,17 @@ async function answer(
       dataset,
       query: dates,
       ...(notes.length > 0 && { notes }),
-      links: statsLinks(req, [upLink(req, pourpoint)]),
+      links: statsLinks(req, basin.links),
     };
   });
 }
+
+/** A basin of the database, by the request's `pourpoint`. */
+const indexed = (db: Database, req: FastifyRequest<{ Params: BasinParams }>) => ({
+  id: req.params.pourpoint,
+  open: (q: StatsQuery) => openStatsPlan(db, q),
+  links: [upLink(req, req.params.pourpoint)],
+});
 
 /** A stats answer's options without normals (a comparison has none). */
 const cellsOnly = ({ normals: _, ...cells }: ReturnType<typeof statsOptions>) => cells;
@@ -95,6 +108,12 @@ const response = conditionalResponses(
 
 /** The stats routes: a basin over a date range, a basin on a day of year, every basin at once. */
 export async function statsRoutes(app: FastifyInstance, db: Database): Promise<void> {
+  // A drawn polygon may come as GeoJSON's own media type too.
+  app.addContentTypeParser(
+    'application/geo+json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
   app.get<{ Params: { dataset: string }; Querystring: QueryParams & { date: string } }>(
     '/datasets/:dataset/stats',
     {
@@ -154,7 +173,40 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
         response,
       },
     },
-    (req, reply) => answer(db, req, reply, parseDateRange(req.query.datetime)),
+    (req, reply) => answer(req, reply, parseDateRange(req.query.datetime), indexed(db, req)),
+  );
+  app.post<{ Params: { dataset: string }; Querystring: QueryParams & { datetime: string }; Body: unknown }>(
+    '/datasets/:dataset/stats/area',
+    {
+      bodyLimit: 8 * 1024 * 1024,
+      schema: {
+        tags: ['stats'],
+        summary:
+          'Stratified statistics of a drawn polygon (a GeoJSON Polygon or MultiPolygon, bare or in a Feature, in the body) over a date range: the answer an imported basin of the same polygon gets',
+        params: { type: 'object', properties: { dataset: DATASET_PARAM }, required: ['dataset'] },
+        querystring: querySchema(STATS_PARAMS, {
+          datetime: z.string().meta({
+            description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
+            examples: ['2025-03-01/2025-04-30'],
+          }),
+        }),
+        body: {
+          type: 'object',
+          description: 'GeoJSON: a Polygon or MultiPolygon in WGS 84 lon/lat, or a Feature holding one',
+          required: ['type'],
+          additionalProperties: true,
+        },
+        response,
+      },
+    },
+    (req, reply) => {
+      const geometry = parseAreaGeometry(req.body, 'the request body');
+      return answer(req, reply, parseDateRange(req.query.datetime), {
+        id: 'drawn',
+        open: (q) => planDrawn(db, { ...q, geometry }),
+        links: [],
+      });
+    },
   );
   app.get<{
     Params: BasinParams;
@@ -177,7 +229,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
     },
     (req, reply) => {
       const { month, day, start_year, end_year } = req.query;
-      return answer(db, req, reply, dayOfYear(month, day, start_year, end_year));
+      return answer(req, reply, dayOfYear(month, day, start_year, end_year), indexed(db, req));
     },
   );
   app.get<{

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
+import { parseAreaGeometry } from '../../pourpoints/record.js';
+import type { AreaGeometry } from '../../raster/geometry.js';
 import {
   type AllBasinsStats,
   executeAllBasins,
@@ -10,6 +13,7 @@ import { executeAllWaterYears, planAllWaterYears } from '../../stats/all-water-y
 import { executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
+import { planDrawn } from '../../stats/drawn.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan } from '../../stats/plan.js';
@@ -101,6 +105,20 @@ const normalsFlags = (cmd: Command) =>
       'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
     );
 
+/** A drawn area from a GeoJSON file. @throws SnowdbError `invalid-geometry`, `source-not-found`. */
+async function readArea(path: string): Promise<AreaGeometry> {
+  const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
+    throw new SnowdbError('source-not-found', `${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
+  });
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new SnowdbError('invalid-geometry', `${path}: not valid JSON (${(e as Error).message})`);
+  }
+  return parseAreaGeometry(doc, path);
+}
+
 export function registerStats(program: Command, run: Runner): void {
   const cmd = program
     .command('stats')
@@ -108,7 +126,11 @@ export function registerStats(program: Command, run: Runner): void {
       'stratified statistics of one basin in an active dataset: per date, per cell of the crossed zone axes',
     )
     .argument('<dataset>', 'an active dataset')
-    .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
+    .argument('[pourpoint]', 'basin id: station triplet (09406000:UT:USGS) or <set>:<id>; or give --area')
+    .option(
+      '--area <file>',
+      'instead of a basin: a GeoJSON Polygon or MultiPolygon (bare or in a Feature), its coverage computed on the fly',
+    )
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
     .option('--doy <MM-DD>', 'one calendar day in every year of --years')
     .option('--years <Y1..Y2>', 'year range of --doy')
@@ -120,8 +142,9 @@ export function registerStats(program: Command, run: Runner): void {
   normalsFlags(cellOptions(cmd)).action(
     (
       dataset: string,
-      pourpoint: string,
+      pourpoint: string | undefined,
       opts: CellFlags & {
+        area?: string;
         dates?: string;
         doy?: string;
         years?: string;
@@ -146,13 +169,23 @@ export function registerStats(program: Command, run: Runner): void {
         const cap = Number(opts.maxZoneCells);
         if (!Number.isInteger(cap) || cap < 1)
           throw new SnowdbError('usage-error', '--max-zone-cells must be a positive integer');
-        const q = { dataset, pourpoint, dates, ...statsOptions(statsParams(opts), cliFlags) };
+        if ((pourpoint === undefined) === (opts.area === undefined))
+          throw new SnowdbError('usage-error', 'give a pourpoint or --area <file>, one of them');
+        const q = {
+          dataset,
+          pourpoint: pourpoint ?? 'drawn',
+          dates,
+          ...statsOptions(statsParams(opts), cliFlags),
+        };
         const db = await ctx.openDatabase('read');
-        const plan = await openStatsPlan(db, { ...q, maxZoneCells: cap });
+        const plan =
+          opts.area === undefined
+            ? await openStatsPlan(db, { ...q, maxZoneCells: cap })
+            : await planDrawn(db, { ...q, maxZoneCells: cap, geometry: await readArea(opts.area) });
         const body = await executeWithNormals(plan);
         const ref = (body as Partial<StatsWithNormals>).reference;
         for (const note of answerNotes(dataset, plan.notes, [ref])) ctx.out.info(`note: ${note}`);
-        noteUnclassified(ctx, [{ pourpoint, zones: body.zones }]);
+        noteUnclassified(ctx, [{ pourpoint: plan.entry.triplet, zones: body.zones }]);
         printTable(ctx, opts.format, body);
       }),
   );
