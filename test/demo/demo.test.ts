@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcessByStdio, execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -298,17 +298,49 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       (e) => (e.words[0] === 'npx' && QUERIES.has(e.words[2] ?? '')) || e.words[0] === 'curl',
     );
     assert.ok(examples.length >= 15, `${examples.length} examples`);
+    // The drawn-polygon examples' file: a part of the Virgin basin's country the demo covers.
+    const area = join(dir, 'my-area.geojson');
+    await writeFile(
+      area,
+      JSON.stringify({
+        type: 'Feature',
+        properties: {},
+        geometry: {
+          type: 'Polygon',
+          coordinates: [
+            [
+              [-113.2, 37.3],
+              [-112.95, 37.3],
+              [-113.05, 37.5],
+              [-113.2, 37.3],
+            ],
+          ],
+        },
+      }),
+    );
+    const local = (w: string) =>
+      w === './my-area.geojson' ? area : w === '@my-area.geojson' ? `@${area}` : w;
     const failures: string[] = [];
     for (const e of examples) {
       let body: string;
       if (e.words[0] === 'curl') {
         const url = e.words.find((w) => w.startsWith('http://127.0.0.1:8000/'))!;
-        const r = await fetch(url.replace('http://127.0.0.1:8000', base));
+        const data = e.words.find((w) => w.startsWith('@'));
+        const r = await fetch(
+          url.replace('http://127.0.0.1:8000', base),
+          data === undefined
+            ? {}
+            : {
+                method: 'POST',
+                body: await readFile(local(data).slice(1)),
+                headers: { 'content-type': 'application/geo+json' },
+              },
+        );
         body = await r.text();
         if (r.status !== 200)
           failures.push(`${e.file}: ${e.line}\n  → HTTP ${r.status}: ${body.slice(0, 300)}`);
       } else {
-        const r = await snowdb(e.words.slice(2), { env: env() });
+        const r = await snowdb(e.words.slice(2).map(local), { env: env() });
         body = r.stdout;
         if (r.code !== 0)
           failures.push(`${e.file}: ${e.line}\n  → exit ${r.code}: ${r.stderr.slice(0, 300)}`);
