@@ -854,6 +854,78 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.close();
   });
 
+  it('an uploaded polygon: its season from the drawn-polygon route, the numbers on show, a basin replaces it', async () => {
+    const { page, problems, outside } = await openPage(browser, `${base}/app/?units=metric`);
+    await page.waitForSelector('#basins tbody tr td i.swatch');
+    const file = join(dir, 'upload.geojson');
+    const geometry = {
+      type: 'Polygon',
+      coordinates: [
+        [
+          [-113.2, 37.3],
+          [-112.95, 37.3],
+          [-113.05, 37.5],
+          [-113.2, 37.3],
+        ],
+      ],
+    };
+    await writeFile(file, JSON.stringify({ type: 'Feature', properties: {}, geometry }));
+    await page.setInputFiles('#area-file', file);
+    await page.waitForFunction(
+      "document.querySelector('#basin-title')?.textContent === 'Your area: upload.geojson'",
+    );
+    await settled(page);
+    const r = await fetch(
+      `${base}/datasets/swann/stats/area?variable=swe&datetime=2024-10-01/2025-04-26&normals=true&normals_years=${REF}`,
+      { method: 'POST', body: JSON.stringify(geometry), headers: { 'content-type': 'application/geo+json' } },
+    );
+    const body = (await r.json()) as Body & { pourpoint: string };
+    const dates = Object.keys(body.results).sort();
+    const [xs, , , median, , , value] = await chartData(page, 'season');
+    assert.deepEqual(
+      xs,
+      dates.map((d) => Date.parse(`${d}T00:00:00Z`) / 1000),
+    );
+    assert.deepEqual(
+      value,
+      dates.map((d) => body.results[d]![0]![col(body, 'mean_swe_mm')]),
+    );
+    assert.deepEqual(
+      median,
+      dates.map((d) => body.results[d]![0]![col(body, 'median_mean_swe_mm')]),
+    );
+    assert.ok(
+      value!.some((v) => v !== null && v > 0),
+      'snow in the area',
+    );
+    assert.match(
+      (await page.textContent('#season-note')) ?? '',
+      new RegExp(`upload\\.geojson: .* on the swann grid, .*\\(${body.pourpoint}\\)`),
+    );
+    assert.equal(await page.locator('#numbers tbody tr').count(), dates.length);
+    assert.equal(
+      await page.locator('[role=tab][data-view=zones]').isHidden(),
+      true,
+      'one view for a drawn area',
+    );
+    if (shots) await page.screenshot({ path: join(shots, 'upload.png'), fullPage: true });
+    // A bad file says so; choosing a basin leaves the area.
+    await writeFile(join(dir, 'bad.geojson'), '{"type": "Point", "coordinates": [-113, 37]}');
+    await page.setInputFiles('#area-file', join(dir, 'bad.geojson'));
+    await page.waitForFunction(
+      "/expected a Polygon or MultiPolygon/.test(document.querySelector('#panel .status')?.textContent ?? '')",
+    );
+    await page.click(`#basins tbody tr[data-triplet="${VIRGIN}"]`);
+    await page.waitForFunction(`document.querySelector('#basin-title')?.textContent?.includes('${VIRGIN}')`);
+    assert.equal(await page.locator('[role=tab][data-view=zones]').isHidden(), false);
+    assert.deepEqual(
+      problems.filter((p) => !/422/.test(p)),
+      [],
+    );
+    assert.deepEqual(outside, []);
+    await page.close();
+  });
+
   it('by zone: each band with its area and share, partial coverage named, the API numbers; year against year and every year on the day; CSV of what is shown', async () => {
     const { page, problems, outside } = await openPage(
       browser,

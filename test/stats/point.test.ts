@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { footprintOf, gridOf } from '../../src/datasets/config.js';
 import type { Dataset } from '../../src/datasets/registry.js';

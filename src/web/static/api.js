@@ -41,6 +41,23 @@ export async function getJson(path, params, signal) {
   return body;
 }
 
+/** POST GeoJSON, read JSON back; a problem+json answer (or a network failure) throws a Problem. */
+export async function postJson(path, params, body) {
+  let r;
+  try {
+    r = await fetch(apiUrl(path, params), {
+      method: 'POST',
+      headers: { Accept: 'application/json', 'Content-Type': 'application/geo+json' },
+      body: JSON.stringify(body),
+    });
+  } catch (err) {
+    throw new Problem(0, 'The snowdb server did not answer', /** @type {Error} */ (err).message);
+  }
+  const out = await r.json().catch(() => null);
+  if (!r.ok) throw new Problem(r.status, out?.title ?? `${r.status} ${r.statusText}`, out?.detail);
+  return out;
+}
+
 /** Every feature of a paged GeoJSON collection, following its `next` links. */
 export async function getAllFeatures(path, params) {
   let url = apiUrl(path, params);

@@ -7,13 +7,21 @@ import { BasinMap, COARSE_DEG } from './map.js';
 import { defaultRef, parseRef, readUrl, waterYearOf, writeUrl } from './state.js';
 import { renderTable, setDownloads } from './table.js';
 import { areaText, convert, num, unitOf } from './units.js';
-import { columnOf, seasonView, yearsView, zonesView } from './views.js';
+import { areaView, columnOf, seasonView, yearsView, zonesView } from './views.js';
 
 /** A form control or section of the page by id (the page's ids are its own: each is there). @type {(id: string) => HTMLInputElement} */
 const $ = (id) => /** @type {HTMLInputElement} */ (document.getElementById(id));
 const seg = encodeURIComponent;
 const state = readUrl();
-const app = { state, datasets: new Map(), features: new Map(), charts: {}, shown: null };
+const app = {
+  state,
+  datasets: new Map(),
+  features: new Map(),
+  charts: {},
+  shown: null,
+  /** An uploaded area on show instead of a basin. @type {{ name: string, geometry: unknown } | null} */
+  area: null,
+};
 window.snowdb = app; // for scripts and tests: the state, the drawn charts and the table on show
 const VIEWS = { season: seasonView, zones: zonesView, years: yearsView };
 /** What the basin mean of a variable measures, by its unit. */
@@ -296,8 +304,56 @@ async function peakValues() {
   return { on: wy, values, title: `Peak of water year ${wy}, % of the median peak` };
 }
 
+/** An uploaded area's panel: its season (the one view a drawn polygon has), its table and downloads. */
+async function areaPanel() {
+  const c = ctx();
+  $('panel').hidden = false;
+  $('pick-hint').hidden = true;
+  $('basin-title').textContent = `Your area: ${app.area?.name}`;
+  $('basin-facts').textContent =
+    'Not a basin of the database: a polygon you uploaded (choose a basin to leave it).';
+  for (const t of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[role=tab]')))
+    t.hidden = t.dataset.view !== 'season';
+  for (const v of Object.keys(VIEWS)) $(`view-${v}`).hidden = v !== 'season';
+  $('panel').classList.add('area'); // no datasets beside a drawn area
+  app.charts.season?.destroy?.();
+  const els = {
+    chart: $('season-chart'),
+    title: $('season-title'),
+    note: $('season-note'),
+    peak: $('season-peak'),
+  };
+  const area = app.area;
+  if (!area) return;
+  const r = c.dataset ? await withBusy($('panel'), () => areaView(c, els, area)) : null;
+  app.charts.season = r?.chart;
+  show(r?.shown ?? null);
+}
+
+/** Read an uploaded GeoJSON file as the area on show. */
+async function upload(file) {
+  let geometry;
+  try {
+    geometry = JSON.parse(await file.text());
+  } catch (e) {
+    $('panel-status').textContent = `${file.name} is not JSON: ${/** @type {Error} */ (e).message}`;
+    $('panel-status').className = 'status error';
+    $('panel').hidden = false;
+    return;
+  }
+  app.area = { name: file.name, geometry };
+  state.basin = undefined;
+  save();
+  app.list.render();
+  await areaPanel();
+}
+
 /** The chosen basin's panel: title, facts, and the view on show with its table and downloads. */
 async function panel() {
+  if (app.area && !state.basin) return areaPanel();
+  $('panel').classList.remove('area');
+  for (const t of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[role=tab]')))
+    t.hidden = false;
   const c = ctx();
   const f = c.basin;
   for (const t of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[role=tab]')))
@@ -358,6 +414,7 @@ function show(shown) {
 
 /** Choose a basin (from the map or the list): zoom, mark it in the list, load its panel. */
 function choose(triplet, push = true) {
+  app.area = null; // a basin replaces an uploaded area
   state.basin = triplet;
   save(push);
   app.map.choose(triplet);
@@ -462,6 +519,10 @@ async function main() {
     () => (overview(), panel()),
   );
   on('zone', 'change', (e) => (state.zone = e.target.value), panel);
+  $('area-file').addEventListener('change', (e) => {
+    const f = /** @type {HTMLInputElement} */ (e.target).files?.[0];
+    if (f) upload(f);
+  });
   on('colour-by', 'change', (e) => (state.colour = e.target.value === 'peak' ? 'peak' : undefined), overview);
   on(
     'years-pick',

@@ -1,6 +1,6 @@
 // The three views of one basin. Each fetches what it draws, draws it, and returns the table of the
 // numbers on show: the season against normal, the same by zone, and water years side by side.
-import { getJson } from './api.js';
+import { getJson, postJson } from './api.js';
 import {
   calendarDay,
   chartLibrary,
@@ -194,6 +194,57 @@ export async function seasonView(ctx, els) {
         ...(line ? [`snow line at ${line.threshold_percent} % (${lineUnit})`] : []),
         ...others.map((o) => `${o.name} (${u.unit})`),
       ],
+      rows,
+    },
+  };
+}
+
+/**
+ * An uploaded area's season: this water year and the day's reference median, from the drawn
+ * polygon route (its coverage computed on the fly), with % of median on the as-of date.
+ */
+export async function areaView(ctx, els, area) {
+  const { stat, u, label, file } = columnOf(ctx);
+  const { wy, start, end } = seasonSpan(ctx);
+  const [stats] = await Promise.all([
+    postJson(
+      `datasets/${seg(ctx.dataset.name)}/stats/area`,
+      { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) },
+      area.geometry,
+    ),
+    chartLibrary(),
+  ]);
+  const vi = col(stats, stat);
+  const mi = col(stats, `median_${stat}`);
+  const pi = col(stats, `pct_median_${stat}`);
+  const dates = Object.keys(stats.results).sort();
+  /** @type {Record<'xs' | 'value' | 'median' | 'p10' | 'p90' | 'min' | 'max', (number | null)[]>} */
+  const s = { xs: [], value: [], median: [], p10: [], p90: [], min: [], max: [] };
+  const rows = [];
+  for (const d of dates) {
+    const row = stats.results[d][0];
+    const v = convert(at(row, vi), u);
+    const m = convert(at(row, mi), u);
+    s.xs.push(unixDay(d));
+    s.value.push(v);
+    s.median.push(m);
+    for (const k of ['p10', 'p90', 'min', 'max']) s[k].push(null);
+    rows.push([d, v, m, at(row, pi)]);
+  }
+  const asOf = dates.filter((d) => d <= ctx.date && at(stats.results[d][0], vi) !== null).at(-1);
+  const pct = asOf && at(stats.results[asOf][0], pi);
+  els.title.textContent =
+    asOf === undefined
+      ? `Water year ${wy}: no data up to ${ctx.date}`
+      : `Water year ${wy}: ${num(convert(at(stats.results[asOf][0], vi), u))} ${u.unit} on ${asOf}${typeof pct === 'number' ? ` (${Math.round(pct)} % of median)` : ''}`;
+  els.note.textContent = `${area.name}: ${areaText(stats.zones[0]?.area_m2 ?? 0, ctx.units)} on the ${ctx.dataset.name} grid, its exact coverage computed for this view (${stats.pourpoint}).${ctx.ref ? ` Dashed: the median of water years ${ctx.ref.replace('..', '–')} on each date.` : ''}`;
+  els.peak.textContent = '';
+  const chart = seasonChart(els.chart, s, u.unit, label, asOf && unixDay(asOf));
+  return {
+    chart,
+    shown: {
+      name: `area_${file}_WY${wy}`,
+      columns: ['date', `this year (${u.unit})`, `median (${u.unit})`, '% of median'],
       rows,
     },
   };
