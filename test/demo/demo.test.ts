@@ -34,6 +34,18 @@ import {
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const run = promisify(execFile);
 const VIRGIN = '09406000:UT:USGS';
+/** A drawn area: a triangle in the Virgin basin's country (the docs' my-area.geojson, the upload). */
+const AREA = {
+  type: 'Polygon',
+  coordinates: [
+    [
+      [-113.2, 37.3],
+      [-112.95, 37.3],
+      [-113.05, 37.5],
+      [-113.2, 37.3],
+    ],
+  ],
+};
 /** Delineated from the bundled DEM (demo/README.md): every zone layer classifies all of it. */
 const NORTH_CREEK = 'NORTHCK:UT:DEMO';
 
@@ -300,24 +312,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.ok(examples.length >= 15, `${examples.length} examples`);
     // The drawn-polygon examples' file: a part of the Virgin basin's country the demo covers.
     const area = join(dir, 'my-area.geojson');
-    await writeFile(
-      area,
-      JSON.stringify({
-        type: 'Feature',
-        properties: {},
-        geometry: {
-          type: 'Polygon',
-          coordinates: [
-            [
-              [-113.2, 37.3],
-              [-112.95, 37.3],
-              [-113.05, 37.5],
-              [-113.2, 37.3],
-            ],
-          ],
-        },
-      }),
-    );
+    await writeFile(area, JSON.stringify({ type: 'Feature', properties: {}, geometry: AREA }));
     const local = (w: string) =>
       w === './my-area.geojson' ? area : w === '@my-area.geojson' ? `@${area}` : w;
     const failures: string[] = [];
@@ -858,17 +853,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const { page, problems, outside } = await openPage(browser, `${base}/app/?units=metric`);
     await page.waitForSelector('#basins tbody tr td i.swatch');
     const file = join(dir, 'upload.geojson');
-    const geometry = {
-      type: 'Polygon',
-      coordinates: [
-        [
-          [-113.2, 37.3],
-          [-112.95, 37.3],
-          [-113.05, 37.5],
-          [-113.2, 37.3],
-        ],
-      ],
-    };
+    const geometry = AREA;
     await writeFile(file, JSON.stringify({ type: 'Feature', properties: {}, geometry }));
     await page.setInputFiles('#area-file', file);
     await page.waitForFunction(
