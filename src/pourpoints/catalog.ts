@@ -13,6 +13,7 @@ import {
   type IndexEntry,
   writeIndex,
 } from './index-file.js';
+import { nestingOf } from './nesting.js';
 import { parseRecord } from './record.js';
 import { indexedEntry, indexOf, readStoredBasin, storedTriplets } from './store.js';
 
@@ -37,6 +38,10 @@ export interface PourpointDetail {
   readonly declared_area_m2: number | null;
   /** The polygon's area against the declared one, % (null without a declared area). */
   readonly area_vs_declared_percent: number | null;
+  /** The basins it lies in, its direct parent first (nesting.ts). */
+  readonly parents: readonly string[];
+  /** The basins directly inside it. */
+  readonly children: readonly string[];
   readonly parts: number;
   readonly vertices: number;
   readonly basin_bbox: readonly number[];
@@ -53,6 +58,7 @@ export interface PourpointDetail {
 export async function showPourpoint(db: Database, triplet: string): Promise<PourpointDetail> {
   const entry = indexedEntry(await indexOf(db), triplet);
   const rec = await readStoredBasin(db, triplet);
+  const nesting = await nestingOf(db);
   const polys = polygonsOf(rec.basin);
   return {
     triplet,
@@ -65,6 +71,8 @@ export async function showPourpoint(db: Database, triplet: string): Promise<Pour
     point_outside_m: rec.outlet ? distanceOutside(rec.basin, rec.point[0], rec.point[1]) : null,
     declared_area_m2: entry.declaredAreaM2,
     area_vs_declared_percent: areaVsDeclared(entry),
+    parents: nesting.parents.get(triplet) ?? [],
+    children: nesting.children.get(triplet) ?? [],
     parts: polys.length,
     vertices: polys.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0),
     basin_bbox: entry.basinBbox,

@@ -849,6 +849,31 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.close();
   });
 
+  it('nesting on the page: the basin a basin lies in and those inside it, as the API says; a click goes up', async () => {
+    const detail = await api<{ properties: { parents: string[]; children: string[] } }>(
+      `/pourpoints/${VIRGIN}`,
+    );
+    assert.deepEqual(detail.properties.parents, [HURRICANE]);
+    assert.deepEqual(detail.properties.children, ['NORTHCK:UT:DEMO']);
+    const { page, problems, outside } = await openPage(browser, `${base}/app/?basin=${VIRGIN}`);
+    await page.waitForSelector('#basin-nest a');
+    assert.equal(
+      await page.textContent('#basin-nest'),
+      'Inside: Virgin R nr Hurricane · Holds 1: North Ck nr Virgin (delineated from the demo DEM)',
+    );
+    await page.click(`#basin-nest a[data-triplet="${HURRICANE}"]`);
+    await page.waitForFunction(
+      `document.querySelector('#basin-title')?.textContent?.includes('${HURRICANE}')`,
+    );
+    await page.waitForFunction(
+      "document.querySelector('#basin-nest')?.textContent === 'Holds 1: Virgin R at Virgin'",
+    );
+    assert.equal(new URL(page.url()).searchParams.get('basin'), HURRICANE);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
+    await page.close();
+  });
+
   it('an uploaded polygon: its season from the drawn-polygon route, the numbers on show, a basin replaces it', async () => {
     const { page, problems, outside } = await openPage(browser, `${base}/app/?units=metric`);
     await page.waitForSelector('#basins tbody tr td i.swatch');

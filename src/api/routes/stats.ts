@@ -14,6 +14,7 @@ import { compareStateKey, executeCompare, MAX_COMPARED, planCompare } from '../.
 import { allBasinsCsvLines, compareCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
 import { planDrawn } from '../../stats/drawn.js';
+import { planIntervening } from '../../stats/intervening.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan, type StatsPlan, type StatsQuery } from '../../stats/plan.js';
 import {
@@ -88,12 +89,23 @@ async function answer(
   });
 }
 
-/** A basin of the database, by the request's `pourpoint`. */
-const indexed = (db: Database, req: FastifyRequest<{ Params: BasinParams }>) => ({
+/** A basin of the database, by the request's `pourpoint` (with `minus_children`, its intervening area). */
+const indexed = (
+  db: Database,
+  req: FastifyRequest<{ Params: BasinParams; Querystring: { minus_children?: boolean } }>,
+) => ({
   id: req.params.pourpoint,
-  open: (q: StatsQuery) => openStatsPlan(db, q),
+  open: (q: StatsQuery) => (req.query.minus_children ? planIntervening(db, q) : openStatsPlan(db, q)),
   links: [upLink(req, req.params.pourpoint)],
 });
+
+/** The date-range and day-of-year routes' own parameter beside the stats ones. */
+const MINUS_CHILDREN = {
+  minus_children: z
+    .boolean()
+    .default(false)
+    .meta({ description: 'the intervening area: the basin less the basins directly inside it' }),
+};
 
 /** A stats answer's options without normals (a comparison has none). */
 const cellsOnly = ({ normals: _, ...cells }: ReturnType<typeof statsOptions>) => cells;
@@ -157,7 +169,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       });
     },
   );
-  app.get<{ Params: BasinParams; Querystring: QueryParams & { datetime: string } }>(
+  app.get<{ Params: BasinParams; Querystring: QueryParams & { datetime: string; minus_children?: boolean } }>(
     '/datasets/:dataset/stats/:pourpoint/date-range',
     {
       schema: {
@@ -165,6 +177,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
         summary: 'Stratified statistics of a basin over a date range',
         params: basinParams,
         querystring: querySchema(STATS_PARAMS, {
+          ...MINUS_CHILDREN,
           datetime: z.string().meta({
             description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
             examples: ['2024-01-01/2024-06-30', '2024-04-01', '2024-01-01/..'],
@@ -175,7 +188,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
     },
     (req, reply) => answer(req, reply, parseDateRange(req.query.datetime), indexed(db, req)),
   );
-  app.post<{ Params: { dataset: string }; Querystring: QueryParams & { datetime: string }; Body: unknown }>(
+  app.post<{ Params: { dataset: string }; Querystring: QueryParams & { datetime: string; minus_children?: boolean }; Body: unknown }>(
     '/datasets/:dataset/stats/area',
     {
       bodyLimit: 8 * 1024 * 1024,
@@ -210,7 +223,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
   );
   app.get<{
     Params: BasinParams;
-    Querystring: QueryParams & { month: number; day: number; start_year: number; end_year: number };
+    Querystring: QueryParams & { month: number; day: number; start_year: number; end_year: number; minus_children?: boolean };
   }>(
     '/datasets/:dataset/stats/:pourpoint/doy',
     {
@@ -219,6 +232,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
         summary: 'Stratified statistics of a basin on one calendar day in every year of a span',
         params: basinParams,
         querystring: querySchema(STATS_PARAMS, {
+          ...MINUS_CHILDREN,
           month: z.int().min(1).max(12),
           day: z.int().min(1).max(31),
           start_year: z.int().min(1000).max(9999),

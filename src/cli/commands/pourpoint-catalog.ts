@@ -111,6 +111,8 @@ function showText(d: PourpointDetail): string {
     ['area_km2', km2(d.area_meters)],
     ['area_meters', String(d.area_meters)],
     ['declared_area', declared],
+    ['inside', d.parents.join(', ') || '(no other basin)'],
+    ['holds', d.children.join(', ') || '(no other basin)'],
     ['point', `${d.point[0]}, ${d.point[1]} (${outside})`],
     ['basin', `${d.parts} part(s), ${d.vertices} vertices, bbox ${d.basin_bbox.join(', ')}`],
     ['geometry_hash', d.geometry_hash],

@@ -14,6 +14,7 @@ import { executeWithNormals, type StatsWithNormals } from '../../stats/anomalies
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
 import { planDrawn } from '../../stats/drawn.js';
+import { planIntervening } from '../../stats/intervening.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan } from '../../stats/plan.js';
@@ -131,6 +132,7 @@ export function registerStats(program: Command, run: Runner): void {
       '--area <file>',
       'instead of a basin: a GeoJSON Polygon or MultiPolygon (bare or in a Feature), its coverage computed on the fly',
     )
+    .option('--minus-children', 'the intervening area: the basin less the basins directly inside it')
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
     .option('--doy <MM-DD>', 'one calendar day in every year of --years')
     .option('--years <Y1..Y2>', 'year range of --doy')
@@ -145,6 +147,7 @@ export function registerStats(program: Command, run: Runner): void {
       pourpoint: string | undefined,
       opts: CellFlags & {
         area?: string;
+        minusChildren?: boolean;
         dates?: string;
         doy?: string;
         years?: string;
@@ -178,10 +181,14 @@ export function registerStats(program: Command, run: Runner): void {
           ...statsOptions(statsParams(opts), cliFlags),
         };
         const db = await ctx.openDatabase('read');
+        if (opts.minusChildren && opts.area !== undefined)
+          throw new SnowdbError('usage-error', '--minus-children goes with a pourpoint, not --area');
         const plan =
-          opts.area === undefined
-            ? await openStatsPlan(db, { ...q, maxZoneCells: cap })
-            : await planDrawn(db, { ...q, maxZoneCells: cap, geometry: await readArea(opts.area) });
+          opts.area !== undefined
+            ? await planDrawn(db, { ...q, maxZoneCells: cap, geometry: await readArea(opts.area) })
+            : opts.minusChildren
+              ? await planIntervening(db, { ...q, maxZoneCells: cap })
+              : await openStatsPlan(db, { ...q, maxZoneCells: cap });
         const body = await executeWithNormals(plan);
         const ref = (body as Partial<StatsWithNormals>).reference;
         for (const note of answerNotes(dataset, plan.notes, [ref])) ctx.out.info(`note: ${note}`);

@@ -312,6 +312,7 @@ async function areaPanel() {
   $('basin-title').textContent = `Your area: ${app.area?.name}`;
   $('basin-facts').textContent =
     'Not a basin of the database: a polygon you uploaded (choose a basin to leave it).';
+  $('basin-nest').replaceChildren();
   for (const t of /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll('[role=tab]')))
     t.hidden = t.dataset.view !== 'season';
   for (const v of Object.keys(VIEWS)) $(`view-${v}`).hidden = v !== 'season';
@@ -328,6 +329,36 @@ async function areaPanel() {
   const r = c.dataset ? await withBusy($('panel'), () => areaView(c, els, area)) : null;
   app.charts.season = r?.chart;
   show(r?.shown ?? null);
+}
+
+/** Up and down: the basin this one lies in, and the basins directly inside it, as links that choose them. */
+async function nestLinks(id) {
+  const box = $('basin-nest');
+  box.replaceChildren();
+  const detail = await getJson(`pourpoints/${seg(id)}`).catch(() => null);
+  if (!detail || state.basin !== id) return;
+  const { parents = [], children = [] } = detail.properties;
+  const link = (t) => {
+    const a = Object.assign(document.createElement('a'), {
+      href: '#',
+      textContent: app.features.get(t)?.properties.name ?? t,
+    });
+    a.dataset.triplet = t;
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      choose(t);
+    });
+    return a;
+  };
+  const line = (words, ids) => {
+    const p = document.createElement('span');
+    p.append(words);
+    ids.forEach((t, i) => p.append(...(i > 0 ? [', '] : []), link(t)));
+    return p;
+  };
+  if (parents.length > 0) box.append(line('Inside: ', [parents[0]]));
+  if (parents.length > 0 && children.length > 0) box.append(' · ');
+  if (children.length > 0) box.append(line(`Holds ${children.length}: `, children));
 }
 
 /** Read an uploaded GeoJSON file as the area on show. */
@@ -379,6 +410,7 @@ async function panel() {
   $('basin-facts').textContent = c.dataset
     ? `${facts} · ${state.dataset} covers ${coverage === 'full' ? 'all' : coverage === 'partial' ? 'part' : 'none'} of it`
     : facts;
+  nestLinks(f.id);
   const els = {
     season: {
       chart: $('season-chart'),
