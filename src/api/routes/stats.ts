@@ -188,7 +188,11 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
     },
     (req, reply) => answer(req, reply, parseDateRange(req.query.datetime), indexed(db, req)),
   );
-  app.post<{ Params: { dataset: string }; Querystring: QueryParams & { datetime: string; minus_children?: boolean }; Body: unknown }>(
+  app.post<{
+    Params: { dataset: string };
+    Querystring: QueryParams & { datetime: string; minus_children?: boolean };
+    Body: unknown;
+  }>(
     '/datasets/:dataset/stats/area',
     {
       bodyLimit: 8 * 1024 * 1024,
@@ -223,7 +227,13 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
   );
   app.get<{
     Params: BasinParams;
-    Querystring: QueryParams & { month: number; day: number; start_year: number; end_year: number; minus_children?: boolean };
+    Querystring: QueryParams & {
+      month: number;
+      day: number;
+      start_year: number;
+      end_year: number;
+      minus_children?: boolean;
+    };
   }>(
     '/datasets/:dataset/stats/:pourpoint/doy',
     {

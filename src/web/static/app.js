@@ -353,7 +353,7 @@ async function nestLinks(id) {
   const line = (words, ids) => {
     const p = document.createElement('span');
     p.append(words);
-    ids.forEach((t, i) => p.append(...(i > 0 ? [', '] : []), link(t)));
+    for (const [i, t] of ids.entries()) p.append(...(i > 0 ? [', '] : []), link(t));
     return p;
   };
   if (parents.length > 0) box.append(line('Inside: ', [parents[0]]));
