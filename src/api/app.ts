@@ -24,6 +24,7 @@ import {
   scrubPaths,
 } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
+import { groupRoutes } from './routes/groups.js';
 import { historyRoutes } from './routes/history.js';
 import { pointRoutes } from './routes/point.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
@@ -207,6 +208,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     await statsRoutes(scope, db);
     await historyRoutes(scope, db);
     await pointRoutes(scope, db);
+    await groupRoutes(scope, db);
     await webRoutes(scope);
   });
   return app;

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   changes: async () => (await import('./commands/history.js')).registerChanges,
   compare: async () => (await import('./commands/history.js')).registerCompare,
   point: async () => (await import('./commands/point.js')).registerPoint,
+  group: async () => (await import('./commands/group.js')).registerGroup,
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,
   worker: async () => (await import('./commands/worker.js')).registerWorker,

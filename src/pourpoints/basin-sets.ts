@@ -29,6 +29,9 @@ export interface SetOptions {
   readonly layer?: string | undefined;
 }
 
+/** Set names snowdb's own ids use: groups, drawn polygons, intervening areas. */
+const RESERVED_SETS = ['group', 'drawn', 'minus'];
+
 /** The set when none is named. */
 export const DEFAULT_SET = 'user';
 
@@ -129,6 +132,11 @@ export async function readBasinSet(path: string, label: string, opts: SetOptions
     throw new SnowdbError(
       'usage-error',
       `--set '${opts.set}': a set name is lower-case letters, digits and '-', starting with a letter (at most 32), e.g. huc12`,
+    );
+  if (opts.set !== undefined && RESERVED_SETS.includes(opts.set))
+    throw new SnowdbError(
+      'usage-error',
+      `--set '${opts.set}' is reserved (${RESERVED_SETS.join(', ')} name groups, drawn and derived areas)`,
     );
   const layer = await readLayer(path, label, opts.layer);
   for (const [flag, field] of [

@@ -3,8 +3,13 @@ import { datesOf } from '../datasets/inventory.js';
 import { type Dataset, openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
+import { GROUP_SET, groupMembers, unionOf } from '../pourpoints/groups.js';
 import type { IndexEntry } from '../pourpoints/index-file.js';
+import { geometryHash } from '../pourpoints/index-file.js';
 import { indexedEntry, indexOf } from '../pourpoints/store.js';
+import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
+import { geodesicArea } from '../raster/geodesic.js';
+import { labelPoint, polygonsBounds, polygonsOf } from '../raster/geometry.js';
 import type { Window } from '../raster/grid.js';
 import { enabledLayers, layerPath, ZONE_LAYERS, type ZoneLayerSpec } from '../zones/layers.js';
 import type { Axis } from '../zones/schemes.js';
@@ -241,6 +246,49 @@ export async function openStatsPlan(db: Database, q: StatsQuery): Promise<StatsP
 export async function planInputs(db: Database, dataset: string, pourpoint: string): Promise<PlanInputs> {
   const d = await openActiveDataset(db, dataset);
   const index = await indexOf(db);
+  if (pourpoint.startsWith(`${GROUP_SET}:`)) return groupInputs(db, d, index, pourpoint);
   indexedEntry(index, pourpoint);
   return { dataset: d, index, dates: await datesOf(db, d) };
+}
+
+/**
+ * A group's plan inputs: a synthetic entry `group:<name>` and, standing in for its AOI raster, the
+ * exact coverage of its members' union on the dataset grid (kept per members' geometry).
+ * @throws SnowdbError `pourpoint-not-found` for an unknown group, `pourpoint-not-covered` outside the grid.
+ */
+async function groupInputs(
+  db: Database,
+  d: Dataset,
+  index: ReadonlyMap<string, IndexEntry>,
+  id: string,
+): Promise<PlanInputs> {
+  const members = await groupMembers(db, id);
+  const hashes = members.map((m) => indexedEntry(index, m).geometryHash);
+  const key = `${d.name}\0${d.configPath}\0${id}\0${hashes.join(',')}`;
+  const made = await db.runtime
+    .cache<{ entry: IndexEntry; drawn: DrawnArea }>(
+      'group-coverage',
+      (v) => v.drawn.weights.byteLength + 1024,
+    )
+    .get(key, async () => {
+      const union = await unionOf(db, members);
+      const cov = polygonCoverage(d.grid, union);
+      if (cov === null)
+        throw new SnowdbError('pourpoint-not-covered', `group ${id} lies outside the grid of '${d.name}'`);
+      const polygons = polygonsOf(union);
+      const entry: IndexEntry = {
+        triplet: id,
+        name: `${members.length} basins: ${members.join(', ')}`,
+        point: labelPoint(polygons),
+        outlet: false,
+        declaredAreaM2: null,
+        outletOutsideM: null,
+        areaMeters: geodesicArea(union),
+        geometryHash: geometryHash(union),
+        basinBbox: polygonsBounds(polygons),
+        coverage: { [d.name]: 'partial' },
+      };
+      return { entry, drawn: { id, weights: coverageWeights(d.grid, cov), window: cov.window } };
+    });
+  return { dataset: d, index: new Map([[id, made.entry]]), dates: await datesOf(db, d), drawn: made.drawn };
 }

@@ -16,6 +16,7 @@ export const CACHES = {
   'series-blocks': { what: 'decoded series-store blocks (small, repeated queries)', mib: 64 },
   'basin-records': { what: 'basin records with their polygons as JSON bytes', mib: 64 },
   'basin-outlines': { what: 'simplified basin outlines (GeoJSON bytes) for the map', mib: 32 },
+  'group-coverage': { what: "groups' unions: exact coverage weights per dataset grid", mib: 32 },
   'replica-files': { what: "a replica's whole small files (configs, indexes, records)", mib: 64 },
   'replica-chunks': { what: "a replica's blob bytes in 64 KiB chunks", mib: 256 },
 } as const;

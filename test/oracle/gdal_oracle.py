@@ -55,6 +55,7 @@ Commands (JSON on stdout):
                                   attributes, its geometry reprojected to WGS 84 lon/lat (PROJ),
                                   the sha256 of that geometry's little-endian WKB, and its area in
                                   a WGS 84 Lambert azimuthal equal-area projection centred on it
+  union GEOJSON...                OGR's union of bare GeoJSON geometries, as GeoJSON
 """
 import hashlib
 import json
@@ -671,6 +672,14 @@ def vector(path, layer=None):
     print(json.dumps(out))
 
 
+def union(*paths):
+    geoms = [ogr.CreateGeometryFromJson(json.dumps(json.load(open(p)))) for p in paths]
+    u = geoms[0]
+    for g in geoms[1:]:
+        u = u.Union(g)
+    print(u.ExportToJson(['COORDINATE_PRECISION=17']))
+
+
 def run(argv):
     """Run one command (argv: its name and arguments), printing its JSON answer."""
     cmd, args = argv[0], argv[1:]
@@ -682,7 +691,7 @@ def run(argv):
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
      'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
      'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args),
-     'vector': lambda: vector(*args)}[cmd]()
+     'vector': lambda: vector(*args), 'union': lambda: union(*args)}[cmd]()
 
 
 if __name__ == '__main__':

@@ -13,6 +13,7 @@ import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { BASIN, copyCoverDb } from '../helpers/cover-db.js';
+import { oracle } from '../helpers/gdal.js';
 
 interface Body {
   zones: { area_m2: number }[];
@@ -91,6 +92,110 @@ describe('nesting: basins inside basins, and the area between them', () => {
     }
     const table = await snowdb(['pourpoint', 'show', 'huc:c'], { env });
     assert.match(table.stdout, /^inside\s+huc:a, LINE:UT:TEST$/m);
+  });
+
+  it('groups: the union answers as a basin (overlaps once, OGR’s union), listed, and a basin index over the members', async () => {
+    const cli = async (...args: string[]) => {
+      const r = await snowdb(args, { env });
+      assert.equal(r.code, 0, r.stderr);
+      return r.stdout.trimEnd();
+    };
+    const stats = async (...args: string[]) => JSON.parse(await cli('stats', 'cover', ...args)) as Body;
+    assert.equal(await cli('group', 'create', 'east', 'huc:n', 'huc:b'), 'group:east: huc:b, huc:n');
+    await cli('group', 'create', 'west', 'huc:a', 'huc:c'); // c lies inside a: the union is a
+    const area = (b: Body) => b.zones.reduce((t, z) => t + z.area_m2, 0);
+    const west = await stats('group:west');
+    const a = await stats('huc:a');
+    assert.ok(Math.abs(area(west) / area(a) - 1) < 1e-9, `${area(west)} vs ${area(a)}`);
+    // The east group's union, as OGR makes it, drawn: the same area, the same values.
+    const polygon = async (id: string) => {
+      const f = JSON.parse(
+        await readFile(join(dir, 'db/pourpoints', `${id.replace(':', '_')}.geojson`), 'utf8'),
+      );
+      const p = join(dir, `${id.replace(':', '_')}.json`);
+      await writeFile(p, JSON.stringify(f.geometry));
+      return p;
+    };
+    const ogrUnion = await oracle<object>('union', await polygon('huc:b'), await polygon('huc:n'));
+    const unionFile = join(dir, 'union.json');
+    await writeFile(unionFile, JSON.stringify(ogrUnion));
+    const [east, drawn, b, n] = [
+      await stats('group:east'),
+      await stats('--area', unionFile),
+      await stats('huc:b'),
+      await stats('huc:n'),
+    ];
+    assert.ok(Math.abs(area(east) / area(drawn) - 1) < 1e-9, `${area(east)} vs OGR's union ${area(drawn)}`);
+    assert.ok(area(east) < area(b) + area(n) - 0.01 * area(n), 'the overlap counted once');
+    const t = east.variables.indexOf('total_snow_fraction_m2');
+    for (const d of Object.keys(east.results))
+      assert.ok(
+        Math.abs((east.results[d]![0]![t] as number) - (drawn.results[d]![0]![t] as number)) <=
+          1e-9 * area(east),
+        d,
+      );
+    assert.match(await cli('group', 'list'), /^group:east\thuc:b, huc:n\ngroup:west\thuc:a, huc:c$/);
+    const exists = await snowdb(['group', 'create', 'east', 'huc:a', 'huc:b'], { env });
+    assert.equal(exists.code, 2);
+    assert.match(exists.stderr, /group 'east' exists \(huc:b, huc:n\); give --replace/);
+    const unknown = await snowdb(['group', 'create', 'x', 'huc:a', 'huc:zz'], { env });
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /no pourpoint huc:zz in the index/);
+    // The basin index: 100 × Σ members' means ÷ Σ their medians, date by date.
+    await cli('group', 'create', 'ab', 'huc:a', 'huc:b');
+    const index = JSON.parse(await cli('group', 'index', 'cover', 'ab', '--variable', 'snow_fraction')) as {
+      variables: string[];
+      results: Record<string, (number | null)[]>;
+    };
+    assert.deepEqual(index.variables, [
+      'basin_index_pct',
+      'sum_mean_snow_fraction_percent',
+      'sum_median_mean_snow_fraction_percent',
+      'members',
+    ]);
+    const own = await Promise.all(
+      ['huc:a', 'huc:b'].map((m) => stats(m, '--variable', 'snow_fraction', '--with-normals')),
+    );
+    let checked = 0;
+    for (const [d, row] of Object.entries(index.results)) {
+      const v = (x: Body, name: string) => x.results[d]![0]![x.variables.indexOf(name)] as number | null;
+      const pairs = own.map((x) => [
+        v(x, 'mean_snow_fraction_percent'),
+        v(x, 'median_mean_snow_fraction_percent'),
+      ]);
+      const both = pairs.filter(([x, m]) => x !== null && m !== null) as [number, number][];
+      const sum = both.reduce((s, [x]) => s + x, 0);
+      const med = both.reduce((s, [, m]) => s + m, 0);
+      assert.equal(row[3], both.length, d);
+      if (both.length === 0) continue;
+      assert.ok(
+        Math.abs(row[0]! - (100 * sum) / med) < 1e-9 * row[0]!,
+        `${d}: ${row[0]} vs ${(100 * sum) / med}`,
+      );
+      checked++;
+    }
+    assert.ok(checked >= 3, `${checked} dates with an index`);
+    const app = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+    try {
+      const list = await app.inject({ method: 'GET', url: '/groups' });
+      assert.deepEqual(
+        list.json().groups.map((g: { id: string }) => g.id),
+        ['group:ab', 'group:east', 'group:west'],
+      );
+      const r = await app.inject({
+        method: 'GET',
+        url: '/datasets/cover/groups/ab/basin-index?datetime=../..&variable=snow_fraction',
+      });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.deepEqual(r.json().results, index.results);
+      const s = await app.inject({
+        method: 'GET',
+        url: '/datasets/cover/stats/group:east/date-range?datetime=../..',
+      });
+      assert.deepEqual((s.json() as Body).results, east.results);
+    } finally {
+      await app.close();
+    }
   });
 
   it('--minus-children: areas and snow-covered areas are the basin’s less its children’s, date by date', async () => {
