@@ -106,6 +106,39 @@ describe('pourpoints: import, sync, prune, index, list, show', () => {
     assert.equal(idx.features[5]!.properties.name, 'Wheatfields Ck nr Wheatfields');
   });
 
+  it('basin QA: doctor lists each polygon more than 5 % off its declared area and the outlet 772 km away, as info', async () => {
+    const r = await snowdb(['doctor', '--check', 'pourpoints', '--format', 'json'], { env: env() });
+    assert.equal(r.code, 0, r.stderr); // info only: the data are as published
+    const findings = (
+      JSON.parse(r.stdout) as { findings: { target: string; issue: string; severity: string }[] }
+    ).findings;
+    const idx = await readIndex();
+    const want: string[] = [];
+    for (const f of idx.features) {
+      const p = f.properties as { area_meters: number; declared_area_m2?: number; outlet_outside_m?: number };
+      if (p.declared_area_m2 !== undefined) {
+        // BAGIS's basinarea is in mi²: the index holds it in m².
+        const rec = JSON.parse(await readFile(join(src, `${f.id.replaceAll(':', '_')}.geojson`), 'utf8'));
+        assert.ok(Math.abs(p.declared_area_m2 - rec.properties.basinarea * 2589988.110336) < 1e-6, f.id);
+        const pct = (100 * (p.area_meters - p.declared_area_m2)) / p.declared_area_m2;
+        if (Math.abs(pct) > 5) want.push(`${f.id} area ${pct > 0 ? '+' : ''}${pct.toFixed(1)} %`);
+      }
+      if ((p.outlet_outside_m ?? 0) > 1000)
+        want.push(`${f.id} outlet ${(p.outlet_outside_m! / 1000).toFixed(1)} km`);
+    }
+    const got = findings.map((x) => {
+      assert.equal(x.severity, 'info');
+      const area = / is ([-+][\d.]+) % against its declared/.exec(x.issue);
+      const far = /outlet lies ([\d.]+) km outside/.exec(x.issue);
+      return area ? `${x.target} area ${area[1]} %` : `${x.target} outlet ${far?.[1]} km`;
+    });
+    assert.deepEqual(got.sort(), want.sort());
+    assert.ok(
+      got.some((g) => /^09021000:CO:USGS outlet 77\d\.\d km$/.test(g)),
+      got.join('; '),
+    );
+  });
+
   it('show reads the record: ids, shape, and the outflow point 772 km from its basin (as OGR measures)', async () => {
     const r = await snowdb(['pourpoint', 'show', '09021000:CO:USGS', '--format', 'json'], { env: env() });
     assert.equal(r.code, 0, r.stderr);

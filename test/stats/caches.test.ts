@@ -116,6 +116,7 @@ describe('caches', () => {
         'basin-outlines',
         'basin-records',
         'basins',
+        'group-coverage',
         'normals',
         'replica-chunks',
         'replica-files',

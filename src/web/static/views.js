@@ -91,7 +91,9 @@ export async function seasonView(ctx, els) {
         })
       : null,
     // The season's changes (they read back to 1 October): the as-of date's row is shown.
-    water ? getJson(`${path}/changes`, { variable: ctx.variable, datetime: `${start}/${end}` }) : null,
+    water
+      ? getJson(`${path}/changes`, { variable: ctx.variable, datetime: `${start}/${end}`, ...refParams(ctx) })
+      : null,
     chartLibrary(),
   ]);
   const others = (compared?.datasets ?? []).slice(1).map((d) => ({
@@ -282,14 +284,19 @@ function changesText(body, date, u, pu) {
   const v = (name, unit = u) => convert(at(row, col(body, name)), unit);
   const signed = (x) => (x === null ? '–' : `${x > 0 ? '+' : ''}${num(x)} ${u.unit}`);
   const wet = body.variables.find((x) => x.startsWith('wytd_mean_precip_'));
+  // With normals: the cumulative value as % of the reference years' median on the same day.
+  const ofMedian = (name) => {
+    const p = at(row, col(body, `pct_median_${name}`));
+    return p === null ? '' : ` (${Math.round(p)} % of median)`;
+  };
   return [
     `Change to ${date}: ${signed(v(`change_1d_${mean}`))} over 1 day, ${signed(v(`change_7d_${mean}`))} over 7 days.`,
     v(`gain_${mean}`) === null
       ? 'Gain and melt since 1 October: – (a day is missing since then).'
-      : `Since 1 October: gained ${num(v(`gain_${mean}`))} ${u.unit}, melted ${num(v(`melt_${mean}`))} ${u.unit}.`,
+      : `Since 1 October: gained ${num(v(`gain_${mean}`))} ${u.unit}${ofMedian(`gain_${mean}`)}, melted ${num(v(`melt_${mean}`))} ${u.unit}${ofMedian(`melt_${mean}`)}.`,
     wet === undefined
       ? ''
-      : `Water-year precipitation: ${v(wet, pu) === null ? '– (a day is missing)' : `${num(v(wet, pu))} ${pu.unit}`}.`,
+      : `Water-year precipitation: ${v(wet, pu) === null ? '– (a day is missing)' : `${num(v(wet, pu))} ${pu.unit}${ofMedian(wet)}`}.`,
   ]
     .filter(Boolean)
     .join(' ');
