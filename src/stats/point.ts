@@ -1,20 +1,20 @@
 /**
  * A point: the values of the one grid cell holding a lon/lat point, per date and variable, with
  * the cell's column and row, its centre and its bounds (in the grid's CRS and in lon/lat). Pure
- * plan (the cell, the dates, the columns), then one 1 × 1 window read per date and variable from
- * its COG (a tile decoded each; no series store yet).
+ * plan (the cell, the dates, the columns), then the stats executor over a one-pixel basin: the
+ * series store where it holds the cell, the COGs otherwise.
  */
 import proj4 from 'proj4';
 import { datesOf } from '../datasets/inventory.js';
-import { dateIncomplete, readOnto } from '../datasets/read-onto.js';
 import { type Dataset, openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
+import type { IndexEntry } from '../pourpoints/index-file.js';
 import { pixelToWorld, worldToPixel } from '../raster/grid.js';
-import { mapPool } from '../util/pool.js';
-import { type DateQuery, emptySelectionNote, selectDates } from './dates.js';
+import { columnTable, executeCube } from './cube.js';
+import { type DateQuery, emptySelectionNote, parseDateRange, selectDates } from './dates.js';
 import type { ExecuteOptions } from './engine.js';
-import { checkAnswerSize } from './plan.js';
+import { checkAnswerSize, planStats } from './plan.js';
 import { type Units, unitIn } from './units.js';
 
 export interface PointQuery {
@@ -52,6 +52,7 @@ export interface PointPlan {
   /** Per column: the variable, the column name (`swe_mm`), and value = stored ÷ scale ÷ divisor + offset. */
   readonly columns: readonly { variable: string; name: string; divisor: number; offset: number }[];
   readonly notes: readonly string[];
+  readonly units: Units;
 }
 
 export interface PointBody {
@@ -124,35 +125,76 @@ export function planPoint(dataset: Dataset, held: readonly string[], q: PointQue
     ],
   };
   const note = dates.length === 0 ? emptySelectionNote(dataset.name, held, q.dates) : null;
-  return { dataset, lon: q.lon, lat: q.lat, cell, dates, columns, notes: note ? [note] : [] };
+  return {
+    dataset,
+    lon: q.lon,
+    lat: q.lat,
+    cell,
+    dates,
+    columns,
+    notes: note ? [note] : [],
+    units: q.units ?? 'metric',
+  };
 }
 
-/** Read the cell on every date of a plan (8 reads in flight). */
+/**
+ * Read the cell on every date of a plan through the one executor: the cell is a basin of one
+ * pixel weighing 1, so each mean is the stored value ÷ scale exactly, read from the series store
+ * where its pages hold the cell's block and from the COGs otherwise (as any basin's dates are).
+ */
 export async function executePoint(
   p: PointPlan,
-  opts: Pick<ExecuteOptions, 'signal'> = {},
+  opts: Pick<ExecuteOptions, 'signal' | 'series'> = {},
 ): Promise<PointBody> {
   const d = p.dataset;
+  const id = `point:${p.cell.col}-${p.cell.row}`;
+  const entry: IndexEntry = {
+    triplet: id,
+    name: id,
+    point: [p.lon, p.lat],
+    outlet: false,
+    declaredAreaM2: null,
+    outletOutsideM: null,
+    areaMeters: 0,
+    geometryHash: id,
+    basinBbox: p.cell.bounds_lonlat,
+    coverage: { [d.name]: 'partial' },
+  };
   const window = { col: p.cell.col, row: p.cell.row, width: 1, height: 1 };
-  const rows = await mapPool(p.dates, 8, async (date) => {
-    opts.signal?.throwIfAborted();
-    return Promise.all(
-      p.columns.map(async (c) => {
-        const spec = d.config.variables[c.variable]!;
-        const read = await readOnto(d.store, d.paths.cog(date, c.variable), null, window, spec.nodata);
-        if (read === null) throw dateIncomplete(d.name, date, c.variable);
-        const v = read.data[0];
-        if (v === undefined || v === spec.nodata || Number.isNaN(v)) return null;
-        return v / spec.scale_factor / c.divisor + c.offset;
-      }),
-    );
-  });
+  const plan = planStats(
+    {
+      dataset: d,
+      index: new Map([[id, entry]]),
+      dates: p.dates,
+      drawn: { id, weights: Float64Array.of(1), window },
+    },
+    {
+      dataset: d.name,
+      pourpoint: id,
+      dates: parseDateRange('../..'),
+      variables: p.columns.map((c) => c.variable),
+      units: p.units,
+    },
+  );
+  const cube = await executeCube(plan, opts);
+  const table = columnTable(cube);
+  const C = plan.columns.length;
+  // The mean column of each variable (its value × 1 ÷ 1: exact), in the plan's sorted order.
+  const at = p.columns.map((c) =>
+    plan.columns.findIndex((x) => x.variable === c.variable && x.kind === 'mean'),
+  );
+  const rows = plan.dates.map((_, i) =>
+    at.map((c) => {
+      const v = cube.cells.length === 0 ? Number.NaN : table[i * C + c]!;
+      return Number.isNaN(v) ? null : v;
+    }),
+  );
   return {
     lon: p.lon,
     lat: p.lat,
     cell: p.cell,
     variables: p.columns.map((c) => c.name),
-    results: Object.fromEntries(p.dates.map((date, i) => [date, rows[i]!])),
+    results: Object.fromEntries(plan.dates.map((date, i) => [date, rows[i]!])),
   };
 }
 

@@ -16,11 +16,11 @@ import { Database } from '../../src/db/database.js';
 import { datasetPaths } from '../../src/db/layout.js';
 import { localStore } from '../../src/io/store.js';
 import { parseDateRange } from '../../src/stats/dates.js';
-import { planPoint } from '../../src/stats/point.js';
+import { executePoint, openPointPlan, planPoint } from '../../src/stats/point.js';
 import { Runtime } from '../../src/util/runtime.js';
 import { snowdb } from '../helpers/cli.js';
 import { coverDb } from '../helpers/cover-db.js';
-import { gdalTool } from '../helpers/gdal.js';
+import { historyDb } from '../helpers/history-db.js';
 
 interface Body {
   dataset: string;
@@ -29,12 +29,14 @@ interface Body {
   results: Record<string, (number | null)[]>;
 }
 
-/** GDAL's pixel, line and value at a lon/lat position of a raster. */
-async function locationInfo(path: string, lon: number, lat: number) {
-  const xml = await gdalTool('gdallocationinfo', ['-xml', '-wgs84', path, String(lon), String(lat)]);
-  const m = /pixel="(\d+)" line="(\d+)"[\s\S]*<Value>(-?[\d.]+)<\/Value>/.exec(xml);
-  assert.ok(m, xml);
-  return { col: Number(m[1]), row: Number(m[2]), value: Number(m[3]) };
+/** GDAL's pixel, line and value at lon/lat positions of a raster (one gdallocationinfo run). */
+function locationInfo(path: string, positions: readonly (readonly [number, number])[]) {
+  const xml = execFileSync('gdallocationinfo', ['-xml', '-wgs84', path], {
+    input: positions.map(([lon, lat]) => `${lon} ${lat}\n`).join(''),
+  }).toString();
+  const reports = [...xml.matchAll(/pixel="(\d+)" line="(\d+)"[\s\S]*?<Value>(-?[\d.]+)<\/Value>/g)];
+  assert.equal(reports.length, positions.length, xml);
+  return reports.map((m) => ({ col: Number(m[1]), row: Number(m[2]), value: Number(m[3]) }));
 }
 
 describe('point: the grid cell holding a position', () => {
@@ -58,20 +60,25 @@ describe('point: the grid cell holding a position', () => {
 
   it('each position: GDAL’s pixel and line, and every date’s stored value ÷ scale', async () => {
     const dates = ['2023-11-01', '2023-11-02', '2023-11-03'];
-    for (const [lon, lat] of POSITIONS) {
+    const scale = { precip_liquid: 10, precip_solid: 10, swe: 1 };
+    const names = ['precip_liquid', 'precip_solid', 'swe'] as const;
+    const gdal = new Map(
+      dates.flatMap((d) =>
+        names.map((v) => [
+          `${d} ${v}`,
+          locationInfo(join(root, `data/season/cogs/${d.replaceAll('-', '')}/${v}.tif`), POSITIONS),
+        ]),
+      ),
+    );
+    for (const [p, [lon, lat]] of POSITIONS.entries()) {
       const body = JSON.parse(
         await point('--lon', String(lon), '--lat', String(lat), '--dates', '2023-11-01/2023-11-03'),
       ) as Body;
       assert.deepEqual(body.variables, ['precip_liquid_kg_per_m2', 'precip_solid_kg_per_m2', 'swe_mm']);
       assert.deepEqual(Object.keys(body.results), dates);
-      const scale = { precip_liquid: 10, precip_solid: 10, swe: 1 };
       for (const d of dates)
-        for (const [i, v] of (['precip_liquid', 'precip_solid', 'swe'] as const).entries()) {
-          const g = await locationInfo(
-            join(root, `data/season/cogs/${d.replaceAll('-', '')}/${v}.tif`),
-            lon,
-            lat,
-          );
+        for (const [i, v] of names.entries()) {
+          const g = gdal.get(`${d} ${v}`)![p]!;
           assert.deepEqual([body.cell.col, body.cell.row], [g.col, g.row], `${lon},${lat}`);
           assert.equal(body.results[d]![i], g.value / scale[v], `${lon},${lat} ${d} ${v}`);
         }
@@ -155,6 +162,38 @@ describe('point: the grid cell holding a position', () => {
       unknown.stderr,
       /unknown variable 'depth' for 'season'; valid: precip_liquid, precip_solid, swe/,
     );
+  });
+
+  it('from the series store where it holds the cell: the same values as the COGs, 19 years of daily SWE', async () => {
+    const env20 = await historyDb();
+    const db = await Database.open(env20.SNOWDB_CONFIG!);
+    const q = {
+      dataset: 'hist',
+      lon: -113.0,
+      lat: 37.3,
+      dates: parseDateRange('2004-10-01/2023-09-30'),
+      variables: ['swe'],
+    };
+    const plan = await openPointPlan(db, q);
+    assert.equal(plan.dates.length, 6939); // 19 water years, leap days included
+    const before = db.runtime.report().caches.find((c) => c.name === 'series-blocks')!;
+    const fromStore = await executePoint(plan);
+    const after = db.runtime.report().caches.find((c) => c.name === 'series-blocks')!;
+    assert.ok(after.misses + after.hits > before.misses + before.hits, 'the series store was read');
+    // One water year from the COGs (a file per date: the slow path), the same numbers.
+    const year = await openPointPlan(db, { ...q, dates: parseDateRange('2010-10-01/2011-09-30') });
+    const fromCogs = await executePoint(year, { series: false });
+    assert.equal(Object.keys(fromCogs.results).length, 365);
+    for (const [d, row] of Object.entries(fromCogs.results)) assert.deepEqual(fromStore.results[d], row, d);
+    for (const d of ['2011-04-01', '2016-02-29', '2023-09-30']) {
+      const [g] = locationInfo(
+        join(env20.SNOWDB_CONFIG!, `data/hist/cogs/${d.replaceAll('-', '')}/swe.tif`),
+        [[q.lon, q.lat]],
+      );
+      assert.deepEqual([fromStore.cell.col, fromStore.cell.row], [g!.col, g!.row]);
+      assert.equal(fromStore.results[d]![0], g!.value, d);
+    }
+    assert.ok((fromStore.results['2011-04-01']![0] as number) > 0, 'snow on 1 April 2011');
   });
 
   it('a sinusoidal grid (SPIRES): the cell PROJ finds for the position', async () => {
