@@ -919,6 +919,52 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       'one view for a drawn area',
     );
     if (shots) await page.screenshot({ path: join(shots, 'upload.png'), fullPage: true });
+    // Drawn on the map: three clicks and a double-click; the panel shows that polygon's season.
+    await page.click('#draw-area');
+    const corners: [number, number][] = [
+      [-113.25, 37.25],
+      [-112.95, 37.3],
+      [-113.1, 37.5],
+    ];
+    await setMapView(page, -113.1, 37.35, 9);
+    const px = [];
+    for (const [lon, lat] of corners) px.push(await screenPoint(page, lon, lat));
+    await page.mouse.click(px[0]!.x, px[0]!.y);
+    await page.mouse.click(px[1]!.x, px[1]!.y);
+    await page.mouse.dblclick(px[2]!.x, px[2]!.y);
+    await page.waitForFunction(
+      "document.querySelector('#basin-title')?.textContent === 'Your area: drawn on the map'",
+    );
+    await settled(page);
+    const drawn = (await page.evaluate('window.snowdb.area.geometry')) as {
+      type: string;
+      coordinates: number[][][];
+    };
+    assert.equal(drawn.type, 'Polygon');
+    assert.equal(drawn.coordinates[0]!.length, 4, 'three corners, closed');
+    drawn.coordinates[0]!.slice(0, 3).forEach(([lon, lat], i) => {
+      // A click lands within a pixel of its corner (zoom 9: ~0.003° a pixel).
+      assert.ok(
+        Math.abs(lon! - corners[i]![0]) < 0.01 && Math.abs(lat! - corners[i]![1]) < 0.01,
+        `${lon},${lat}`,
+      );
+    });
+    const again = (await (
+      await fetch(
+        `${base}/datasets/swann/stats/area?variable=swe&datetime=2024-10-01/2025-04-26&normals=true&normals_years=${REF}`,
+        {
+          method: 'POST',
+          body: JSON.stringify(drawn),
+          headers: { 'content-type': 'application/json' },
+        },
+      )
+    ).json()) as Body;
+    const [, , , , , , drawnValues] = await chartData(page, 'season');
+    const drawnDates = Object.keys(again.results).sort();
+    assert.deepEqual(
+      drawnValues,
+      drawnDates.map((d) => again.results[d]![0]![col(again, 'mean_swe_mm')]),
+    );
     // A bad file says so; choosing a basin leaves the area.
     await writeFile(join(dir, 'bad.geojson'), '{"type": "Point", "coordinates": [-113, 37]}');
     await page.setInputFiles('#area-file', join(dir, 'bad.geojson'));

@@ -372,9 +372,16 @@ async function upload(file) {
     $('panel').hidden = false;
     return;
   }
-  app.area = { name: file.name, geometry };
+  await showArea(file.name, geometry);
+}
+
+/** Show an area (uploaded or drawn) in the panel and on the map instead of a basin. */
+async function showArea(name, geometry) {
+  app.area = { name, geometry };
   state.basin = undefined;
   save();
+  app.map.choose(null, false);
+  app.map.showArea(geometry);
   app.list.render();
   await areaPanel();
 }
@@ -446,7 +453,8 @@ function show(shown) {
 
 /** Choose a basin (from the map or the list): zoom, mark it in the list, load its panel. */
 function choose(triplet, push = true) {
-  app.area = null; // a basin replaces an uploaded area
+  app.area = null; // a basin replaces an uploaded or drawn area
+  app.map.showArea(null);
   state.basin = triplet;
   save(push);
   app.map.choose(triplet);
@@ -551,6 +559,13 @@ async function main() {
     () => (overview(), panel()),
   );
   on('zone', 'change', (e) => (state.zone = e.target.value), panel);
+  $('draw-area').addEventListener('click', () => {
+    $('draw-hint').hidden = false;
+    app.map.draw((geometry) => {
+      $('draw-hint').hidden = true;
+      showArea('drawn on the map', geometry);
+    });
+  });
   $('area-file').addEventListener('change', (e) => {
     const f = /** @type {HTMLInputElement} */ (e.target).files?.[0];
     if (f) upload(f);

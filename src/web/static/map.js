@@ -47,11 +47,78 @@ export class BasinMap {
     this.map.on('mousemove', (e) => this.#hover(e));
     this.map.on('mouseout', () => this.#hover(null));
     this.map.on('click', (e) => {
+      if (this.drawing) return this.#addVertex(e.latlng);
       const hit = this.#hit(e.layerPoint);
       if (hit) this.onPick(hit.id);
     });
+    this.map.on('dblclick', () => this.#finishDrawing());
+    /** While a polygon is being drawn: its vertices, the line on show and who gets it. @type {{ points: number[][], line: any, onDone: (g: object) => void } | null} */
+    this.drawing = null;
+    this.area = null; // the outline of an uploaded or drawn area
     this.map.on('moveend', () => this.#refine());
     this.legend = this.#legend();
+  }
+
+  /**
+   * Draw a polygon: each click adds a vertex, a double-click closes it (three vertices or more)
+   * and hands `onDone` its GeoJSON Polygon; Escape gives up.
+   */
+  draw(onDone) {
+    this.cancelDrawing();
+    const line = L.polyline([], { color: '#000', weight: 2, dashArray: '4 3', interactive: false }).addTo(
+      this.map,
+    );
+    this.drawing = { points: [], line, onDone };
+    this.map.doubleClickZoom.disable();
+    this.map.getContainer().classList.add('drawing');
+    addEventListener('keydown', this.escape);
+  }
+
+  /** Escape gives up a drawing. @param {KeyboardEvent} e */
+  escape = (e) => {
+    if (e.key === 'Escape') this.cancelDrawing();
+  };
+
+  /** Stop drawing, keeping nothing. */
+  cancelDrawing() {
+    if (!this.drawing) return;
+    this.drawing.line.remove();
+    this.drawing = null;
+    this.map.doubleClickZoom.enable();
+    this.map.getContainer().classList.remove('drawing');
+    removeEventListener('keydown', this.escape);
+  }
+
+  #addVertex(ll) {
+    const d = this.drawing;
+    if (!d) return;
+    const last = d.points.at(-1);
+    if (last && last[0] === ll.lng && last[1] === ll.lat) return; // a double-click's second click
+    d.points.push([ll.lng, ll.lat]);
+    d.line.setLatLngs(d.points.map(([x, y]) => [y, x]));
+  }
+
+  #finishDrawing() {
+    if (!this.drawing || this.drawing.points.length < 3) return;
+    const { points, onDone } = this.drawing;
+    this.cancelDrawing();
+    onDone({ type: 'Polygon', coordinates: [[...points, points[0]]] });
+  }
+
+  /** Outline an area on the map (null: none). */
+  showArea(geometry) {
+    this.area?.remove();
+    this.area = null;
+    if (!geometry) return;
+    try {
+      this.area = L.geoJSON(geometry, {
+        style: { color: '#000', weight: 2, fill: false },
+        interactive: false,
+        filter: (f) => /Polygon$/.test((f.geometry ?? f).type), // outlines only: no marker for a point
+      }).addTo(this.map);
+    } catch {
+      this.area = null; // not GeoJSON the map can draw: the API's answer says why
+    }
   }
 
   /** Fetch the bundled state outlines and lakes (drawn with the basins, once the view is fitted). */
