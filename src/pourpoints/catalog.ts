@@ -13,7 +13,7 @@ import {
   type IndexEntry,
   writeIndex,
 } from './index-file.js';
-import { nestingOf } from './nesting.js';
+import { nestingAround } from './nesting.js';
 import { parseRecord } from './record.js';
 import { indexedEntry, indexOf, readStoredBasin, storedTriplets } from './store.js';
 
@@ -58,7 +58,7 @@ export interface PourpointDetail {
 export async function showPourpoint(db: Database, triplet: string): Promise<PourpointDetail> {
   const entry = indexedEntry(await indexOf(db), triplet);
   const rec = await readStoredBasin(db, triplet);
-  const nesting = await nestingOf(db);
+  const nesting = await nestingAround(db, triplet);
   const polys = polygonsOf(rec.basin);
   return {
     triplet,

@@ -4,10 +4,9 @@
  * on a lon/lat grid fitted to the child (about 128 cells across): Σ min(child, parent) covered
  * fraction × cell area over the child's. Both polygons follow one watershed divide where they
  * meet, so a digitized border shared to a few metres still nests; a neighbour sharing a border
- * scores near 0. Kept per index version (one pass over every stored polygon after an import).
+ * scores near 0. Measured around one basin at a time, from its candidates' polygons only.
  */
 import type { Database } from '../db/database.js';
-import { FileMemo } from '../io/memo.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { type CoverageFractions, polygonCoverage } from '../raster/coverage.js';
 import { crsFromEpsg } from '../raster/crs.js';
@@ -16,7 +15,7 @@ import type { Grid } from '../raster/grid.js';
 import { byString } from '../util/compare.js';
 import { Slicer } from '../util/slices.js';
 import type { IndexEntry } from './index-file.js';
-import { indexOf, readStoredBasin } from './store.js';
+import { indexedEntry, indexOf, readStoredBasin } from './store.js';
 
 /** Share of a child's area that must lie inside a parent, in [0, 1]. */
 export const NESTED_SHARE = 0.99;
@@ -71,65 +70,59 @@ export function shareInside(child: AreaGeometry, box: IndexEntry['basinBbox'], p
 const within = (a: IndexEntry['basinBbox'], b: IndexEntry['basinBbox'], slack: number) =>
   a[0] >= b[0] - slack && a[1] >= b[1] - slack && a[2] <= b[2] + slack && a[3] <= b[3] + slack;
 
-/** The nesting of indexed basins (`polygon`: a basin's polygon by id). */
-export async function nestingOfEntries(
-  entries: readonly IndexEntry[],
+/** Whether `child` nests in `parent` (`polygon`: a basin's polygon by id). */
+async function nests(
+  child: IndexEntry,
+  parent: IndexEntry,
   polygon: (id: string) => Promise<AreaGeometry>,
-): Promise<Nesting> {
-  const inside = new Map<string, IndexEntry[]>();
-  // Hundreds of basins: measured in slices, so a server's other requests go on meanwhile.
-  const slicer = new Slicer();
-  for (const child of entries) {
-    await slicer.pause();
-    const [w, s, e, n] = child.basinBbox;
-    const slack = 0.01 * Math.max(e - w, n - s);
-    for (const parent of entries) {
-      if (parent === child || parent.areaMeters <= child.areaMeters) continue;
-      if (!within(child.basinBbox, parent.basinBbox, slack)) continue;
-      const [inner, outer] = [await polygon(child.triplet), await polygon(parent.triplet)];
-      // A point well inside the child lies in any basin that holds it: a cheap first test.
-      const [x, y] = labelPoint(polygonsOf(inner));
-      if (!containsPoint(polygonsOf(outer), x, y)) continue;
-      if (shareInside(inner, child.basinBbox, outer) < NESTED_SHARE) continue;
-      const list = inside.get(child.triplet) ?? [];
-      list.push(parent);
-      inside.set(child.triplet, list);
-    }
-  }
-  const parents = new Map<string, string[]>();
-  const children = new Map<string, string[]>();
-  for (const [id, list] of inside) {
-    list.sort((a, b) => a.areaMeters - b.areaMeters);
-    parents.set(
-      id,
-      list.map((p) => p.triplet),
-    );
-    const direct = list[0]!.triplet;
-    children.set(direct, [...(children.get(direct) ?? []), id].sort(byString));
-  }
-  return { parents, children };
+): Promise<boolean> {
+  if (parent === child || parent.areaMeters <= child.areaMeters) return false;
+  const [w, s, e, n] = child.basinBbox;
+  if (!within(child.basinBbox, parent.basinBbox, 0.01 * Math.max(e - w, n - s))) return false;
+  const [inner, outer] = [await polygon(child.triplet), await polygon(parent.triplet)];
+  // A point well inside the child lies in any basin that holds it: a cheap first test.
+  const [x, y] = labelPoint(polygonsOf(inner));
+  if (!containsPoint(polygonsOf(outer), x, y)) return false;
+  return shareInside(inner, child.basinBbox, outer) >= NESTED_SHARE;
 }
 
-const memos = new WeakMap<Database, FileMemo<Nesting>>();
-
-/** The database's nesting, recomputed when the index changes. */
-export function nestingOf(db: Database): Promise<Nesting> {
-  let m = memos.get(db);
-  if (m === undefined) {
-    m = new FileMemo(db.store, db.paths.pourpointIndex, async () => {
-      const entries = [...(await indexOf(db)).values()];
-      const polygons = new Map<string, Promise<AreaGeometry>>();
-      const polygon = (id: string) => {
-        let p = polygons.get(id);
-        if (p === undefined) {
-          p = readStoredBasin(db, id).then((r) => r.basin);
-          polygons.set(id, p);
-        }
-        return p;
-      };
-      return nestingOfEntries(entries, polygon);
-    });
-    memos.set(db, m);
+/**
+ * The nesting around one basin, from the polygons it needs (its candidates by bounding box and
+ * area only): the basins it lies in, the smallest first, and the basins directly inside it (those
+ * no smaller basin inside it holds).
+ * @throws SnowdbError `pourpoint-not-found`.
+ */
+export async function nestingAround(db: Database, id: string): Promise<Nesting> {
+  const index = await indexOf(db);
+  const me = indexedEntry(index, id);
+  const entries = [...index.values()];
+  const polygons = new Map<string, Promise<AreaGeometry>>();
+  const polygon = (t: string) => {
+    let p = polygons.get(t);
+    if (p === undefined) {
+      p = readStoredBasin(db, t).then((r) => r.basin);
+      polygons.set(t, p);
+    }
+    return p;
+  };
+  // Candidates are few: a basin's containers and contents by bounding box; sliced for a server.
+  const slicer = new Slicer();
+  const holding = async (child: IndexEntry, smallerThan = Number.POSITIVE_INFINITY) => {
+    const out: IndexEntry[] = [];
+    for (const p of entries) {
+      if (p.areaMeters >= smallerThan || !(await nests(child, p, polygon))) continue;
+      out.push(p);
+      await slicer.pause();
+    }
+    return out.sort((a, b) => a.areaMeters - b.areaMeters);
+  };
+  const parents = (await holding(me)).map((p) => p.triplet);
+  const children: string[] = [];
+  for (const c of entries) {
+    if (!(await nests(c, me, polygon))) continue;
+    // Direct: no basin smaller than this one holds it.
+    if ((await holding(c, me.areaMeters)).length === 0) children.push(c.triplet);
+    await slicer.pause();
   }
-  return m.get();
+  return { parents: new Map([[id, parents]]), children: new Map([[id, children.sort(byString)]]) };
 }

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readOnto } from '../datasets/read-onto.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
-import { nestingOf } from '../pourpoints/nesting.js';
+import { nestingAround } from '../pourpoints/nesting.js';
 import { indexedEntry } from '../pourpoints/store.js';
 import { planInputs, planStats, type StatsPlan, type StatsQuery } from './plan.js';
 
@@ -25,7 +25,7 @@ const missing = (id: string, dataset: string) =>
 export async function planIntervening(db: Database, q: StatsQuery): Promise<StatsPlan> {
   const inputs = await planInputs(db, q.dataset, q.pourpoint);
   const parent = indexedEntry(inputs.index, q.pourpoint);
-  const children = (await nestingOf(db)).children.get(parent.triplet) ?? [];
+  const children = (await nestingAround(db, parent.triplet)).children.get(parent.triplet) ?? [];
   if (children.length === 0)
     throw new QueryParameterError(
       `no basin lies inside ${parent.triplet}: it has no intervening area to answer for`,

@@ -3,7 +3,7 @@ import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
 import { listPourpoints } from '../../pourpoints/catalog.js';
 import { areaVsDeclared, type IndexEntry } from '../../pourpoints/index-file.js';
-import { nestingOf } from '../../pourpoints/nesting.js';
+import { nestingAround } from '../../pourpoints/nesting.js';
 import { indexedEntry, indexOf, simplifiedBasinJson, storedBasinJson } from '../../pourpoints/store.js';
 import { baseOf, jsonArray, seg, sendJson, spliceJson } from '../http.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
@@ -163,7 +163,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
     async (req, reply) => {
       const e = indexedEntry(await indexOf(db), req.params.pourpoint);
       const { record: rec, geometry } = await storedBasinJson(db, e.triplet);
-      const nesting = await nestingOf(db);
+      const nesting = await nestingAround(db, e.triplet);
       const b = baseOf(req);
       const coverage = activeCoverage(db, e);
       // The cached polygon bytes go in whole where the placeholder stands (ids hold no quotes).
