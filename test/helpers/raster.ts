@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -51,3 +52,41 @@ export const SPIRES_GRID: Grid = gridOf(TEMPLATES.instarr!);
 
 /** The UA SWANN 800 m grid: 7025 × 3105 on EPSG:4269 (the template's). */
 export const SWANN_GRID: Grid = gridOf(TEMPLATES['swann-800m']!);
+
+/** A grid as the oracle reads it (test/oracle/gdal_oracle.py `cells`, `cell-sets`). */
+export const gridSpec = (grid: Grid) => ({
+  geographic: grid.crs.geographic,
+  a: grid.crs.ellipsoid.a,
+  invf: grid.crs.ellipsoid.invf,
+  proj4: grid.crs.proj4,
+  originX: grid.originX,
+  originY: grid.originY,
+  cellWidth: grid.cellWidth,
+  cellHeight: grid.cellHeight,
+});
+
+/**
+ * Our coverage weights (row-major over a window) against OGR's cells of the same window sharing
+ * area with the polygon (`cell-sets`: [window index, intersection area, cell area]): the same cells,
+ * every weight within 1e-9 of its cell's area, and of itself once it is 0.1 % of the cell or more
+ * (slivers below that carry both sides' ~1e-16 × cell-area rounding). @returns the cells compared.
+ */
+export function assertCellsMatch(
+  label: string,
+  weights: Float64Array,
+  ogr: readonly [number, number, number][],
+): number {
+  const ours = [...weights.keys()].filter((i) => weights[i]! > 0);
+  assert.deepEqual(
+    ours,
+    ogr.map(([i]) => i),
+    `${label}: cells with weight differ from OGR's`,
+  );
+  for (const [i, inter, cellArea] of ogr) {
+    const d = Math.abs(weights[i]! - inter);
+    assert.ok(d <= 1e-9 * cellArea, `${label} cell ${i}: ${weights[i]} vs OGR ${inter}`);
+    if (inter >= 1e-3 * cellArea)
+      assert.ok(d <= 1e-9 * inter, `${label} cell ${i}: ${weights[i]} vs OGR ${inter} (relative)`);
+  }
+  return ours.length;
+}

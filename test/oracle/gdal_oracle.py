@@ -56,6 +56,7 @@ Commands (JSON on stdout):
                                   the sha256 of that geometry's little-endian WKB, and its area in
                                   a WGS 84 Lambert azimuthal equal-area projection centred on it
   union GEOJSON...                OGR's union of bare GeoJSON geometries, as GeoJSON
+  difference GEOJSON...           OGR's first geometry less the others, as GeoJSON
 """
 import hashlib
 import json
@@ -672,6 +673,14 @@ def vector(path, layer=None):
     print(json.dumps(out))
 
 
+def difference(*paths):
+    geoms = [ogr.CreateGeometryFromJson(json.dumps(json.load(open(p)))) for p in paths]
+    d = geoms[0]
+    for g in geoms[1:]:
+        d = d.Difference(g)
+    print(d.ExportToJson(['COORDINATE_PRECISION=17']))
+
+
 def union(*paths):
     geoms = [ogr.CreateGeometryFromJson(json.dumps(json.load(open(p)))) for p in paths]
     u = geoms[0]
@@ -691,7 +700,8 @@ def run(argv):
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),
      'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
      'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args),
-     'vector': lambda: vector(*args), 'union': lambda: union(*args)}[cmd]()
+     'vector': lambda: vector(*args), 'union': lambda: union(*args),
+     'difference': lambda: difference(*args)}[cmd]()
 
 
 if __name__ == '__main__':

@@ -11,9 +11,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
+import { parseDateRange } from '../../src/stats/dates.js';
+import { planIntervening } from '../../src/stats/intervening.js';
+import { planInputs } from '../../src/stats/plan.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { BASIN, copyCoverDb } from '../helpers/cover-db.js';
 import { oracle } from '../helpers/gdal.js';
+import { assertCellsMatch, gridSpec } from '../helpers/raster.js';
 
 interface Body {
   zones: { area_m2: number }[];
@@ -127,6 +131,17 @@ describe('nesting: basins inside basins, and the area between them', () => {
     ];
     assert.ok(Math.abs(area(east) / area(drawn) - 1) < 1e-9, `${area(east)} vs OGR's union ${area(drawn)}`);
     assert.ok(area(east) < area(b) + area(n) - 0.01 * area(n), 'the overlap counted once');
+    // Cell by cell: the union's weights are OGR's intersections of each cell with OGR's union.
+    const inputs = await planInputs(await Database.open(env.SNOWDB_CONFIG!), 'cover', 'group:east');
+    const jobs = join(dir, 'union-jobs.json');
+    await writeFile(
+      jobs,
+      JSON.stringify([
+        { geojson: unionFile, grid: { ...gridSpec(inputs.dataset.grid), window: inputs.drawn!.window } },
+      ]),
+    );
+    const [cells] = await oracle<[number, number, number][][]>('cell-sets', jobs);
+    assert.ok(assertCellsMatch('group:east', inputs.drawn!.weights, cells!) > 50);
     const t = east.variables.indexOf('total_snow_fraction_m2');
     for (const d of Object.keys(east.results))
       assert.ok(
@@ -214,6 +229,40 @@ describe('nesting: basins inside basins, and the area between them', () => {
     const area = whole.zones[0]!.area_m2 - a.zones[0]!.area_m2 - b.zones[0]!.area_m2;
     assert.ok(near(between.zones[0]!.area_m2, area), `${between.zones[0]!.area_m2} vs ${area}`);
     assert.ok(area > 0.2 * whole.zones[0]!.area_m2);
+    // Cell by cell: the basin's weights less its children's are OGR's cells of the basin less them.
+    const geometry = async (
+      file: string,
+      pick: (doc: { type: string; geometry?: unknown; geometries?: { type: string }[] }) => unknown,
+    ) => {
+      const doc = JSON.parse(await readFile(join(dir, 'db/pourpoints', file), 'utf8'));
+      const out = join(dir, `geometry-${file}`);
+      await writeFile(out, JSON.stringify(pick(doc)));
+      return out;
+    };
+    const rest = await oracle<object>(
+      'difference',
+      await geometry(`${BASIN.replaceAll(':', '_')}.geojson`, (d) =>
+        d.geometries!.find((g) => g.type !== 'Point'),
+      ),
+      await geometry('huc_a.geojson', (d) => d.geometry),
+      await geometry('huc_b.geojson', (d) => d.geometry),
+    );
+    const restFile = join(dir, 'rest.json');
+    await writeFile(restFile, JSON.stringify(rest));
+    const plan = await planIntervening(await Database.open(env.SNOWDB_CONFIG!), {
+      dataset: 'cover',
+      pourpoint: BASIN,
+      dates: parseDateRange('../..'),
+    });
+    const jobs = join(dir, 'rest-jobs.json');
+    await writeFile(
+      jobs,
+      JSON.stringify([
+        { geojson: restFile, grid: { ...gridSpec(plan.dataset.grid), window: plan.drawn!.window } },
+      ]),
+    );
+    const [cells] = await oracle<[number, number, number][][]>('cell-sets', jobs);
+    assert.ok(assertCellsMatch(`${BASIN} less its children`, plan.drawn!.weights, cells!) > 100);
     const t = whole.variables.indexOf('total_snow_fraction_m2');
     assert.ok(t >= 0, whole.variables.join());
     let dates = 0;

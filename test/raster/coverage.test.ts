@@ -10,19 +10,16 @@ import type { AreaGeometry } from '../../src/raster/geometry.js';
 import type { Grid } from '../../src/raster/grid.js';
 import { tempDir } from '../helpers/cli.js';
 import { oracle } from '../helpers/gdal.js';
-import { basinOf, fixturePath, SNODAS_GRID, SPIRES_GRID, SWANN_GRID } from '../helpers/raster.js';
+import {
+  assertCellsMatch,
+  basinOf,
+  fixturePath,
+  gridSpec,
+  SNODAS_GRID,
+  SPIRES_GRID,
+  SWANN_GRID,
+} from '../helpers/raster.js';
 
-/** A grid as the oracle reads it (test/oracle/gdal_oracle.py `cells`, `cell-sets`). */
-const gridSpec = (grid: Grid) => ({
-  geographic: grid.crs.geographic,
-  a: grid.crs.ellipsoid.a,
-  invf: grid.crs.ellipsoid.invf,
-  proj4: grid.crs.proj4,
-  originX: grid.originX,
-  originY: grid.originY,
-  cellWidth: grid.cellWidth,
-  cellHeight: grid.cellHeight,
-});
 const sum = (a: Float64Array) => a.reduce((s, v) => s + v, 0);
 const rel = (a: number, b: number) => Math.abs(a - b) / Math.abs(b);
 
@@ -291,22 +288,7 @@ describe('exact coverage of real BAGIS basins against independent oracles', () =
     const sets = await oracle<[number, number, number][][]>('cell-sets', path);
     let cells = 0;
     jobs.forEach(({ label, weights }, j) => {
-      const ogr = sets[j]!;
-      const ours = [...weights.keys()].filter((i) => weights[i]! > 0);
-      assert.deepEqual(
-        ours,
-        ogr.map(([i]) => i),
-        `${label}: cells with weight differ from OGR's`,
-      );
-      // Every weight within 1e-9 of its cell's area, and within 1e-9 of itself once it is at least
-      // 0.1 % of the cell (slivers below that carry both sides' ~1e-16 × cell-area rounding).
-      for (const [i, inter, cellArea] of ogr) {
-        const d = Math.abs(weights[i]! - inter);
-        assert.ok(d <= 1e-9 * cellArea, `${label} cell ${i}: ${weights[i]} vs OGR ${inter}`);
-        if (inter >= 1e-3 * cellArea)
-          assert.ok(d <= 1e-9 * inter, `${label} cell ${i}: ${weights[i]} vs OGR ${inter} (relative)`);
-      }
-      cells += ours.length;
+      cells += assertCellsMatch(label, weights, sets[j]!);
     });
     assert.ok(cells > 30000, `${cells} cells compared`);
   });

@@ -11,9 +11,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
+import type { AreaGeometry } from '../../src/raster/geometry.js';
+import { parseDateRange } from '../../src/stats/dates.js';
+import { planDrawn } from '../../src/stats/drawn.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { BASIN, coverDb } from '../helpers/cover-db.js';
 import { oracle } from '../helpers/gdal.js';
+import { assertCellsMatch, gridSpec } from '../helpers/raster.js';
 
 interface Body {
   zones: { zone: unknown[]; area_m2: number }[];
@@ -194,6 +198,21 @@ describe('a drawn polygon answers as an imported basin of the same shape', () =>
     assert.ok(close(b.zones[0]!.area_m2, o.basin.area_m2), `${b.zones[0]!.area_m2} vs ${o.basin.area_m2}`);
     assert.ok(close(mean!, o.basin.mean), `${mean} vs ${o.basin.mean}`);
     assert.ok(close(total!, o.basin.sum * 0.001), `${total} vs ${o.basin.sum * 0.001}`);
+    // Cell by cell: the weights standing in for its AOI are OGR's intersections of each cell.
+    const plan = await planDrawn(await Database.open(root), {
+      dataset: 'season',
+      dates: parseDateRange('2023-11-20'),
+      geometry: triangle as AreaGeometry,
+    });
+    const jobs = join(dir, 'jobs.json');
+    await writeFile(
+      jobs,
+      JSON.stringify([
+        { geojson: path, grid: { ...gridSpec(plan.dataset.grid), window: plan.drawn!.window } },
+      ]),
+    );
+    const [cells] = await oracle<[number, number, number][][]>('cell-sets', jobs);
+    assert.ok(assertCellsMatch('triangle on season', plan.drawn!.weights, cells!) > 100);
     const none = await snowdb(['stats', 'season', BASIN, '--area', path], { env });
     assert.equal(none.code, 2);
     assert.match(none.stderr, /give a pourpoint or --area <file>, one of them/);
