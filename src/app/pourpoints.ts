@@ -108,7 +108,7 @@ export async function fileSource(
   try {
     const path = dir === null ? file.label : join(dir, file.name);
     if (dir !== null) await writeFile(path, bytes);
-    const listing = await readBasinSet(path, spec, set);
+    const listing = await readBasinSet(path, spec, set, bytes);
     return { listing, set: set.set ?? null };
   } finally {
     if (dir !== null) await rm(dir, { recursive: true, force: true });

@@ -5,7 +5,6 @@
  * MultiPolygon, 2-D, Z, M or ZM: only x and y are kept), and the layer's EPSG code from
  * gpkg_spatial_ref_sys.
  */
-import { readFile } from 'node:fs/promises';
 import initSqlJs from 'sql.js';
 import { SnowdbError } from '../errors.js';
 import type { VectorFeature, VectorLayer } from './vector.js';
@@ -88,8 +87,7 @@ const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
  * A feature layer of a GeoPackage: its only one, or the one named `layer`.
  * @throws SnowdbError `invalid-pourpoint` for a file that is no GeoPackage, no or several layers, bad geometry.
  */
-export async function readGeoPackage(path: string, label: string, layer?: string): Promise<VectorLayer> {
-  const bytes = await readFile(path);
+export async function readGeoPackage(bytes: Uint8Array, label: string, layer?: string): Promise<VectorLayer> {
   if (bytes.length > MAX_GEOPACKAGE_BYTES)
     throw invalid(
       label,

@@ -105,11 +105,15 @@ function geoJsonLayer(bytes: Uint8Array, label: string): VectorLayer {
 }
 
 /** The layer of a set file: GeoJSON, a zipped Shapefile or a GeoPackage. */
-async function readLayer(path: string, label: string, layer?: string): Promise<VectorLayer> {
-  const bytes = await readFile(path);
+async function readLayer(
+  path: string,
+  label: string,
+  layer: string | undefined,
+  bytes: Uint8Array,
+): Promise<VectorLayer> {
   const kind = sniff(bytes);
   if (kind === 'zip') return readZippedShapefile(path, label, layer);
-  if (kind === 'gpkg') return readGeoPackage(path, label, layer);
+  if (kind === 'gpkg') return readGeoPackage(bytes, label, layer);
   if (layer !== undefined)
     throw new SnowdbError('usage-error', '--layer goes with a GeoPackage or a zip of Shapefiles');
   return geoJsonLayer(bytes, label);
@@ -123,11 +127,16 @@ function idText(v: unknown): string | null {
 }
 
 /**
- * Read a basin-set file (a local path; `label` names it in messages) into record files, every
- * feature checked.
+ * Read a basin-set file (a local path, with its bytes when already read; `label` names it in
+ * messages) into record files, every feature checked.
  * @throws SnowdbError `invalid-pourpoint` naming the file and the feature; `usage-error` for a bad set name or field.
  */
-export async function readBasinSet(path: string, label: string, opts: SetOptions): Promise<SourceListing> {
+export async function readBasinSet(
+  path: string,
+  label: string,
+  opts: SetOptions,
+  bytes?: Uint8Array,
+): Promise<SourceListing> {
   if (opts.set !== undefined && !SET_NAME_PATTERN.test(opts.set))
     throw new SnowdbError(
       'usage-error',
@@ -138,7 +147,7 @@ export async function readBasinSet(path: string, label: string, opts: SetOptions
       'usage-error',
       `--set '${opts.set}' is reserved (${RESERVED_SETS.join(', ')} name groups, drawn and derived areas)`,
     );
-  const layer = await readLayer(path, label, opts.layer);
+  const layer = await readLayer(path, label, opts.layer, bytes ?? (await readFile(path)));
   for (const [flag, field] of [
     ['--id-field', opts.idField],
     ['--name-field', opts.nameField],

@@ -20,11 +20,12 @@ import { indexedEntry, indexOf, readStoredBasin } from './store.js';
 /** Share of a child's area that must lie inside a parent, in [0, 1]. */
 export const NESTED_SHARE = 0.99;
 
+/** A basin's place among the others. */
 export interface Nesting {
-  /** Per basin, the basins it lies in, the smallest (its direct parent) first. */
-  readonly parents: ReadonlyMap<string, readonly string[]>;
-  /** Per basin, the basins directly inside it (whose direct parent it is), sorted by id. */
-  readonly children: ReadonlyMap<string, readonly string[]>;
+  /** The basins it lies in, the smallest (its direct parent) first. */
+  readonly parents: readonly string[];
+  /** The basins directly inside it (whose direct parent it is), sorted by id. */
+  readonly children: readonly string[];
 }
 
 /** The share of `child`'s area inside `parent` (0 when they do not meet). */
@@ -124,5 +125,5 @@ export async function nestingAround(db: Database, id: string): Promise<Nesting> 
     if ((await holding(c, me.areaMeters)).length === 0) children.push(c.triplet);
     await slicer.pause();
   }
-  return { parents: new Map([[id, parents]]), children: new Map([[id, children.sort(byString)]]) };
+  return { parents, children: children.sort(byString) };
 }

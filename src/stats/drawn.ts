@@ -4,14 +4,14 @@
  * as a basin with that AOI: the answer equals an imported basin's of the same polygon, value for
  * value. Limits, checked before any coverage: vertices, geodesic area, and window cells × dates.
  */
+
 import { datesOf } from '../datasets/inventory.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import { geometryHash, type IndexEntry } from '../pourpoints/index-file.js';
-import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
 import { geodesicArea } from '../raster/geodesic.js';
-import { type AreaGeometry, labelPoint, polygonsBounds, polygonsOf } from '../raster/geometry.js';
+import { type AreaGeometry, polygonsOf } from '../raster/geometry.js';
+import { areaOnGrid } from './area.js';
 import { selectDates } from './dates.js';
 import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
 
@@ -46,32 +46,21 @@ export async function planDrawn(db: Database, q: DrawnQuery): Promise<StatsPlan>
     );
   const dataset = await openActiveDataset(db, q.dataset);
   const dates = await datesOf(db, dataset);
-  const cov = polygonCoverage(dataset.grid, q.geometry);
-  if (cov === null)
+  const made = areaOnGrid(dataset, q.geometry, 'drawn polygon', (hash) => `drawn:${hash.slice(0, 16)}`);
+  if (made === null)
     throw new SnowdbError(
       'pourpoint-not-covered',
       `the drawn polygon lies outside the grid of '${dataset.name}'`,
     );
+  const { entry, drawn } = made;
   const n = selectDates(dates, q.dates).length;
-  if (cov.window.width * cov.window.height * n > MAX_DRAWN_CELL_DATES)
+  if (drawn.window.width * drawn.window.height * n > MAX_DRAWN_CELL_DATES)
     throw tooLarge(
-      `spans ${cov.window.width} × ${cov.window.height} cells of '${dataset.name}'; × ${n} dates is more than ${MAX_DRAWN_CELL_DATES.toExponential(0)} cell-dates (fewer dates, or a smaller polygon)`,
+      `spans ${drawn.window.width} × ${drawn.window.height} cells of '${dataset.name}'; × ${n} dates is more than ${MAX_DRAWN_CELL_DATES.toExponential(0)} cell-dates (fewer dates, or a smaller polygon)`,
     );
-  const hash = geometryHash(q.geometry);
-  const id = `drawn:${hash.slice(0, 16)}`;
-  const entry: IndexEntry = {
-    triplet: id,
-    name: 'drawn polygon',
-    point: labelPoint(polygons),
-    outlet: false,
-    declaredAreaM2: null,
-    outletOutsideM: null,
-    areaMeters: area,
-    geometryHash: hash,
-    basinBbox: polygonsBounds(polygons),
-    coverage: { [dataset.name]: 'partial' },
-  };
-  const drawn = { id, weights: coverageWeights(dataset.grid, cov), window: cov.window };
   const { geometry: _, ...query } = q;
-  return planStats({ dataset, index: new Map([[id, entry]]), dates, drawn }, { ...query, pourpoint: id });
+  return planStats(
+    { dataset, index: new Map([[drawn.id, entry]]), dates, drawn },
+    { ...query, pourpoint: drawn.id },
+  );
 }

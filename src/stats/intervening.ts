@@ -25,7 +25,7 @@ const missing = (id: string, dataset: string) =>
 export async function planIntervening(db: Database, q: StatsQuery): Promise<StatsPlan> {
   const inputs = await planInputs(db, q.dataset, q.pourpoint);
   const parent = indexedEntry(inputs.index, q.pourpoint);
-  const children = (await nestingAround(db, parent.triplet)).children.get(parent.triplet) ?? [];
+  const { children } = await nestingAround(db, parent.triplet);
   if (children.length === 0)
     throw new QueryParameterError(
       `no basin lies inside ${parent.triplet}: it has no intervening area to answer for`,

@@ -5,15 +5,11 @@ import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
 import { GROUP_SET, groupMembers, unionOf } from '../pourpoints/groups.js';
 import type { IndexEntry } from '../pourpoints/index-file.js';
-import { geometryHash } from '../pourpoints/index-file.js';
 import { indexedEntry, indexOf } from '../pourpoints/store.js';
-import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
-import { geodesicArea } from '../raster/geodesic.js';
-import { labelPoint, polygonsBounds, polygonsOf } from '../raster/geometry.js';
-import type { Window } from '../raster/grid.js';
 import { enabledLayers, layerPath, ZONE_LAYERS, type ZoneLayerSpec } from '../zones/layers.js';
 import type { Axis } from '../zones/schemes.js';
 import { parseZoneTokens } from '../zones/tokens.js';
+import { areaOnGrid, type DrawnArea } from './area.js';
 import { type DateQuery, emptySelectionNote, selectDates } from './dates.js';
 import { MAX_QUERY_VALUES, MAX_ZONE_CELLS } from './limits.js';
 import { type Units, unitIn } from './units.js';
@@ -100,15 +96,6 @@ export interface PlanInputs {
   readonly dates: readonly string[];
   /** A drawn polygon's weights, standing in for the AOI raster of the index entry it names. */
   readonly drawn?: DrawnArea;
-}
-
-/** A polygon drawn for one query: its exact coverage weights computed on the fly (no AOI raster). */
-export interface DrawnArea {
-  /** The synthetic index entry's id (`drawn:<hash>`). */
-  readonly id: string;
-  /** Covered fraction × cell area, m², row-major over `window` (the polygon's bounds on the grid). */
-  readonly weights: Float64Array;
-  readonly window: Window;
 }
 
 /** What the plans of one every-basin query share: their axes, built once, and their files' signatures. */
@@ -271,24 +258,15 @@ async function groupInputs(
       (v) => v.drawn.weights.byteLength + 1024,
     )
     .get(key, async () => {
-      const union = await unionOf(db, members);
-      const cov = polygonCoverage(d.grid, union);
-      if (cov === null)
+      const made = areaOnGrid(
+        d,
+        await unionOf(db, members),
+        `${members.length} basins: ${members.join(', ')}`,
+        () => id,
+      );
+      if (made === null)
         throw new SnowdbError('pourpoint-not-covered', `group ${id} lies outside the grid of '${d.name}'`);
-      const polygons = polygonsOf(union);
-      const entry: IndexEntry = {
-        triplet: id,
-        name: `${members.length} basins: ${members.join(', ')}`,
-        point: labelPoint(polygons),
-        outlet: false,
-        declaredAreaM2: null,
-        outletOutsideM: null,
-        areaMeters: geodesicArea(union),
-        geometryHash: geometryHash(union),
-        basinBbox: polygonsBounds(polygons),
-        coverage: { [d.name]: 'partial' },
-      };
-      return { entry, drawn: { id, weights: coverageWeights(d.grid, cov), window: cov.window } };
+      return made;
     });
   return { dataset: d, index: new Map([[id, made.entry]]), dates: await datesOf(db, d), drawn: made.drawn };
 }

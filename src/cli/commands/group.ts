@@ -6,6 +6,7 @@ import { cliFlags, statsOptions } from '../../stats/query.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 import { emit, type Format, formatOption } from '../options.js';
+import { REFERENCE_YEARS_HELP } from './stats.js';
 
 /** `snowdb group create|list|remove|index`: named groups of basins, answered over their union. */
 export function registerGroup(program: Command, run: Runner): void {
@@ -59,10 +60,7 @@ export function registerGroup(program: Command, run: Runner): void {
     .argument('<name>', 'the group')
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
     .option('--variable <key>', 'the variable', 'swe')
-    .option(
-      '--normals-years <Y1..Y2>',
-      'reference water years (default: every water year before the current one)',
-    )
+    .option('--normals-years <Y1..Y2>', REFERENCE_YEARS_HELP)
     .action(
       (
         dataset: string,

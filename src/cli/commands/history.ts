@@ -11,7 +11,16 @@ import { computeWaterYears } from '../../stats/summaries.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
 import { collect } from '../options.js';
-import { type CellFlags, cellOptions, cellParams, printTable } from './stats.js';
+import {
+  type CellFlags,
+  cellOptions,
+  cellParams,
+  type NormalsFlags,
+  normalsFlags,
+  normalsParams,
+  printTable,
+  REFERENCE_YEARS_HELP,
+} from './stats.js';
 
 /** `snowdb normals <dataset> <pourpoint>`: the day-of-year climatology of a basin. */
 export function registerNormals(program: Command, run: Runner): void {
@@ -22,10 +31,7 @@ export function registerNormals(program: Command, run: Runner): void {
     )
     .argument('<dataset>', 'an active dataset')
     .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
-    .option(
-      '--normals-years <Y1..Y2>',
-      'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
-    );
+    .option('--normals-years <Y1..Y2>', REFERENCE_YEARS_HELP);
   cellOptions(cmd).action(
     (dataset: string, pourpoint: string, opts: CellFlags & { normalsYears?: string }, cmd: Command) =>
       run(cmd, async (ctx) => {
@@ -51,26 +57,17 @@ export function registerWaterYears(program: Command, run: Runner): void {
     .option(
       '--melt-out-below <value>',
       "melt-out: first date after the peak with a mean below this, in the mean's unit (default 1 mm, 0.04 in)",
-    )
-    .option(
-      '--with-normals',
-      'each year against the reference years: median peak, % of median peak, median peak and melt-out days, % melted since the peak',
-    )
-    .option(
-      '--normals-years <Y1..Y2>',
-      'reference water years (default: every water year before the current one)',
     );
+  normalsFlags(
+    cmd,
+    'each year against the reference years: median peak, % of median peak, median peak and melt-out days, % melted since the peak',
+  );
   cellOptions(cmd, false).action(
     (
       dataset: string,
       pourpoint: string,
-      opts: Omit<CellFlags, 'variable'> & {
-        variable: string;
-        years?: string;
-        meltOutBelow?: string;
-        withNormals?: boolean;
-        normalsYears?: string;
-      },
+      opts: Omit<CellFlags, 'variable'> &
+        NormalsFlags & { variable: string; years?: string; meltOutBelow?: string },
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
@@ -82,8 +79,7 @@ export function registerWaterYears(program: Command, run: Runner): void {
               ...cellParams(opts),
               years: opts.years,
               melt_out_below: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
-              normals: opts.withNormals,
-              normals_years: opts.normalsYears,
+              ...normalsParams(opts),
             },
             cliFlags,
           ),
@@ -107,7 +103,7 @@ function numberFlag(flag: string, text: string | undefined): number | undefined 
 
 /** `snowdb snowline <dataset> <pourpoint>`: per date, where snow cover crosses a threshold. */
 export function registerSnowline(program: Command, run: Runner): void {
-  program
+  const cmd = program
     .command('snowline')
     .description(
       'snow line of one basin per date: the elevation where a snow-cover fraction crosses a threshold, interpolated between the centres of the lowest pair of elevation bands that bracket it',
@@ -118,41 +114,33 @@ export function registerSnowline(program: Command, run: Runner): void {
     .option('--threshold <percent>', 'snow-cover fraction the line marks, in [0, 100)', '50')
     .option('--band-step-ft <ft>', 'elevation band height', '1000')
     .option('--variable <key>', 'a snow-cover fraction variable (default snow_fraction)')
-    .option('--with-normals', "each date against the median of the reference years' snow lines on its day")
-    .option(
-      '--normals-years <Y1..Y2>',
-      'reference water years (default: every water year before the current one)',
-    )
-    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'))
-    .action(
-      (
-        dataset: string,
-        pourpoint: string,
-        opts: {
-          dates?: string;
-          threshold: string;
-          bandStepFt: string;
-          variable?: string;
-          withNormals?: boolean;
-          normalsYears?: string;
-          format: 'json' | 'csv';
-        },
-        cmd: Command,
-      ) =>
-        run(cmd, async (ctx) => {
-          const body = await computeSnowline(await ctx.openDatabase('read'), {
-            dataset,
-            pourpoint,
-            dates: parseDateRange(opts.dates ?? '../..', 'dates'),
-            threshold: numberFlag('--threshold', opts.threshold),
-            bandStepFt: numberFlag('--band-step-ft', opts.bandStepFt),
-            variable: opts.variable,
-            normals: statsOptions({ normals: opts.withNormals, normals_years: opts.normalsYears }, cliFlags)
-              .normals,
-          });
-          printTable(ctx, opts.format, body);
-        }),
-    );
+    .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'));
+  normalsFlags(cmd, "each date against the median of the reference years' snow lines on its day").action(
+    (
+      dataset: string,
+      pourpoint: string,
+      opts: NormalsFlags & {
+        dates?: string;
+        threshold: string;
+        bandStepFt: string;
+        variable?: string;
+        format: 'json' | 'csv';
+      },
+      cmd: Command,
+    ) =>
+      run(cmd, async (ctx) => {
+        const body = await computeSnowline(await ctx.openDatabase('read'), {
+          dataset,
+          pourpoint,
+          dates: parseDateRange(opts.dates ?? '../..', 'dates'),
+          threshold: numberFlag('--threshold', opts.threshold),
+          bandStepFt: numberFlag('--band-step-ft', opts.bandStepFt),
+          variable: opts.variable,
+          normals: statsOptions(normalsParams(opts), cliFlags).normals,
+        });
+        printTable(ctx, opts.format, body);
+      }),
+  );
 }
 
 /** `snowdb changes <dataset> <pourpoint>`: 1-day and 7-day change, gain and melt since 1 October, WYTD precipitation. */
@@ -165,29 +153,20 @@ export function registerChanges(program: Command, run: Runner): void {
     .argument('<dataset>', 'an active dataset')
     .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
-    .option('--variable <key>', 'a water variable', 'swe')
-    .option(
-      '--with-normals',
-      "add median_<c> and pct_median_<c> for gain, melt and precipitation: the reference years' values on the same day",
-    )
-    .option(
-      '--normals-years <Y1..Y2>',
-      'reference water years (default: every water year before the current one)',
-    );
+    .option('--variable <key>', 'a water variable', 'swe');
+  normalsFlags(
+    cmd,
+    "add median_<c> and pct_median_<c> for gain, melt and precipitation: the reference years' values on the same day",
+  );
   cellOptions(cmd, false).action(
     (
       dataset: string,
       pourpoint: string,
-      opts: Omit<CellFlags, 'variable'> & {
-        variable: string;
-        dates?: string;
-        withNormals?: boolean;
-        normalsYears?: string;
-      },
+      opts: Omit<CellFlags, 'variable'> & NormalsFlags & { variable: string; dates?: string },
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
-        const params = { ...cellParams(opts), normals: opts.withNormals, normals_years: opts.normalsYears };
+        const params = { ...cellParams(opts), ...normalsParams(opts) };
         const body = await computeChanges(await ctx.openDatabase('read'), {
           dataset,
           pourpoint,

@@ -61,14 +61,23 @@ export const cellParams = (
   units: o.units,
 });
 
-/** The stats flags by the query model's names. */
-const statsParams = (
-  o: CellFlags & { validFraction?: boolean; withNormals?: boolean; normalsYears?: string },
-): QueryParams => ({
-  ...cellParams(o),
-  valid_fraction: o.validFraction,
+/** The normals flags every history command takes. */
+export interface NormalsFlags {
+  withNormals?: boolean;
+  normalsYears?: string;
+}
+
+/** The normals flags by the query model's names. */
+export const normalsParams = (o: NormalsFlags): QueryParams => ({
   normals: o.withNormals,
   normals_years: o.normalsYears,
+});
+
+/** The stats flags by the query model's names. */
+const statsParams = (o: CellFlags & NormalsFlags & { validFraction?: boolean }): QueryParams => ({
+  ...cellParams(o),
+  valid_fraction: o.validFraction,
+  ...normalsParams(o),
 });
 
 /** JSON as the terminal likes it, or the CSV table keyed by `key`. */
@@ -95,16 +104,15 @@ function noteUnclassified(
   }
 }
 
-const normalsFlags = (cmd: Command) =>
-  cmd
-    .option(
-      '--with-normals',
-      'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> against the day-of-year normals',
-    )
-    .option(
-      '--normals-years <Y1..Y2>',
-      'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)',
-    );
+/** What `--normals-years` says wherever it is taken. */
+export const REFERENCE_YEARS_HELP =
+  'reference water years (default: every water year before the current one; a year counts for a day when it holds that day)';
+
+/** `--with-normals` (saying `what` it adds) and `--normals-years`. */
+export const normalsFlags = (
+  cmd: Command,
+  what = 'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> against the day-of-year normals',
+) => cmd.option('--with-normals', what).option('--normals-years <Y1..Y2>', REFERENCE_YEARS_HELP);
 
 /** A drawn area from a GeoJSON file. @throws SnowdbError `invalid-geometry`, `source-not-found`. */
 async function readArea(path: string): Promise<AreaGeometry> {
@@ -145,17 +153,16 @@ export function registerStats(program: Command, run: Runner): void {
     (
       dataset: string,
       pourpoint: string | undefined,
-      opts: CellFlags & {
-        area?: string;
-        minusChildren?: boolean;
-        dates?: string;
-        doy?: string;
-        years?: string;
-        validFraction?: boolean;
-        maxZoneCells: string;
-        withNormals?: boolean;
-        normalsYears?: string;
-      },
+      opts: CellFlags &
+        NormalsFlags & {
+          area?: string;
+          minusChildren?: boolean;
+          dates?: string;
+          doy?: string;
+          years?: string;
+          validFraction?: boolean;
+          maxZoneCells: string;
+        },
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
@@ -222,14 +229,13 @@ export function registerStatsAll(program: Command, run: Runner): void {
   normalsFlags(cellOptions(cmd)).action(
     (
       dataset: string,
-      opts: CellFlags & {
-        date?: string;
-        waterYear?: string;
-        meltOutBelow?: string;
-        validFraction?: boolean;
-        withNormals?: boolean;
-        normalsYears?: string;
-      },
+      opts: CellFlags &
+        NormalsFlags & {
+          date?: string;
+          waterYear?: string;
+          meltOutBelow?: string;
+          validFraction?: boolean;
+        },
       cmd: Command,
     ) =>
       run(cmd, async (ctx) => {
@@ -257,13 +263,12 @@ export function registerStatsAll(program: Command, run: Runner): void {
 async function waterYearOfAll(
   ctx: CliContext,
   dataset: string,
-  opts: CellFlags & {
-    waterYear: string;
-    meltOutBelow?: string;
-    validFraction?: boolean;
-    withNormals?: boolean;
-    normalsYears?: string;
-  },
+  opts: CellFlags &
+    NormalsFlags & {
+      waterYear: string;
+      meltOutBelow?: string;
+      validFraction?: boolean;
+    },
 ): Promise<void> {
   const year = Number(opts.waterYear);
   if (!/^[0-9]{4}$/.test(opts.waterYear))
@@ -280,8 +285,7 @@ async function waterYearOfAll(
     {
       ...cellParams({ ...opts, variable: undefined }),
       melt_out_below: opts.meltOutBelow === undefined ? undefined : Number(opts.meltOutBelow),
-      normals: opts.withNormals,
-      normals_years: opts.normalsYears,
+      ...normalsParams(opts),
     },
     cliFlags,
   );

@@ -1,0 +1,50 @@
+/**
+ * A polygon that is no indexed basin (a drawn area, a group's union), made ready for planning:
+ * its exact coverage on a dataset's grid stands in for an AOI raster, beside a synthetic index
+ * entry with its area, hash, bounds and a point inside it.
+ */
+import type { Dataset } from '../datasets/registry.js';
+import { geometryHash, type IndexEntry } from '../pourpoints/index-file.js';
+import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
+import { geodesicArea } from '../raster/geodesic.js';
+import { type AreaGeometry, labelPoint, polygonsBounds, polygonsOf } from '../raster/geometry.js';
+import type { Window } from '../raster/grid.js';
+
+/** A polygon drawn for one query: its exact coverage weights computed on the fly (no AOI raster). */
+export interface DrawnArea {
+  /** The synthetic index entry's id (`drawn:<hash>`). */
+  readonly id: string;
+  /** Covered fraction × cell area, m², row-major over `window` (the polygon's bounds on the grid). */
+  readonly weights: Float64Array;
+  readonly window: Window;
+}
+
+/**
+ * The entry and coverage of a polygon on `d`'s grid (`idOf`: its id from its WKB hash), or null
+ * when it misses the grid.
+ */
+export function areaOnGrid(
+  d: Dataset,
+  geometry: AreaGeometry,
+  name: string,
+  idOf: (hash: string) => string,
+): { entry: IndexEntry; drawn: DrawnArea } | null {
+  const cov = polygonCoverage(d.grid, geometry);
+  if (cov === null) return null;
+  const polygons = polygonsOf(geometry);
+  const hash = geometryHash(geometry);
+  const id = idOf(hash);
+  const entry: IndexEntry = {
+    triplet: id,
+    name,
+    point: labelPoint(polygons),
+    outlet: false,
+    declaredAreaM2: null,
+    outletOutsideM: null,
+    areaMeters: geodesicArea(geometry),
+    geometryHash: hash,
+    basinBbox: polygonsBounds(polygons),
+    coverage: { [d.name]: 'partial' },
+  };
+  return { entry, drawn: { id, weights: coverageWeights(d.grid, cov), window: cov.window } };
+}
