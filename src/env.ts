@@ -22,6 +22,10 @@ export const ENV = {
   swannUrl: 'SNOWDB_SWANN_URL',
   /** Folder of the SPIRES NRT tile folders (`SPIRES_NRT_V01/`). */
   spiresUrl: 'SNOWDB_SPIRES_URL',
+  /** The AWDB REST API base (stations, forecasts), without `/services/v1`. */
+  awdbUrl: 'SNOWDB_AWDB_URL',
+  /** Least ms between two AWDB requests (default 250). */
+  awdbIntervalMs: 'SNOWDB_AWDB_INTERVAL_MS',
   /** NASA Earthdata login token (bearer), sent to archives behind Earthdata login. */
   earthdataToken: 'EARTHDATA_TOKEN',
   /** Home folder: its `.netrc` gives archive logins per host. */

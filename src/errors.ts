@@ -29,6 +29,13 @@ export const ErrorCatalog = {
   'invalid-source': { status: 422, title: 'Invalid source file', exit: 1 },
   'source-not-found': { status: 404, title: 'Source not found', exit: 1 },
   'source-unreachable': { status: 502, title: 'Source unreachable', exit: 1 },
+  'source-bad-answer': {
+    status: 502,
+    title: 'Source answered something that is not its documented format',
+    exit: 1,
+  },
+  'station-not-found': { status: 404, title: 'Station not found', exit: 1 },
+  'stations-not-synced': { status: 409, title: 'Stations not synced', exit: 1 },
   'source-rate-limited': { status: 503, title: 'Source rate limit exceeded', exit: 1 },
   'source-login-required': { status: 502, title: 'Source archive needs a login', exit: 1 },
   'prune-refused': { status: 409, title: 'Prune needs an archive directory', exit: 1 },

@@ -29,6 +29,7 @@ import { historyRoutes } from './routes/history.js';
 import { pointRoutes } from './routes/point.js';
 import { pourpointRoutes } from './routes/pourpoints.js';
 import { API_DESCRIPTION, API_TITLE, serviceRoutes } from './routes/service.js';
+import { stationRoutes } from './routes/stations.js';
 import { statsRoutes } from './routes/stats.js';
 import { webRoutes } from './routes/web.js';
 import { SHARED_SCHEMAS } from './schemas.js';
@@ -110,6 +111,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
         { name: 'datasets', description: 'active datasets' },
         { name: 'pourpoints', description: 'basins' },
         { name: 'stats', description: 'stratified statistics' },
+        { name: 'stations', description: 'AWDB stations beside the grid, forecast points' },
       ],
     },
     refResolver: { buildLocalReference: (json, _base, _fragment, i) => String(json.$id ?? `def-${i}`) },
@@ -209,6 +211,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     await historyRoutes(scope, db);
     await pointRoutes(scope, db);
     await groupRoutes(scope, db);
+    await stationRoutes(scope, db);
     await webRoutes(scope);
   });
   return app;

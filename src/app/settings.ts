@@ -3,6 +3,7 @@ import { SnowdbError } from '../errors.js';
 import type { S3Settings } from '../io/bucket.s3.js';
 import type { GitHubSettings } from '../io/github.js';
 import type { QueueSettings } from '../queue/connection.js';
+import { AWDB_URL, type AwdbSettings } from '../stations/awdb.js';
 import { CACHES, type CacheBudgets, type CacheName, isCache } from '../util/caches.js';
 import { NLCD_URL, THREEDEP_URL, type ZoneSourceUrls } from '../zones/sources.js';
 
@@ -24,6 +25,8 @@ export interface Settings {
     /** `$HOME/.netrc`, when HOME is set. */
     readonly netrcPath: string | undefined;
   };
+  /** The AWDB REST API: where, and how gently (retries and backoff are the fetch settings'). */
+  readonly awdb: AwdbSettings;
   /** Test hook: ms to pause between the steps of a date swap (crash tests kill inside it). */
   readonly swapPauseMs: number | undefined;
   readonly queue: QueueSettings;
@@ -73,6 +76,12 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       fileMs: 1000 * (count(env[ENV.fetchFileS], 1800) || 1800),
       earthdataToken: set(env[ENV.earthdataToken]),
       netrcPath: maybe((h) => `${h}/.netrc`, set(env[ENV.home])),
+    },
+    awdb: {
+      url: trim(set(env[ENV.awdbUrl]) ?? AWDB_URL),
+      retries: count(env[ENV.fetchRetries], 5),
+      backoffMs: count(env[ENV.fetchBackoffMs], 1000),
+      minIntervalMs: count(env[ENV.awdbIntervalMs], 250),
     },
     swapPauseMs: Number(set(env[ENV.testSwapPauseMs]) ?? 0) || undefined,
     queue: {

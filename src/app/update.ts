@@ -9,6 +9,9 @@ import { ARCHIVES, rankOf } from '../fetch/archives.js';
 import { type FetchResult, fetchDates } from '../fetch/run.js';
 import { readManifest } from '../ingest/date-dir.js';
 import { withFileLock } from '../io/lock.js';
+import { AwdbClient } from '../stations/awdb.js';
+import { readStationList } from '../stations/store.js';
+import { syncStations } from '../stations/sync.js';
 import { compactDate, todayUtc, waterYearOf } from '../util/dates.js';
 import { archiveBase, type FetchChoices, fetchOptions } from './fetch-options.js';
 import type { Settings } from './settings.js';
@@ -35,11 +38,38 @@ export interface UpdateReport {
   /** Pid of the update already running; the run then did nothing. */
   readonly running: number | null;
   readonly datasets: readonly DatasetUpdate[];
+  /** The stations store's update (null: no stations synced yet, so none to keep current). */
+  readonly stations?: StationsUpdate | null;
+}
+
+/** What `update` did to the stations store. */
+export interface StationsUpdate {
+  readonly recorded: number;
+  readonly forecastPoints: number;
+  readonly moved: number;
+  readonly error: string | null;
+}
+
+/** Keep a synced stations store current: the list, the records, the forecast points. */
+async function updateStations(db: Database, settings: Settings): Promise<StationsUpdate | null> {
+  if ((await readStationList(db)) === null) return null;
+  try {
+    const r = await syncStations(db, new AwdbClient(settings.awdb));
+    return {
+      recorded: r.recorded.length,
+      forecastPoints: r.forecastPoints.length,
+      moved: r.moved.length,
+      error: null,
+    };
+  } catch (e) {
+    if (!SnowdbError.is(e)) throw e;
+    return { recorded: 0, forecastPoints: 0, moved: 0, error: e.message };
+  }
 }
 
 /** Whether an update found a real failure (a failed date, or a dataset that could not be fetched). */
 export const updateFailed = (r: UpdateReport): boolean =>
-  r.datasets.some((d) => d.failed > 0 || d.error !== null);
+  r.datasets.some((d) => d.failed > 0 || d.error !== null) || (r.stations?.error ?? null) !== null;
 
 /** How long an update may hold its lock before the next one reports it stalled, ms (6 h). */
 export const UPDATE_STALLED_MS = 6 * 3_600_000;
@@ -147,7 +177,11 @@ export async function updateDatabase(
       async () => {
         const out: DatasetUpdate[] = [];
         for (const d of datasets) out.push(await updateOne(db, settings, d, c));
-        return { running: null, datasets: out };
+        return {
+          running: null,
+          datasets: out,
+          stations: names.length > 0 ? null : await updateStations(db, settings),
+        };
       },
       (pid) => new UpdateRunning(pid),
       0,

@@ -26,6 +26,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   compare: async () => (await import('./commands/history.js')).registerCompare,
   point: async () => (await import('./commands/point.js')).registerPoint,
   group: async () => (await import('./commands/group.js')).registerGroup,
+  stations: async () => (await import('./commands/stations.js')).registerStations,
+  forecast: async () => (await import('./commands/stations.js')).registerForecast,
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,
   worker: async () => (await import('./commands/worker.js')).registerWorker,

@@ -18,6 +18,8 @@ export const Layout = {
   data: 'data',
   /** Caches (land-cover download, fetched sources), relative to the root. */
   cache: '.cache',
+  /** AWDB stations, their records and forecast points (src/stations/store.ts), relative to the root. */
+  stations: 'stations',
   /** Held by the one `snowdb update` running, relative to the root. */
   updateLock: '.update.lock',
 } as const;

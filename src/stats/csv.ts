@@ -94,8 +94,14 @@ export function* compareCsvLines(body: CompareBody): Generator<string> {
   for (const d of body.datasets) for (const row of rowsOf(d)) yield line([d.dataset, ...row]);
 }
 
-/** The CSV table of a point answer: `date`, then one column per variable. */
-export function* pointCsvLines(body: PointBody): Generator<string> {
-  yield line(['date', ...body.variables]);
+/** The CSV table of a keyed answer (a point, a station): `date` (or `key`), then one column per variable. */
+export function* keyedCsvLines(
+  body: Pick<PointBody, 'variables' | 'results'>,
+  key = 'date',
+): Generator<string> {
+  yield line([key, ...body.variables]);
   for (const [date, row] of Object.entries(body.results)) yield line([date, ...row.map(num)]);
 }
+
+/** The CSV table of a point answer: `date`, then one column per variable. */
+export const pointCsvLines = (body: PointBody): Generator<string> => keyedCsvLines(body);

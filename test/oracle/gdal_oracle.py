@@ -36,6 +36,9 @@ Commands (JSON on stdout):
                                   pixel split into S x S points assigned to LAYER_DIR's grid cells
                                   (OSR transforms): majority class, northness, eastness, entropy,
                                   compared with the layers in LAYER_DIR
+  stations GEOJSON POINTS_JSON     per [lon, lat]: inside the record's basin (OGR Contains), and the
+                                  distance to it in an azimuthal equidistant projection on the point
+  lstsq X_JSON Y_JSON             numpy least squares of y on [1, x]: intercept, slope, r2, residual sd
   zone-forest LAYER NLCD S        direct count per LAYER cell of S x S points per NLCD pixel (OSR
                                   transforms): round(100 * forest / valid), compared with LAYER
   zonal AOI COG SCALE [LAYER STEP_FT]
@@ -249,6 +252,39 @@ def record(geojson_path):
     pt.Transform(to_aeqd)
     print(json.dumps({'wkb_sha256': hashlib.sha256(wkb).hexdigest(), 'area': laea.GetArea(),
                       'point_distance': pt.Distance(near)}))
+
+
+def stations(geojson_path, points_json):
+    """Per [lon, lat] point: whether OGR finds it inside the record's basin, and its distance to the
+    basin (densified to 0.0005 degrees) in an azimuthal equidistant projection centred on the point."""
+    rec = json.load(open(geojson_path))
+    geoms = rec['geometries'] if rec.get('type') == 'GeometryCollection' else [rec['geometry']]
+    geom = next(x for x in geoms if x['type'] in ('Polygon', 'MultiPolygon'))
+    basin = ogr.CreateGeometryFromJson(json.dumps(geom))
+    basin.Segmentize(0.0005)
+    out = []
+    for lon, lat in json.loads(points_json):
+        pt = ogr.Geometry(ogr.wkbPoint)
+        pt.AddPoint_2D(lon, lat)
+        inside = basin.Contains(pt)
+        to_aeqd = osr.CoordinateTransformation(lonlat(), proj(f'+proj=aeqd +lat_0={lat} +lon_0={lon} +ellps=WGS84 +units=m +no_defs'))
+        b = basin.Clone()
+        b.Transform(to_aeqd)
+        pt.Transform(to_aeqd)
+        out.append({'inside': inside, 'distance_m': 0.0 if inside else pt.Distance(b.GetBoundary())})
+    print(json.dumps(out))
+
+
+def lstsq(x_json, y_json):
+    """numpy's least squares of y on [1, x]: intercept, slope, r2 and the residual standard deviation (n - 2)."""
+    import numpy as np
+    x = np.array(json.loads(x_json), dtype=float)
+    y = np.array(json.loads(y_json), dtype=float)
+    a = np.vstack([np.ones_like(x), x]).T
+    (b0, b1), res, _, _ = np.linalg.lstsq(a, y, rcond=None)
+    r = y - (b0 + b1 * x)
+    print(json.dumps({'intercept': b0, 'slope': b1, 'r2': 1 - (r @ r) / ((y - y.mean()) @ (y - y.mean())),
+                      'residual_sd': float(np.sqrt((r @ r) / (len(x) - 2)))}))
 
 
 def raster_sum(path):
@@ -701,7 +737,8 @@ def run(argv):
      'zone-forest': lambda: zone_forest(*args), 'zonal': lambda: zonal(*args),
      'basin-stats': lambda: basin_stats(*args), 'simplify-check': lambda: simplify_check(*args),
      'vector': lambda: vector(*args), 'union': lambda: union(*args),
-     'difference': lambda: difference(*args)}[cmd]()
+     'difference': lambda: difference(*args), 'stations': lambda: stations(*args),
+     'lstsq': lambda: lstsq(*args)}[cmd]()
 
 
 if __name__ == '__main__':

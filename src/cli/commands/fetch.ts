@@ -105,6 +105,15 @@ export function registerUpdate(program: Command, run: Runner): void {
                   ? `${d.dataset}: ${d.note}`
                   : `${d.dataset}: ingested ${d.ingested}, upgraded ${d.upgraded}, missing ${d.missing}, failed ${d.failed}; newest ${d.newest ?? 'none'}`,
             )
+            .concat(
+              r.stations
+                ? [
+                    r.stations.error !== null
+                      ? `stations: failed: ${r.stations.error}`
+                      : `stations: ${r.stations.recorded} records and ${r.stations.forecastPoints} forecast points brought up to date`,
+                  ]
+                : [],
+            )
             .join('\n'),
         );
         for (const d of r.datasets)

@@ -1,0 +1,289 @@
+/**
+ * The NRCS Air and Water Database (AWDB) REST API, version 1: its four endpoints (`stations`,
+ * `data`, `forecasts`, `reference-data`), their documented JSON shapes checked on arrival, one
+ * request at a time at most every `minIntervalMs`, retried with backoff on a network failure, a
+ * 5xx, a 429 (waiting its Retry-After) or a body that breaks off. Nothing else in snowdb talks
+ * to AWDB. Shapes: https://wcc.sc.egov.usda.gov/awdbRestApi/swagger-ui/index.html
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { SnowdbError } from '../errors.js';
+import { causeOf } from '../io/http.js';
+
+/** The public AWDB REST API (SNOWDB_AWDB_URL overrides it). */
+export const AWDB_URL = 'https://wcc.sc.egov.usda.gov/awdbRestApi';
+
+export interface AwdbSettings {
+  /** Base URL, without `/services/v1`. */
+  readonly url: string;
+  /** Attempts after the first. */
+  readonly retries: number;
+  /** First backoff, ms; doubled per attempt. */
+  readonly backoffMs: number;
+  /** Least time between two requests' starts, ms (AWDB asks clients to be gentle). */
+  readonly minIntervalMs: number;
+}
+
+/** Longest Retry-After honoured, s: a longer one fails the sync with the server's words. */
+const MAX_RETRY_AFTER_S = 300;
+/** Per-request timeout, ms. */
+const TIMEOUT_MS = 120_000;
+
+const num = z.number().nullish();
+const str = z.string().nullish();
+
+/** `GET /stations`: one station's metadata (elevation in feet, lon/lat WGS 84 degrees). */
+const StationDto = z.object({
+  stationTriplet: z.string(),
+  stationId: str,
+  stateCode: str,
+  networkCode: z.string(),
+  name: str,
+  dcoCode: str,
+  countyName: str,
+  huc: str,
+  elevation: num,
+  latitude: z.number(),
+  longitude: z.number(),
+  dataTimeZone: num,
+  beginDate: str,
+  endDate: str,
+  forecastPoint: z
+    .object({ name: str, forecaster: str, exceedenceProbabilities: z.array(z.number()).nullish() })
+    .nullish(),
+});
+export type AwdbStation = z.infer<typeof StationDto>;
+
+/** One value of `GET /data`: `date` for DAILY, `year`/`month`(/`monthPart`, `collectionDate`) otherwise. */
+const DataValue = z.object({
+  date: str,
+  year: num,
+  month: num,
+  monthPart: str,
+  collectionDate: str,
+  value: num,
+  qcFlag: str,
+  qaFlag: str,
+  median: num,
+  average: num,
+});
+
+const StationData = z.object({
+  stationTriplet: z.string(),
+  data: z.array(
+    z.object({
+      stationElement: z.object({
+        elementCode: z.string(),
+        ordinal: num,
+        heightDepth: num,
+        durationName: str,
+        storedUnitCode: str,
+        beginDate: str,
+        endDate: str,
+      }),
+      values: z.array(DataValue),
+    }),
+  ),
+});
+export type AwdbStationData = z.infer<typeof StationData>;
+
+/** `GET /forecasts`: a forecast point's published forecasts (values by exceedance probability, %). */
+const ForecastSet = z.object({
+  stationTriplet: z.string(),
+  forecastPointName: str,
+  data: z.array(
+    z.object({
+      elementCode: z.string(),
+      forecastPeriod: z.array(z.string()).min(2),
+      forecastStatus: str,
+      issueDate: str,
+      periodNormal: num,
+      publicationDate: z.string(),
+      unitCode: str,
+      forecastValues: z.record(z.string(), z.number().nullable()),
+    }),
+  ),
+});
+
+/** `GET /reference-data`: the code lists asked for (`elements`, `forecastPeriods`, …). */
+const ReferenceData = z.record(z.string(), z.array(z.record(z.string(), z.unknown())));
+
+/** AWDB durations snowdb asks for. */
+export type Duration = 'DAILY' | 'SEMIMONTHLY' | 'MONTHLY';
+
+export interface DataQuery {
+  readonly triplets: readonly string[];
+  readonly elements: readonly string[];
+  readonly duration: Duration;
+  /** ISO dates, inclusive. */
+  readonly begin: string;
+  readonly end: string;
+  /** Ask for AWDB's published 1991–2020 median of each value's day. */
+  readonly median?: boolean;
+}
+
+/** A client of one AWDB base URL; `requests` counts the HTTP requests it made (retries included). */
+export class AwdbClient {
+  requests = 0;
+  private last = 0;
+
+  constructor(
+    readonly settings: AwdbSettings,
+    private readonly pause: (ms: number) => Promise<unknown> = sleep,
+  ) {}
+
+  /** Station metadata for triplet patterns (`*:*:SNTL`, `1098:UT:SNTL`). */
+  stations(triplets: readonly string[], forecastPoints = false): Promise<AwdbStation[]> {
+    return this.get(
+      'stations',
+      {
+        stationTriplets: triplets.join(','),
+        activeOnly: 'false',
+        ...(forecastPoints && { returnForecastPointMetadata: 'true' }),
+      },
+      z.array(StationDto),
+    );
+  }
+
+  /** Element values of stations over a date range. */
+  data(q: DataQuery): Promise<AwdbStationData[]> {
+    return this.get(
+      'data',
+      {
+        stationTriplets: q.triplets.join(','),
+        elements: q.elements.join(','),
+        duration: q.duration,
+        beginDate: q.begin,
+        endDate: q.end,
+        periodRef: 'END',
+        returnFlags: 'true',
+        ...(q.median && { centralTendencyType: 'MEDIAN' }),
+      },
+      z.array(StationData),
+    );
+  }
+
+  /** Published forecasts of forecast points, by publication date. */
+  forecasts(triplets: readonly string[], elements: readonly string[], begin: string, end: string) {
+    return this.get(
+      'forecasts',
+      {
+        stationTriplets: triplets.join(','),
+        elementCodes: elements.join(','),
+        beginPublicationDate: begin,
+        endPublicationDate: end,
+      },
+      z.array(ForecastSet),
+    );
+  }
+
+  /** Code lists (`elements`, `forecastPeriods`, `units`, …). */
+  referenceData(lists: readonly string[]) {
+    return this.get('reference-data', { referenceLists: lists.join(',') }, ReferenceData);
+  }
+
+  /**
+   * GET `services/v1/<endpoint>?<query>` as JSON of `schema`.
+   * @throws SnowdbError `source-unreachable` (network, a 4xx, 5xx or 429 past the retries),
+   *   `source-bad-answer` (a body that is not the documented JSON, every attempt).
+   */
+  private async get<T>(endpoint: string, query: Record<string, string>, schema: z.ZodType<T>): Promise<T> {
+    const url = `${this.settings.url}/services/v1/${endpoint}?${new URLSearchParams(query)}`;
+    let failure: SnowdbError | null = null;
+    for (let attempt = 0; attempt <= this.settings.retries; attempt++) {
+      const wait = attempt === 0 ? 0 : this.backoff(attempt, failure);
+      if (wait > 0) await this.pause(wait);
+      const gap = this.last + this.settings.minIntervalMs - Date.now();
+      if (gap > 0) await this.pause(gap);
+      this.last = Date.now();
+      this.requests++;
+      const r = await this.once(url, schema);
+      if (r.ok) return r.value;
+      failure = r.error;
+      if (!r.retry) break;
+    }
+    throw failure!;
+  }
+
+  /** The wait before attempt `n` (1-based), ms: the 429's Retry-After, else doubling backoff. */
+  private backoff(n: number, e: SnowdbError | null): number {
+    const after = e?.extra.retryAfterS;
+    if (typeof after === 'number') return after * 1000;
+    return this.settings.backoffMs * 2 ** (n - 1);
+  }
+
+  private async once<T>(
+    url: string,
+    schema: z.ZodType<T>,
+  ): Promise<{ ok: true; value: T } | { ok: false; retry: boolean; error: SnowdbError }> {
+    const fail = (
+      retry: boolean,
+      key: 'source-unreachable' | 'source-bad-answer',
+      msg: string,
+      extra = {},
+    ) => ({
+      ok: false as const,
+      retry,
+      error: new SnowdbError(key, `AWDB ${msg}`, { url, ...extra }),
+    });
+    let res: Response;
+    try {
+      res = await fetch(url, {
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers: { accept: 'application/json' },
+      });
+    } catch (e) {
+      return fail(true, 'source-unreachable', `unreachable at ${url}: ${causeOf(e)}`);
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      return fail(true, 'source-bad-answer', `answer to ${url} broke off: ${causeOf(e)}`);
+    }
+    if (res.status === 429) {
+      const s = Number(res.headers.get('retry-after'));
+      const after = Number.isFinite(s) && s >= 0 ? s : undefined;
+      if (after !== undefined && after > MAX_RETRY_AFTER_S)
+        return fail(
+          false,
+          'source-unreachable',
+          `asks us to wait ${after} s (HTTP 429) at ${url}; try later`,
+          {
+            status: 429,
+          },
+        );
+      return fail(true, 'source-unreachable', `rate limit (HTTP 429) at ${url}`, {
+        status: 429,
+        ...(after !== undefined && { retryAfterS: after }),
+      });
+    }
+    if (!res.ok)
+      return fail(
+        res.status >= 500 || res.status === 408,
+        'source-unreachable',
+        `answered HTTP ${res.status} to ${url}: ${text.slice(0, 200).trim()}`,
+        { status: res.status },
+      );
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (e) {
+      return fail(
+        true,
+        'source-bad-answer',
+        `answered ${text.length} bytes that are not JSON to ${url} (${(e as Error).message})`,
+      );
+    }
+    const parsed = schema.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return fail(
+        false,
+        'source-bad-answer',
+        `answer to ${url} is not the documented shape at ${issue?.path.join('.') || 'the top'}: ${issue?.message}`,
+      );
+    }
+    return { ok: true, value: parsed.data };
+  }
+}
