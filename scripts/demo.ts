@@ -3,7 +3,7 @@
  * spec's order, then serve the API and the web page.
  *   init → pourpoint sync (10 BAGIS basins and one delineated from the DEM, demo/basins) → dataset create (snodas, swann, instarr)
  *   → generate-zones (CC0 Zion SRTM DEM + NLCD 2011) → generated upstream files (scripts/demo/) →
- *   ingest → activate → doctor → api serve
+ *   ingest → activate → stations sync (a local AWDB double: scripts/demo/stations.ts) → doctor → api serve
  * A second run reuses what is current: sources are kept, and each step converges.
  *
  * Options: --dir <folder> (default .demo; the database is <dir>/db, sources <dir>/sources),
@@ -15,8 +15,11 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runCli } from '../src/cli/program.js';
 import { mapPool } from '../src/util/pool.js';
-import { DEMO_DATES, HISTORY_DATES, HISTORY_YEARS, SPIRES_DATES } from './demo/snow.js';
+import { startAwdbDouble } from './demo/awdb-double.js';
+import { demoRegion } from './demo/region.js';
+import { DEMO_DATES, HISTORY_DATES, HISTORY_YEARS, SPIRES_DATES, Terrain } from './demo/snow.js';
 import { DEMO_TILES, type Produced, SOURCE_KINDS, type SourceKind } from './demo/sources.js';
+import { demoWorld, STATIONS_LAST_DAY } from './demo/stations.js';
 import { withHugePages } from './huge-pages.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
@@ -57,10 +60,10 @@ async function node(args: string[]): Promise<string> {
  * (`runCli`, what bin/snowdb runs) in this process, which saves a process start (~0.5 CPU-s) a
  * step. The demo stops on the first failure, naming what failed.
  */
-async function step(title: string, args: string[]): Promise<void> {
+async function step(title: string, args: string[], extra: Record<string, string> = {}): Promise<void> {
   process.stderr.write(`\n$ snowdb ${args.join(' ')}    # ${title}\n`);
   const t0 = Date.now();
-  const code = await runCli(args, { stdout: process.stdout, stderr: process.stderr }, env);
+  const code = await runCli(args, { stdout: process.stdout, stderr: process.stderr }, { ...env, ...extra });
   if (code !== 0) {
     process.stderr.write(`demo step failed (exit ${code}): snowdb ${args.join(' ')}\n`);
     process.exit(code);
@@ -124,6 +127,26 @@ await mapPool(SOURCE_KINDS, 2, async (kind) => {
 });
 await ingests;
 for (const [name] of DATASETS) await step(`make ${name} visible to readers`, ['dataset', 'activate', name]);
+// Stations: a local AWDB double serves the demo's SNOTEL sites, snow courses and forecast points
+// (generated from the same snow model as the grids); the sync is the one a user runs against AWDB.
+{
+  const t0 = Date.now();
+  const basins = `${repo}demo/basins/`;
+  const world = await demoWorld(basins, await Terrain.load(`${zion}/srtm.tif`, await demoRegion(basins)));
+  const awdb = await startAwdbDouble(world);
+  process.stderr.write(
+    `\n# a local AWDB double on ${awdb.url}: ${world.stations.length} stations, ${world.forecasts.size} forecast points (${seconds(t0)})\n`,
+  );
+  try {
+    await step(
+      'AWDB station metadata, the records of stations near the basins, the forecast points',
+      ['stations', 'sync', '--through', STATIONS_LAST_DAY],
+      { SNOWDB_AWDB_URL: awdb.url, SNOWDB_AWDB_INTERVAL_MS: '0' },
+    );
+  } finally {
+    await awdb.close();
+  }
+}
 await step('check every artifact', ['doctor']);
 process.stderr.write(`\ndemo database ready in ${seconds(started)}: ${root}\n`);
 

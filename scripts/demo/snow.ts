@@ -41,7 +41,24 @@ export const seasonShift = (wy: number): number => HISTORY_SHIFT[wy] ?? 0;
  */
 export function seasonScale(wy: number, lat: number): number {
   const kind = HISTORY_KIND[wy];
-  return kind === undefined ? 1 : kind * Math.min(1.8, Math.max(0.6, 1.8 - 0.25 * (lat - 37)));
+  return kind === undefined ? 1 : kind * latitudeFactor(lat);
+}
+
+/** How much bigger than 2025 a median past year is at latitude `lat` (°). */
+export const latitudeFactor = (lat: number): number => Math.min(1.8, Math.max(0.6, 1.8 - 0.25 * (lat - 37)));
+
+/**
+ * The season of any water year at a station (the stations' records reach back to 1991): the
+ * history years' own scale and timing, 2025's, and for the others a deterministic spread of
+ * kinds (0.55–1.45) and timings (±10 days).
+ */
+export function stationSeason(wy: number, lat: number): { scale: number; shift: number } {
+  if (wy === 2025 || HISTORY_KIND[wy] !== undefined) return { scale: seasonScale(wy, lat), shift: seasonShift(wy) };
+  const u = (k: number) => {
+    const x = Math.sin(wy * 12.9898 + k * 78.233) * 43758.5453;
+    return x - Math.floor(x);
+  };
+  return { scale: (0.55 + 0.9 * u(1)) * latitudeFactor(lat), shift: Math.round(20 * u(2) - 10) };
 }
 
 /** Day of the water year (1 October = 0) of a YYYYMMDD date. */

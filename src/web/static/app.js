@@ -5,6 +5,7 @@ import { getAllFeatures, getJson, withBusy } from './api.js';
 import { BasinList } from './list.js';
 import { BasinMap, COARSE_DEG } from './map.js';
 import { defaultRef, parseRef, readUrl, waterYearOf, writeUrl } from './state.js';
+import { stationPanel } from './stations.js';
 import { renderTable, setDownloads } from './table.js';
 import { areaText, convert, num, unitOf } from './units.js';
 import { areaView, columnOf, seasonView, yearsView, zonesView } from './views.js';
@@ -438,6 +439,10 @@ async function panel() {
     show(null);
     return;
   }
+  // The stations beside the grid load beside the view (a failure there leaves the view alone).
+  stationPanel(c, { section: $('stations'), note: $('stations-note'), table: $('stations-table') }).catch((e) => {
+    $('stations-note').textContent = `Stations could not be read: ${e.message}`;
+  });
   const r = await withBusy($('panel'), () => VIEWS[state.view](c, els));
   if (!r) return show(null);
   app.charts[state.view] = r.chart ?? r.charts;

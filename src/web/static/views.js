@@ -12,6 +12,7 @@ import {
 } from './charts.js';
 import { escapeHtml } from './map.js';
 import { waterYearOf } from './state.js';
+import { bandMarks, seasonLines, stationsInBand, stationsNear, unrepresentedText } from './stations.js';
 import { areaText, convert, num, unitOf } from './units.js';
 
 const seg = encodeURIComponent;
@@ -96,11 +97,15 @@ export async function seasonView(ctx, els) {
       : null,
     chartLibrary(),
   ]);
-  const others = (compared?.datasets ?? []).slice(1).map((d) => ({
-    name: d.dataset,
-    at: (day) => convert(at(d.results[day]?.[0], col(d, stat)), u),
-    /** @type {(number | null)[]} */ values: [],
-  }));
+  const others = [
+    ...(compared?.datasets ?? []).slice(1).map((d) => ({
+      name: d.dataset,
+      at: (day) => convert(at(d.results[day]?.[0], col(d, stat)), u),
+      /** @type {(number | null)[]} */ values: [],
+    })),
+    // The basin's SNOTEL sites beside the grid (nothing without synced stations).
+    ...(await seasonLines(ctx, stat, u, start, end)),
+  ];
   // The snow line in the chosen units: ft (US) or m.
   const lineUnit = ctx.units === 'us' ? 'ft' : 'm';
   const lineAt = (d) => (line ? at(line.results[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
@@ -370,6 +375,9 @@ export async function zonesView(ctx, els) {
   const change = (d, k, name) =>
     changes ? convert(at(changes.results[d]?.[k], col(changes, name)), u) : null;
 
+  // Stations on the elevation bands (the band width the zone token names).
+  const step = Number(/band_step_ft=(\d+)/.exec(ctx.zone ?? '')?.[1] ?? 1000);
+  const near = stats.zone_layers.length === 1 && stats.zone_layers[0] === 'terrain.elevation' ? await stationsNear(ctx.basin.id, step) : null;
   const total = stats.zones.reduce((t, z) => t + z.area_m2, 0);
   const lost = stats.zones.find((z) => z.zone[0]?.kind === 'unclassified');
   const zones = stats.zones.filter((z) => z.zone[0]?.kind !== 'unclassified');
@@ -379,6 +387,7 @@ export async function zonesView(ctx, els) {
       : lost
         ? `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`
         : 'Zone layers cover all of this basin.';
+  els.note.textContent += unrepresentedText(near, stats.zones);
   // One key for every card: the solid line is this year, the dashed one the reference median.
   els.key.hidden = zones.length === 0 && !lost;
   els.key.innerHTML = `<i class="key-this"></i> this year${ctx.ref ? ` <i class="key-median"></i> median of water years ${escapeHtml(ctx.ref.replace('..', '–'))}` : ''} · values in ${escapeHtml(u.unit)}`;
@@ -399,7 +408,7 @@ export async function zonesView(ctx, els) {
     card.className = 'zone-card';
     const share = (100 * z.area_m2) / total;
     const moved = held ? zoneChangeText(held, (name) => change(held, k, name), stat, u.unit) : '';
-    card.innerHTML = `<figcaption><strong>${escapeHtml(zoneLabel(z.zone))}</strong><br>${areaText(z.area_m2, ctx.units)} · ${share.toFixed(1)} % of the basin${moved}</figcaption><div class="zone-chart"></div>`;
+    card.innerHTML = `<figcaption><strong>${escapeHtml(zoneLabel(z.zone))}</strong><br>${areaText(z.area_m2, ctx.units)} · ${share.toFixed(1)} % of the basin${moved}${bandMarks(stationsInBand(near, z.zone), ctx.units)}</figcaption><div class="zone-chart"></div>`;
     els.grid.append(card);
     charts.push(zoneChart(card.querySelector('.zone-chart'), series[k], u.unit, [0, top * 1.05]));
   });
