@@ -53,7 +53,8 @@ export const latitudeFactor = (lat: number): number => Math.min(1.8, Math.max(0.
  * kinds (0.55–1.45) and timings (±10 days).
  */
 export function stationSeason(wy: number, lat: number): { scale: number; shift: number } {
-  if (wy === 2025 || HISTORY_KIND[wy] !== undefined) return { scale: seasonScale(wy, lat), shift: seasonShift(wy) };
+  if (wy === 2025 || HISTORY_KIND[wy] !== undefined)
+    return { scale: seasonScale(wy, lat), shift: seasonShift(wy) };
   const u = (k: number) => {
     const x = Math.sin(wy * 12.9898 + k * 78.233) * 43758.5453;
     return x - Math.floor(x);

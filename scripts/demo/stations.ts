@@ -8,8 +8,8 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AreaGeometry, containsPoint, polygonsBounds, polygonsOf } from '../../src/raster/geometry.js';
 import { geodesicArea } from '../../src/raster/geodesic.js';
+import { type AreaGeometry, containsPoint, polygonsBounds, polygonsOf } from '../../src/raster/geometry.js';
 import type { AwdbWorld, DoubleForecast, DoubleSeries, DtoStation } from './awdb-double.js';
 import { climateAt, DEMO_DATES, stationSeason, sweOf, type Terrain, waterYearDay } from './snow.js';
 
@@ -22,7 +22,8 @@ const M_PER_FT = 0.3048;
 
 const isoDays = (from: string, to: string): string[] => {
   const out: string[] = [];
-  for (let t = Date.parse(from); t <= Date.parse(to); t += 86_400_000) out.push(new Date(t).toISOString().slice(0, 10));
+  for (let t = Date.parse(from); t <= Date.parse(to); t += 86_400_000)
+    out.push(new Date(t).toISOString().slice(0, 10));
   return out;
 };
 const wyOf = (iso: string) => Number(iso.slice(0, 4)) + (iso.slice(5, 7) >= '10' ? 1 : 0);
@@ -72,13 +73,36 @@ function snotel(s: Site): Map<string, DoubleSeries> {
     peak = Math.max(peak, swe.get(d)!);
     return { date: d, value: Math.round(peak * 12.5) / 10, qcFlag: 'V' };
   });
-  const t = (d: string) => Math.round((45 - 0.0035 * s.m - 18 * Math.cos((2 * Math.PI * (waterYearDay(d.replaceAll('-', '')) - 100)) / 365)) * 10) / 10;
-  const depth = (d: string) => Math.round(swe.get(d)! * (4.5 - Math.min(2.3, waterYearDay(d.replaceAll('-', '')) / 90)) * 10) / 10;
+  const t = (d: string) =>
+    Math.round(
+      (45 - 0.0035 * s.m - 18 * Math.cos((2 * Math.PI * (waterYearDay(d.replaceAll('-', '')) - 100)) / 365)) *
+        10,
+    ) / 10;
+  const depth = (d: string) =>
+    Math.round(swe.get(d)! * (4.5 - Math.min(2.3, waterYearDay(d.replaceAll('-', '')) / 90)) * 10) / 10;
   return new Map<string, DoubleSeries>([
-    ['WTEQ', { duration: 'DAILY', unit: 'in', values: days.map((d) => ({ date: d, value: swe.get(d)!, qcFlag: 'V', median: med.get(d.slice(5)) ?? null })) }],
-    ['SNWD', { duration: 'DAILY', unit: 'in', values: days.map((d) => ({ date: d, value: depth(d), qcFlag: 'V' })) }],
+    [
+      'WTEQ',
+      {
+        duration: 'DAILY',
+        unit: 'in',
+        values: days.map((d) => ({
+          date: d,
+          value: swe.get(d)!,
+          qcFlag: 'V',
+          median: med.get(d.slice(5)) ?? null,
+        })),
+      },
+    ],
+    [
+      'SNWD',
+      { duration: 'DAILY', unit: 'in', values: days.map((d) => ({ date: d, value: depth(d), qcFlag: 'V' })) },
+    ],
     ['PREC', { duration: 'DAILY', unit: 'in', values: prec }],
-    ['TAVG', { duration: 'DAILY', unit: 'degF', values: days.map((d) => ({ date: d, value: t(d), qcFlag: 'V' })) }],
+    [
+      'TAVG',
+      { duration: 'DAILY', unit: 'degF', values: days.map((d) => ({ date: d, value: t(d), qcFlag: 'V' })) },
+    ],
   ]);
 }
 
@@ -89,7 +113,13 @@ function course(s: Site): Map<string, DoubleSeries> {
     for (const m of [2, 3, 4, 5]) {
       const date = `${y}-0${m}-01`;
       if (date > LAST) continue;
-      values.push({ year: y, month: m, monthPart: '1', collectionDate: date, value: siteSwe(s.m, s.lon, s.lat, date) });
+      values.push({
+        year: y,
+        month: m,
+        monthPart: '1',
+        collectionDate: date,
+        value: siteSwe(s.m, s.lon, s.lat, date),
+      });
     }
   return new Map([['WTEQ', { duration: 'SEMIMONTHLY', unit: 'in', values }]]);
 }
@@ -101,7 +131,12 @@ function sitesOf(id: string, basin: AreaGeometry, terrain: Terrain, n: number): 
   const pts: { lon: number; lat: number; m: number }[] = [];
   for (let lat = s + 0.005; lat < north; lat += 0.01)
     for (let lon = w + 0.005; lon < e; lon += 0.01)
-      if (containsPoint(polys, lon, lat)) pts.push({ lon: Math.round(lon * 1e4) / 1e4, lat: Math.round(lat * 1e4) / 1e4, m: terrain.at(lon, lat) });
+      if (containsPoint(polys, lon, lat))
+        pts.push({
+          lon: Math.round(lon * 1e4) / 1e4,
+          lat: Math.round(lat * 1e4) / 1e4,
+          m: terrain.at(lon, lat),
+        });
   pts.sort((a, b) => a.m - b.m);
   if (pts.length < 3 || pts.at(-1)!.m < 1800) return [];
   const name = id.split(':')[0]!;
@@ -115,11 +150,16 @@ function sitesOf(id: string, basin: AreaGeometry, terrain: Terrain, n: number): 
 }
 
 /** The forecast point of a USGS basin: monthly volumes (kac-ft) from its sites' 1 April SWE, and winter 2025's forecasts. */
-function forecastPoint(basin: AreaGeometry, sites: readonly Site[]): { volumes: DoubleSeries; forecasts: DoubleForecast[] } {
+function forecastPoint(
+  basin: AreaGeometry,
+  sites: readonly Site[],
+): { volumes: DoubleSeries; forecasts: DoubleForecast[] } {
   const areaM2 = geodesicArea(basin);
-  const apr1 = (wy: number) => sites.reduce((t, s) => t + siteSwe(s.m, s.lon, s.lat, `${wy}-04-01`), 0) / sites.length;
+  const apr1 = (wy: number) =>
+    sites.reduce((t, s) => t + siteSwe(s.m, s.lon, s.lat, `${wy}-04-01`), 0) / sites.length;
   // April–July runoff: 45 % of the sites' 1 April SWE over the basin, ± a year's own wobble.
-  const aprJul = (wy: number) => (areaM2 * apr1(wy) * 0.0254 * 0.45 * (0.92 + 0.16 * ((wy * 7919) % 11) / 10)) / 1233.48183754752 / 1000;
+  const aprJul = (wy: number) =>
+    (areaM2 * apr1(wy) * 0.0254 * 0.45 * (0.92 + (0.16 * ((wy * 7919) % 11)) / 10)) / 1233.48183754752 / 1000;
   const share: Record<number, number> = { 4: 0.2, 5: 0.35, 6: 0.3, 7: 0.15 };
   const values: DoubleSeries['values'][number][] = [];
   for (let wy = 1992; wy <= 2025; wy++)
@@ -153,7 +193,10 @@ export async function demoWorld(basinsDir: string, terrain: Terrain): Promise<Aw
   const world: AwdbWorld = { stations: [], data: new Map(), forecasts: new Map() };
   let n = 0;
   for (const file of (await readdir(basinsDir)).filter((f) => f.endsWith('.geojson')).sort()) {
-    const gj = JSON.parse(await readFile(join(basinsDir, file), 'utf8')) as { id: string; geometries: { type: string; coordinates: unknown }[] };
+    const gj = JSON.parse(await readFile(join(basinsDir, file), 'utf8')) as {
+      id: string;
+      geometries: { type: string; coordinates: unknown }[];
+    };
     const basin = gj.geometries.find((g) => g.type !== 'Point') as AreaGeometry;
     const sites = sitesOf(gj.id, basin, terrain, n);
     n += 10;
@@ -174,7 +217,10 @@ export async function demoWorld(basinsDir: string, terrain: Terrain): Promise<Aw
       world.data.set(s.triplet, s.network === 'SNTL' ? snotel(s) : course(s));
     }
     if (sites.length > 0 && gj.id.endsWith(':USGS')) {
-      const fp = forecastPoint(basin, sites.filter((s) => s.network === 'SNTL'));
+      const fp = forecastPoint(
+        basin,
+        sites.filter((s) => s.network === 'SNTL'),
+      );
       world.data.set(gj.id, new Map([['SRVO', fp.volumes]]));
       world.forecasts.set(gj.id, { name: file.replace('.geojson', ''), data: fp.forecasts });
     }

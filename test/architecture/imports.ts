@@ -18,6 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['series'],
   ['ingest', 'zones'],
   ['stats', 'fetch'],
+  ['stations'],
   ['app'],
   ['api'],
   ['cli'],

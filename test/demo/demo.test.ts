@@ -34,6 +34,8 @@ import {
 const DEMO = fileURLToPath(new URL('../../scripts/demo.js', import.meta.url));
 const run = promisify(execFile);
 const VIRGIN = '09406000:UT:USGS';
+/** Virgin R nr Hurricane: holds the Virgin and North Creek, and their stations. */
+const HURRICANE = '09408150:UT:USGS';
 /** A drawn area: a triangle in the Virgin basin's country (the docs' my-area.geojson, the upload). */
 const AREA = {
   type: 'Polygon',
@@ -147,6 +149,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       'dataset generate-zones',
       'dataset ingest',
       'dataset activate snodas',
+      'stations sync',
       'doctor',
     ].map((c) => first.indexOf(`$ snowdb ${c}`));
     assert.ok(
@@ -161,6 +164,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.match(first, /# swann: 46 file\(s\) generated, 0 reused/);
     assert.match(first, /# spires: 21 file\(s\) generated, 0 reused/);
     assert.match(first, /doctor: every check passed/);
+    assert.match(
+      first,
+      /33 stations listed \(33 new, 0 moved\); 33 records fetched, 0 already current; 10 forecast points/,
+    );
     // The bundled DEM reaches only part of every BAGIS basin: one info line per dataset and BAGIS
     // basin, its layers grouped by share, not one per layer (North Creek, inside it, has none).
     const infos = first.split('\n').filter((l) => /^info\s+zones\s/.test(l));
@@ -176,6 +183,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.match(second, /ingested 0, up-to-date 14,/);
     assert.match(second, /ingested 0, up-to-date 46,/);
     assert.match(second, /ingested 0, up-to-date 7,/);
+    assert.match(second, /33 stations listed \(0 new, 0 moved\); 0 records fetched, 33 already current/);
     assert.match(second, /web page\s+http:\/\/127\.0\.0\.1:\d+\/app/);
     assert.match(second, /npx snowdb stats snodas NORTHCK:UT:DEMO --variable swe --zone terrain.elevation/);
   });
@@ -305,9 +313,14 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       'snowline',
       'compare',
       'point',
+      'stations',
+      'forecast',
     ]);
+    // Every query, and every station and forecast command but `stations sync` (it asks AWDB itself).
     const examples = (await docExamples(['README.md', 'docs/reference.md'])).filter(
-      (e) => (e.words[0] === 'npx' && QUERIES.has(e.words[2] ?? '')) || e.words[0] === 'curl',
+      (e) =>
+        (e.words[0] === 'npx' && QUERIES.has(e.words[2] ?? '') && e.words[3] !== 'sync') ||
+        e.words[0] === 'curl',
     );
     assert.ok(examples.length >= 15, `${examples.length} examples`);
     // The drawn-polygon examples' file: a part of the Virgin basin's country the demo covers.
@@ -335,19 +348,29 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
         if (r.status !== 200)
           failures.push(`${e.file}: ${e.line}\n  → HTTP ${r.status}: ${body.slice(0, 300)}`);
       } else {
-        const r = await snowdb(e.words.slice(2).map(local), { env: env() });
+        const redirect = e.words.indexOf('>'); // `> file`: the shell's, not the command's
+        const r = await snowdb(e.words.slice(2, redirect < 0 ? undefined : redirect).map(local), {
+          env: env(),
+        });
         body = r.stdout;
         if (r.code !== 0)
           failures.push(`${e.file}: ${e.line}\n  → exit ${r.code}: ${r.stderr.slice(0, 300)}`);
         if (/note: no date/.test(r.stderr)) failures.push(`${e.file}: ${e.line}\n  → ${r.stderr.trim()}`);
       }
       // Data: a JSON body with a non-empty `results` (or basins with results), or CSV rows.
+      // (stations and forecasts: non-empty `stations`, `years` or `forecasts`.)
       const data = body.startsWith('{')
-        ? ((j: { results?: object; basins?: { results: object }[]; datasets?: { results: object }[] }) =>
+        ? ((j: {
+            results?: object;
+            basins?: { results: object }[];
+            datasets?: { results: object }[];
+            stations?: unknown[];
+            years?: unknown[];
+            forecasts?: unknown[];
+          }) =>
             Object.keys(j.results ?? {}).length > 0 ||
-            [...(j.basins ?? []), ...(j.datasets ?? [])].some((b) => Object.keys(b.results).length > 0))(
-            JSON.parse(body),
-          )
+            [...(j.basins ?? []), ...(j.datasets ?? [])].some((b) => Object.keys(b.results).length > 0) ||
+            [j.stations, j.years, j.forecasts].some((a) => (a?.length ?? 0) > 0))(JSON.parse(body))
         : body.trim().split('\n').length > 1;
       if (!data) failures.push(`${e.file}: ${e.line}\n  → no data: ${body.slice(0, 200)}`);
     }
@@ -433,7 +456,6 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   });
 
   const REF = '2021..2024';
-  const HURRICANE = '09408150:UT:USGS';
   type Body = Stats & { reference?: { start_water_year: number } };
   const col = (b: { variables: string[] }, name: string) => {
     const i = b.variables.indexOf(name);
@@ -551,7 +573,9 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const mm = await seasonFromApi(HURRICANE, 'metric');
     const by = (f: number) => (a: (number | null)[][]) =>
       a.map((xs, i) => (i === 0 ? xs : xs.map((v) => (v === null ? null : v / f))));
-    const us = await chartData(page, 'season');
+    // The grid's series (the stations' lines after them are the next test's).
+    const grid = (d: (number | null)[][]) => d.slice(0, 7);
+    const us = grid(await chartData(page, 'season'));
     assert.deepEqual(us, by(25.4)(mm));
     const apiUs = (await seasonFromApi(HURRICANE, 'us')).flat();
     for (const [i, v] of us.flat().entries())
@@ -616,7 +640,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.check('input[name=units][value=metric]');
     await page.waitForFunction("new URL(location.href).searchParams.get('units') === 'metric'");
     await settled(page);
-    assert.deepEqual(await chartData(page, 'season'), mm);
+    assert.deepEqual(grid(await chartData(page, 'season')), mm);
     // Volumes: m³, and acre-feet exactly m³ / 1233.48183754752.
     await page.selectOption('#measure', 'total');
     await page.waitForFunction(
@@ -688,9 +712,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
           snowdb: { charts: { season: { data: (number | null)[][]; series: { label: string }[] } } };
         }
       ).snowdb.charts.season;
-      return { labels: c.series.map((x) => x.label), xs: c.data[0], snodas: c.data.at(-1) };
+      const k = c.series.findIndex((x) => x.label === 'snodas');
+      return { labels: c.series.map((x) => x.label), xs: c.data[0], snodas: c.data[k] };
     });
-    assert.equal(beside.labels.at(-1), 'snodas');
+    // After the grid's lines: SNODAS, then the basin's stations.
+    assert.equal(beside.labels[7], 'snodas', beside.labels.join(', '));
     const sno = cmp.datasets[1]!;
     assert.deepEqual(
       beside.snodas,
@@ -998,9 +1024,18 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       assert.match(captions[k]!, new RegExp(`${((100 * z.area_m2) / total).toFixed(1)} % of the basin`));
     const lost = s.zones.at(-1)!;
     assert.equal(lost.zone[0]!.kind, 'unclassified');
+    // The bands no station within 10 km stands in, as the API places the stations.
+    const placed = await api<{ stations: { band: { min: number; max: number } | null }[] }>(
+      `/pourpoints/${VIRGIN}/stations?within_km=10`,
+    );
+    const bands = s.zones.filter((z) => z.zone[0]!.kind === 'band');
+    const empty = bands.filter(
+      (z) => !placed.stations.some((p) => p.band?.min === z.zone[0]!.min && p.band?.max === z.zone[0]!.max),
+    );
+    assert.ok(empty.length > 0 && empty.length < bands.length);
     assert.equal(
       await page.textContent('#zones-note'),
-      `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'.`,
+      `Zone layers cover ${((100 * (total - lost.area_m2)) / total).toFixed(0)} % of this basin; the rest is shown as 'unclassified'. No station stands in ${empty.length} of ${bands.length} bands (${((100 * empty.reduce((t, z) => t + z.area_m2, 0)) / total).toFixed(0)} % of the basin): ▲ marks the stations within 10 km.`,
     );
     // One key names both lines of every card and the unit of their y axes.
     assert.equal(
@@ -1083,6 +1118,114 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       assert.equal(row[col(doy, 'rank_of_mean_swe_mm')], 5, d);
       assert.equal(doyRows[i]![4], rank === null ? '' : `${rank} of 5`, d);
     });
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
+    await page.close();
+  });
+
+  it('stations on the page: the table is the API placement with each latest SWE, the season chart draws the sites inside as the station API says, bands mark their stations', async () => {
+    const { page, problems, outside } = await openPage(
+      browser,
+      `${base}/app/?basin=${HURRICANE}&dataset=swann&variable=swe&date=2025-04-01&units=metric`,
+    );
+    await settled(page);
+    await page.waitForFunction("document.querySelectorAll('#stations-table tbody tr').length > 0");
+    const near = await api<{
+      stations: {
+        triplet: string;
+        name: string;
+        inside: boolean;
+        network: string;
+        elevation_m: number;
+        band: { min: number; max: number };
+      }[];
+    }>(`/pourpoints/${HURRICANE}/stations?within_km=10`);
+    assert.ok(near.stations.length >= 3);
+    const rows = await page
+      .locator('#stations-table tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) =>
+          [...tr.querySelectorAll('td')].map((td) =>
+            (td as unknown as { innerText: string }).innerText.replace(/\s+/g, ' ').trim(),
+          ),
+        ),
+      );
+    assert.deepEqual(
+      rows.map((r) => r[0]),
+      near.stations.map((s) => `${s.name} ${s.triplet}`),
+    );
+    for (const [i, s] of near.stations.entries()) {
+      const body = await api<{ variables: string[]; results: Record<string, (number | null)[]> }>(
+        `/stations/${s.triplet}?datetime=2024-10-01/2025-04-01`,
+      );
+      const last = Object.keys(body.results)
+        .filter((d) => body.results[d]![0] !== null)
+        .at(-1)!;
+      assert.equal(rows[i]![5], last);
+      // The page's table rounds as its num(): 0 decimals from 100, 1 from 10, 2 from 1, else 3.
+      const v = body.results[last]![0]!;
+      const a = Math.abs(v);
+      const digits = a === 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+      assert.equal(Number(rows[i]![6]!.replace(/,/g, '')), Number(v.toFixed(digits)), s.triplet);
+    }
+    const index = await api<{ results: Record<string, (number | null)[]> }>(
+      `/pourpoints/${HURRICANE}/station-index?datetime=2025-04-01`,
+    );
+    assert.match(
+      (await page.textContent('#stations-note'))!,
+      new RegExp(`Station index on 2025-04-01: ${index.results['2025-04-01']![0]} % of median`),
+    );
+    // The chart's station lines: the recorded SNOTEL sites inside, highest first, on the chart's days.
+    const lines = near.stations
+      .filter((s) => s.inside && s.network === 'SNTL')
+      .sort((a, b) => b.elevation_m - a.elevation_m)
+      .slice(0, 3);
+    const data = await chartData(page, 'season');
+    const xs = data[0]!;
+    const labels = await page.evaluate(() =>
+      (
+        globalThis as unknown as { snowdb: { charts: { season: { series: { label: string }[] } } } }
+      ).snowdb.charts.season.series.map((x) => x.label),
+    );
+    for (const s of lines) {
+      const k = labels.findIndex((l) => l.startsWith(`${s.name} (station`));
+      assert.ok(k > 0, `${s.name} in ${labels.join(', ')}`);
+      const body = await api<{ results: Record<string, (number | null)[]> }>(
+        `/stations/${s.triplet}?datetime=2024-10-01/2025-09-30`,
+      );
+      assert.deepEqual(
+        data[k],
+        xs.map((x) => body.results[new Date(x! * 1000).toISOString().slice(0, 10)]?.[0] ?? null),
+      );
+    }
+    // By zone, 1000-ft bands: each card lists the stations placed in its band.
+    await page.click('[role=tab][data-view=zones]');
+    await settled(page);
+    await page.waitForFunction(
+      "document.querySelectorAll('.zone-card').length > 0 && !document.querySelector('[aria-busy=true]')",
+    );
+    const cards = await page.locator('.zone-card figcaption').evaluateAll((fs) =>
+      fs.map((f) => ({
+        band: f.querySelector('strong')!.textContent!,
+        marks: [...f.querySelectorAll('.station-mark')].map(
+          (m) => (m as unknown as { dataset: Record<string, string> }).dataset.triplet!,
+        ),
+      })),
+    );
+    for (const c of cards) {
+      const m = /^(\d+)–(\d+) ft$/.exec(c.band);
+      const want = m
+        ? near.stations
+            .filter((s) => s.band?.min === Number(m[1]) && s.band?.max === Number(m[2]))
+            .map((s) => s.triplet)
+        : [];
+      assert.deepEqual(c.marks, want, c.band);
+    }
+    assert.ok(cards.some((c) => c.marks.length > 0));
+    assert.match(
+      (await page.textContent('#zones-note'))!,
+      /No station stands in \d+ of \d+ bands \(\d+ % of the basin\)/,
+    );
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     await page.close();

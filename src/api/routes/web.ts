@@ -45,7 +45,19 @@ const vendor = (spec: string, type: string, transform?: Served['transform']): Se
   maxAge: DAY,
   ...(transform && { transform }),
 });
-const MODULES = ['app', 'api', 'canvas', 'charts', 'list', 'map', 'state', 'stations', 'table', 'units', 'views'];
+const MODULES = [
+  'app',
+  'api',
+  'canvas',
+  'charts',
+  'list',
+  'map',
+  'state',
+  'stations',
+  'table',
+  'units',
+  'views',
+];
 
 /** Files under /app/ by URL path; vendor files come from npm packages. */
 const FILES: Readonly<Record<string, Served>> = {

@@ -440,9 +440,11 @@ async function panel() {
     return;
   }
   // The stations beside the grid load beside the view (a failure there leaves the view alone).
-  stationPanel(c, { section: $('stations'), note: $('stations-note'), table: $('stations-table') }).catch((e) => {
-    $('stations-note').textContent = `Stations could not be read: ${e.message}`;
-  });
+  stationPanel(c, { section: $('stations'), note: $('stations-note'), table: $('stations-table') }).catch(
+    (e) => {
+      $('stations-note').textContent = `Stations could not be read: ${e.message}`;
+    },
+  );
   const r = await withBusy($('panel'), () => VIEWS[state.view](c, els));
   if (!r) return show(null);
   app.charts[state.view] = r.chart ?? r.charts;

@@ -39,7 +39,11 @@ const seriesOf = (t, start, end) => getJson(`stations/${seg(t)}`, { datetime: `$
  * by day (`at`); none for any other variable.
  */
 export async function seasonLines(ctx, stat, u, start, end) {
-  const element = stat.startsWith('mean_swe_') ? 'swe_mm' : stat.startsWith('mean_depth_') ? 'depth_mm' : null;
+  const element = stat.startsWith('mean_swe_')
+    ? 'swe_mm'
+    : stat.startsWith('mean_depth_')
+      ? 'depth_mm'
+      : null;
   const near = element ? await stationsNear(ctx.basin.id) : null;
   if (!near) return [];
   const sites = near.stations
@@ -90,11 +94,15 @@ export async function stationPanel(ctx, els) {
   const latest = await Promise.all(
     near.stations.map((s) =>
       s.recorded
-        ? getJson(`stations/${seg(s.triplet)}`, { datetime: `${since}/${ctx.date}`, units: ctx.units }).catch(() => null)
+        ? getJson(`stations/${seg(s.triplet)}`, { datetime: `${since}/${ctx.date}`, units: ctx.units }).catch(
+            () => null,
+          )
         : null,
     ),
   );
-  const index = await getJson(`pourpoints/${seg(ctx.basin.id)}/station-index`, { datetime: `${ctx.date}/${ctx.date}` });
+  const index = await getJson(`pourpoints/${seg(ctx.basin.id)}/station-index`, {
+    datetime: `${ctx.date}/${ctx.date}`,
+  });
   const [pct, used] = index.results[ctx.date] ?? [null, 0];
   els.note.textContent =
     near.stations.length === 0
@@ -117,7 +125,16 @@ export async function stationPanel(ctx, els) {
       row ? row.at(-1) : null,
     ];
   });
-  const columns = ['station', 'network', `elevation (${us ? 'ft' : 'm'})`, 'band', 'where', 'on', `SWE (${unit})`, '% of median'];
+  const columns = [
+    'station',
+    'network',
+    `elevation (${us ? 'ft' : 'm'})`,
+    'band',
+    'where',
+    'on',
+    `SWE (${unit})`,
+    '% of median',
+  ];
   els.table.innerHTML = `<thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${rows
     .map(
       (r) =>

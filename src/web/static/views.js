@@ -377,7 +377,10 @@ export async function zonesView(ctx, els) {
 
   // Stations on the elevation bands (the band width the zone token names).
   const step = Number(/band_step_ft=(\d+)/.exec(ctx.zone ?? '')?.[1] ?? 1000);
-  const near = stats.zone_layers.length === 1 && stats.zone_layers[0] === 'terrain.elevation' ? await stationsNear(ctx.basin.id, step) : null;
+  const near =
+    stats.zone_layers.length === 1 && stats.zone_layers[0] === 'terrain.elevation'
+      ? await stationsNear(ctx.basin.id, step)
+      : null;
   const total = stats.zones.reduce((t, z) => t + z.area_m2, 0);
   const lost = stats.zones.find((z) => z.zone[0]?.kind === 'unclassified');
   const zones = stats.zones.filter((z) => z.zone[0]?.kind !== 'unclassified');
