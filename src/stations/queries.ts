@@ -6,6 +6,7 @@
 import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
 import { type DateQuery, parseDateRange } from '../stats/dates.js';
+import type { ExecuteOptions } from '../stats/engine.js';
 import { checkAnswerSize } from '../stats/plan.js';
 import { executePoint, openPointPlan } from '../stats/point.js';
 import type { Units } from '../stats/units.js';
@@ -146,6 +147,7 @@ export async function stationVsGrid(
   db: Database,
   dataset: string,
   q: StationQuery & { maxValues?: number | undefined },
+  exec: Pick<ExecuteOptions, 'signal' | 'series'> = {},
 ): Promise<CompareBody> {
   const { meta, rec } = await recordOf(db, q.triplet);
   const units = q.units ?? 'metric';
@@ -163,10 +165,10 @@ export async function stationVsGrid(
       `dataset '${dataset}' has no SWE or snow depth to compare a station with (its variables: ${Object.keys(plan.dataset.config.variables).join(', ')})`,
       { parameter: 'dataset' },
     );
-  const grid = await executePoint({
-    ...plan,
-    columns: plan.columns.filter((c) => pairs.some(([, v]) => v === c.variable)),
-  });
+  const grid = await executePoint(
+    { ...plan, columns: plan.columns.filter((c) => pairs.some(([, v]) => v === c.variable)) },
+    exec,
+  );
   const results: Record<string, (number | null)[]> = {};
   for (const d of plan.dates) {
     const row: (number | null)[] = [];

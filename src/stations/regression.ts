@@ -10,7 +10,8 @@ import type { Database } from '../db/database.js';
 import { QueryParameterError, SnowdbError } from '../errors.js';
 import { indexedEntry, indexOf, readStoredBasin } from '../pourpoints/store.js';
 import { dayOfYear } from '../stats/dates.js';
-import { computeStats } from '../stats/engine.js';
+import { type ExecuteOptions, executeStats } from '../stats/engine.js';
+import { openStatsPlan } from '../stats/plan.js';
 import type { Units } from '../stats/units.js';
 import { csvRow } from '../util/csv.js';
 import { waterYearOf } from '../util/dates.js';
@@ -82,18 +83,20 @@ function monthDay(day: string): [number, number] {
 export async function predictorByYear(
   db: Database,
   q: Pick<RegressionQuery, 'dataset' | 'pourpoint' | 'day' | 'predictor' | 'units'>,
+  exec: ExecuteOptions = {},
 ): Promise<{ values: Map<number, number>; unit: string; name: string }> {
   const [month, d] = monthDay(q.day);
   const wyOf = (iso: string) => Number(iso.slice(0, 4)) + (month >= 10 ? 1 : 0);
   const values = new Map<number, number>();
   if (q.predictor === 'basin') {
-    const body = await computeStats(db, {
+    const plan = await openStatsPlan(db, {
       dataset: q.dataset,
       pourpoint: q.pourpoint,
       dates: dayOfYear(month, d, 1000, 9999),
       variables: ['swe'],
       units: q.units ?? 'metric',
     });
+    const body = await executeStats(plan, exec);
     const i = body.variables.findIndex((v) => v.startsWith('mean_swe_'));
     for (const [date, rows] of Object.entries(body.results)) {
       const v = rows[0]?.[i];
@@ -150,10 +153,14 @@ async function pointOf(db: Database, pourpoint: string) {
 }
 
 /** The regression diagnostic of one basin. */
-export async function regression(db: Database, q: RegressionQuery): Promise<RegressionBody> {
+export async function regression(
+  db: Database,
+  q: RegressionQuery,
+  exec: ExecuteOptions = {},
+): Promise<RegressionBody> {
   const fp = await pointOf(db, q.pourpoint);
   const volumes = seasonalVolumes(fp, q.season);
-  const p = await predictorByYear(db, q);
+  const p = await predictorByYear(db, q, exec);
   const years = [...p.values.keys()].filter((y) => volumes.has(y)).sort((a, b) => a - b);
   const x = years.map((y) => p.values.get(y)!);
   const y = years.map((w) => volumes.get(w)!);
@@ -210,13 +217,14 @@ export async function m4Table(
     days: readonly string[];
     predictors: readonly Predictor[];
   },
+  exec: ExecuteOptions = {},
 ): Promise<{ columns: string[]; rows: (number | null)[][] }> {
   const fp = await pointOf(db, q.pourpoint);
   const volumes = seasonalVolumes(fp, q.season);
   const cols: { name: string; values: Map<number, number> }[] = [];
   for (const predictor of q.predictors)
     for (const day of q.days) {
-      const p = await predictorByYear(db, { ...q, day, predictor });
+      const p = await predictorByYear(db, { ...q, day, predictor }, exec);
       cols.push({ name: `${p.name}_${p.unit}`, values: p.values });
     }
   const years = new Set<number>([...volumes.keys()]);

@@ -40,7 +40,12 @@ export type StationMeta = z.infer<typeof StationMeta>;
 
 const Provenance = z.object({ source: z.string(), synced_at: z.string() });
 
-const StationList = Provenance.extend({ networks: z.array(z.string()), stations: z.array(StationMeta) });
+const StationList = Provenance.extend({
+  networks: z.array(z.string()),
+  /** AWDB's reference data for the elements snowdb reads: name and stored unit. */
+  elements: z.record(z.string(), z.object({ name: z.string(), unit: z.string() })),
+  stations: z.array(StationMeta),
+});
 export type StationList = z.infer<typeof StationList>;
 
 const Series = z.object({

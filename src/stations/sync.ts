@@ -29,6 +29,32 @@ import {
 
 /** Networks whose stations measure snow water equivalent: SNOTEL, SNOLITE, snow courses, aerial markers. */
 export const SWE_NETWORKS = ['SNTL', 'SNTLT', 'SNOW', 'MSNT'] as const;
+/** The unit each element is stored in, as snowdb converts from it (AWDB's `storedUnitCode`). */
+export const STORED_UNITS: Readonly<Record<string, string>> = {
+  WTEQ: 'in',
+  SNWD: 'in',
+  PREC: 'in',
+  TAVG: 'degF',
+  SRVO: 'kac_ft',
+};
+
+/**
+ * Check every element of an answer is in the unit snowdb converts from.
+ * @throws SnowdbError `source-bad-answer` naming the element, station and unit.
+ */
+function checkUnits(answers: readonly AwdbStationData[]): void {
+  for (const a of answers)
+    for (const d of a.data) {
+      const { elementCode: code, storedUnitCode: unit } = d.stationElement;
+      const want = STORED_UNITS[code];
+      if (want !== undefined && unit && unit !== want)
+        throw new SnowdbError(
+          'source-bad-answer',
+          `AWDB stores ${code} of ${a.stationTriplet} in '${unit}', not '${want}': snowdb converts from '${want}' only, so nothing of it was stored`,
+        );
+    }
+}
+
 /** Networks measured daily by sensors (the rest are manual, semi-monthly). */
 const DAILY_NETWORKS = new Set(['SNTL', 'SNTLT', 'SCAN']);
 /** Daily elements: SWE, snow depth, accumulated precipitation, mean air temperature. */
@@ -282,6 +308,7 @@ async function recordStation(
         median: true,
       })),
     );
+  checkUnits(answers);
   for (const a of answers)
     if (a.stationTriplet !== meta.triplet)
       throw new SnowdbError(
@@ -323,6 +350,7 @@ async function recordForecastPoint(
     answers.push(
       ...(await client.data({ triplets: [triplet], elements: ['SRVO'], duration: 'MONTHLY', begin, end })),
     );
+  checkUnits(answers);
   const months = new Map((old?.volumes.months ?? []).map((m) => [`${m[0]}-${m[1]}`, m]));
   let unit = old?.volumes.unit ?? 'kac_ft';
   for (const a of answers)
@@ -391,10 +419,17 @@ export async function syncStations(
   const old = await readStationList(db);
   const { stations, added, moved } = mergeList(old, fresh, to);
   for (const m of moved) say(`station ${m.triplet} moved ${m.km} km (its earlier position is kept)`);
+  // AWDB's names and stored units of the elements snowdb reads.
+  const reference = (await client.referenceData(['elements'])).elements ?? [];
+  const elements: StationList['elements'] = {};
+  for (const e of reference)
+    if (typeof e.code === 'string' && e.code in STORED_UNITS)
+      elements[e.code] = { name: String(e.name ?? e.code), unit: String(e.storedUnitCode ?? '') };
   const list: StationList = {
     source: client.settings.url,
     synced_at: new Date().toISOString(),
     networks: [...networks],
+    elements,
     stations,
   };
   await writeCompact(stationPaths(db).list, list);

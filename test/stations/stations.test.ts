@@ -460,6 +460,26 @@ describe('stations beside the grid, and the forecast point', () => {
     assert.equal(moved.moves, 1);
   });
 
+  it("keeps AWDB's element names and units, and refuses a record in a unit it does not convert from", async () => {
+    const list = JSON.parse(await readFile(join(root, 'stations/stations.json'), 'utf8'));
+    assert.deepEqual(list.elements.WTEQ, { name: 'SNOW WATER EQUIVALENT', unit: 'in' });
+    assert.deepEqual(list.elements.SRVO, { name: 'STREAM VOLUME, ADJUSTED', unit: 'kac_ft' });
+    const far = awdb.world.data.get(SITES.far.triplet)!;
+    const swe = far.get('WTEQ')!;
+    far.set('WTEQ', { ...swe, unit: 'mm' });
+    try {
+      const r = await cli('stations', 'sync', '--station', SITES.far.triplet, '--no-forecasts');
+      assert.equal(r.code, 1);
+      assert.match(
+        r.stderr,
+        /AWDB stores WTEQ of FAR:UT:SNTL in 'mm', not 'in': snowdb converts from 'in' only/,
+      );
+      await assert.rejects(readFile(join(root, 'stations/records/FAR_UT_SNTL.json')), { code: 'ENOENT' });
+    } finally {
+      far.set('WTEQ', swe);
+    }
+  });
+
   it('refuses bad arguments by name, and leaves the store as it was', async () => {
     const before = await snapshotTree(join(dir, 'db/stations'));
     for (const [args, msg] of [

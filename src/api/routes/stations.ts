@@ -17,6 +17,7 @@ import { keyedCsvLines } from '../../stats/csv.js';
 import { parseDateRange, parseYearSpan } from '../../stats/dates.js';
 import { querySchema } from '../../stats/query.js';
 import type { Units } from '../../stats/units.js';
+import { admit, queryCaps } from '../http.js';
 import { negotiate } from '../negotiate.js';
 import { DATASET_PARAM, POURPOINT_PARAM, problemResponses } from '../schemas.js';
 import { sendCsv, statsLinks } from '../tables.js';
@@ -136,11 +137,14 @@ export async function stationRoutes(app: FastifyInstance, db: Database): Promise
     },
     async (req, reply) => {
       const { dataset, triplet } = req.params;
-      const body = await stationVsGrid(db, dataset, {
+      const q = {
         triplet,
         dates: parseDateRange(req.query.datetime ?? '../..'),
         units: req.query.units,
-      });
+        ...queryCaps(req),
+      };
+      // The grid's values are a stats query: under the admission gate, as every query of the rasters.
+      const body = await admit(req, reply, (exec) => stationVsGrid(db, dataset, q, exec));
       return send(req, reply, `${dataset}_${file(triplet)}`, body);
     },
   );
@@ -249,10 +253,14 @@ export async function stationRoutes(app: FastifyInstance, db: Database): Promise
       const { dataset, pourpoint } = req.params;
       const q = { dataset, pourpoint, season: parseSeason(req.query.period), units: req.query.units };
       if (negotiate(req.query.f, req.headers.accept) === 'csv') {
-        const t = await m4Table(db, { ...q, days: [req.query.day], predictors: [req.query.predictor] });
+        const t = await admit(req, reply, (exec) =>
+          m4Table(db, { ...q, days: [req.query.day], predictors: [req.query.predictor] }, exec),
+        );
         return sendCsv(reply, `${file(pourpoint)}_m4.csv`, m4CsvLines(t));
       }
-      return regression(db, { ...q, day: req.query.day, predictor: req.query.predictor });
+      return admit(req, reply, (exec) =>
+        regression(db, { ...q, day: req.query.day, predictor: req.query.predictor }, exec),
+      );
     },
   );
 }
