@@ -135,13 +135,31 @@ function dataAnswer(w: AwdbWorld, q: URLSearchParams): unknown[] | string {
 function answer(w: AwdbWorld, path: string, q: URLSearchParams): { status: number; body: unknown } {
   const triplets = (q.get('stationTriplets') ?? '').split(',').filter(Boolean);
   switch (path) {
-    case '/services/v1/stations':
+    case '/services/v1/stations': {
+      // Forecast points are stations too (USGS, BOR…); their metadata says so when asked.
+      const points = [...w.forecasts].map(([t, f]) => ({
+        stationTriplet: t,
+        stationId: t.split(':')[0]!,
+        stateCode: t.split(':')[1]!,
+        networkCode: t.split(':')[2]!,
+        name: f.name,
+        huc: null,
+        elevation: null,
+        latitude: 0,
+        longitude: 0,
+        beginDate: '1900-01-01 00:00',
+        endDate: '2100-01-01 00:00',
+        ...(q.get('returnForecastPointMetadata') === 'true' && {
+          forecastPoint: { name: f.name, forecaster: 'NRCS', exceedenceProbabilities: [10, 30, 50, 70, 90] },
+        }),
+      }));
       return {
         status: 200,
-        body: w.stations
+        body: [...w.stations, ...points]
           .filter((s) => triplets.some((t) => matches(t, s.stationTriplet)))
           .map((s) => ({ ...s, dcoCode: 'UT', countyName: null, dataTimeZone: -8, shefId: null })),
       };
+    }
     case '/services/v1/data': {
       const r = dataAnswer(w, q);
       return typeof r === 'string' ? { status: 400, body: { message: r } } : { status: 200, body: r };

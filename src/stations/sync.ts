@@ -67,6 +67,8 @@ export const WINDOW_YEARS = 10;
 const REVISION_DAYS = 30;
 /** First water year fetched when AWDB gives no begin date. */
 const EARLIEST = '1950-10-01';
+/** Basins' triplets per metadata request when looking for forecast points. */
+const FORECAST_BATCH = 100;
 /** Default distance from a basin within which stations' records are fetched, km. */
 export const DEFAULT_WITHIN_KM = 10;
 
@@ -419,6 +421,14 @@ export async function syncStations(
   const old = await readStationList(db);
   const { stations, added, moved } = mergeList(old, fresh, to);
   for (const m of moved) say(`station ${m.triplet} moved ${m.km} km (its earlier position is kept)`);
+  // A station asked for by name that AWDB does not list: refused before anything is written.
+  for (const t of o.stations ?? [])
+    if (!stations.some((s) => s.triplet === t))
+      throw new SnowdbError(
+        'station-not-found',
+        `AWDB lists no station '${t}' in networks ${networks.join(', ')}`,
+        { station: t },
+      );
   // AWDB's names and stored units of the elements snowdb reads.
   const reference = (await client.referenceData(['elements'])).elements ?? [];
   const elements: StationList['elements'] = {};
@@ -444,15 +454,7 @@ export async function syncStations(
       const t = f.slice(0, -5).replaceAll('_', ':');
       if (stations.some((s) => s.triplet === t)) wanted.add(t);
     }
-  for (const t of o.stations ?? []) {
-    if (!stations.some((s) => s.triplet === t))
-      throw new SnowdbError(
-        'station-not-found',
-        `AWDB lists no station '${t}' in networks ${networks.join(', ')}`,
-        { station: t },
-      );
-    wanted.add(t);
-  }
+  for (const t of o.stations ?? []) wanted.add(t);
   const recorded: string[] = [];
   let current = 0;
   for (const meta of stations.filter((s) => wanted.has(s.triplet))) {
@@ -488,7 +490,13 @@ export async function syncStations(
       const t = forecastTripletOf(await readStoredBasin(db, e.triplet));
       if (t !== null) ids.add(t);
     }
-    for (const t of [...ids].sort()) {
+    // Only the triplets AWDB's metadata names as forecast points (a request per 100 basins).
+    const asked = [...ids].sort();
+    const listed = new Set<string>();
+    for (let i = 0; i < asked.length; i += FORECAST_BATCH)
+      for (const m of await client.stations(asked.slice(i, i + FORECAST_BATCH), true))
+        if (m.forecastPoint) listed.add(m.stationTriplet);
+    for (const t of asked.filter((x) => listed.has(x))) {
       const old = await readForecastPoint(db, t);
       const from = old === null ? (o.since ?? '1980-10-01') : addDays(old.through, -366);
       say(`forecast point ${t}: ${from} to ${to}`);

@@ -117,6 +117,11 @@ describe('stations beside the grid, and the forecast point', () => {
       [SITES.in1, SITES.in2, SITES.move, SITES.course].map((s) => s.triplet).sort(),
     );
     assert.deepEqual(r.forecastPoints, [FULL]);
+    // HALF's id is a triplet too, but AWDB's metadata names no forecast point there: no data asked.
+    assert.ok(
+      awdb.seen.some((u) => u.includes('returnForecastPointMetadata=true') && u.includes('HALF%3AUT%3ATEST')),
+    );
+    assert.ok(!awdb.seen.some((u) => u.includes('HALF') && !u.includes('/stations?')));
     assert.equal(r.requests, awdb.seen.length);
     // Every daily request within AWDB's limit; the windows of one station tile its record.
     const windows = awdb.seen
@@ -497,7 +502,7 @@ describe('stations beside the grid, and the forecast point', () => {
     }
     const after_ = await snapshotTree(join(dir, 'db/stations'));
     assert.deepEqual([...after_.keys()].sort(), [...before.keys()].sort());
-    for (const [k, v] of before) if (!k.endsWith('stations.json')) assert.equal(after_.get(k), v, k);
+    for (const [k, v] of before) assert.equal(after_.get(k), v, k);
   });
 
   it('update keeps a synced stations store current', async () => {
