@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   point: async () => (await import('./commands/point.js')).registerPoint,
   group: async () => (await import('./commands/group.js')).registerGroup,
   stations: async () => (await import('./commands/stations.js')).registerStations,
+  export: async () => (await import('./commands/export.js')).registerExport,
   forecast: async () => (await import('./commands/stations.js')).registerForecast,
   update: async () => (await import('./commands/fetch.js')).registerUpdate,
   api: async () => (await import('./commands/api.js')).registerApi,

@@ -150,22 +150,34 @@ export async function executeEach<P, B>(
   opts: ExecuteOptions,
   execute: (plan: P, opts: ExecuteOptions) => Promise<B>,
 ): Promise<B[]> {
+  const out: B[] = [];
+  for await (const b of eachBasin(plans, statsOf, opts, execute)) out.push(b);
+  return out;
+}
+
+/**
+ * As `executeEach`, each basin's answer yielded as it is made (an export holds one at a time).
+ */
+export async function* eachBasin<P, B>(
+  plans: readonly P[],
+  statsOf: (p: P) => StatsPlan,
+  opts: ExecuteOptions,
+  execute: (plan: P, opts: ExecuteOptions) => Promise<B>,
+): AsyncGenerator<B> {
   // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
   const rasters = new RasterSession();
   const first = plans[0];
   const seriesView = first && opts.series !== false ? await viewOf(statsOf(first).dataset) : null;
   // Cached reads resolve as microtasks: without slices, hundreds of basins could run in one turn.
   const slicer = new Slicer(opts.signal);
-  const out: B[] = [];
   try {
     for (const plan of plans) {
-      out.push(await execute(plan, { ...opts, rasters, seriesView }));
+      yield await execute(plan, { ...opts, rasters, seriesView });
       await slicer.pause();
     }
   } finally {
     await rasters.close();
   }
-  return out;
 }
 
 /** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */

@@ -9,7 +9,7 @@ import type { PointBody } from './point.js';
 const num = (v: number | string | null): string => (v === null ? '' : String(v));
 
 /** The columns of one axis (docs/reference.md#stats): banded min/max, categorical label, threshold side/threshold. */
-function axisHeader(layer: string): string[] {
+export function axisHeader(layer: string): string[] {
   const s = ZONE_LAYERS.find((l) => l.key === layer)?.scheme;
   if (s?.kind === 'banded' || s?.kind === 'bucketed') {
     const u = s.kind === 'banded' ? `_${s.unit}` : '';
@@ -23,7 +23,7 @@ function axisHeader(layer: string): string[] {
  * An axis's cells of one zone. The unclassified cell keeps number columns numeric (empty bounds
  * and threshold) and is named only in text columns: a categorical label or a threshold's side.
  */
-function axisValues(z: ZoneRef): string[] {
+export function axisValues(z: ZoneRef): string[] {
   if (z.kind === 'unclassified') {
     const s = ZONE_LAYERS.find((l) => l.key === z.layer)?.scheme;
     if (s?.kind === 'categorical') return ['unclassified'];
@@ -45,7 +45,10 @@ export interface CellTable {
 }
 
 /** Header cells: the key column, the axis columns in selection order, `area_m2`, then the stat names. */
-const headerOf = (body: Pick<CellTable, 'zone_layers' | 'variables' | 'zones'>, key: string): string[] => [
+export const headerOf = (
+  body: Pick<CellTable, 'zone_layers' | 'variables' | 'zones'>,
+  key: string,
+): string[] => [
   key,
   ...body.zone_layers.flatMap(axisHeader),
   'area_m2',
@@ -57,7 +60,7 @@ const headerOf = (body: Pick<CellTable, 'zone_layers' | 'variables' | 'zones'>, 
 const inAcres = (body: Pick<CellTable, 'zones'>) => body.zones[0]?.area_acres !== undefined;
 
 /** One row of cells per (key, emitted cell). */
-function* rowsOf(body: Pick<CellTable, 'zones' | 'results'>): Generator<string[]> {
+export function* rowsOf(body: Pick<CellTable, 'zones' | 'results'>): Generator<string[]> {
   for (const [date, matrix] of Object.entries(body.results)) {
     for (let k = 0; k < body.zones.length; k++) {
       const z = body.zones[k]!;

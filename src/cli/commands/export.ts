@@ -1,0 +1,114 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type Command, Option } from 'commander';
+import { SnowdbError } from '../../errors.js';
+import { FORMATS, type Format, LAYOUTS, type Layout } from '../../export/plan.js';
+import { exportStats } from '../../export/run.js';
+import { parseDateRange } from '../../stats/dates.js';
+import { cliFlags, statsOptions } from '../../stats/query.js';
+import { UNITS, type Units } from '../../stats/units.js';
+import type { Runner } from '../context.js';
+import { collect, emit, formatOption, type Format as OutFormat } from '../options.js';
+import { normalsFlags, normalsParams } from './stats.js';
+
+interface ExportFlags {
+  basin?: string[];
+  set?: string;
+  dates?: string;
+  zone?: string[];
+  variable?: string[];
+  withNormals?: boolean;
+  normalsYears?: string;
+  units: Units;
+  to: Format;
+  layout: Layout;
+  out: string;
+  replace?: boolean;
+  format: OutFormat;
+}
+
+/** `snowdb export <dataset>`: every selected basin × zone cell × date into Parquet or CSV files. */
+export function registerExport(program: Command, run: Runner): void {
+  const cmd = program
+    .command('export')
+    .description(
+      'every selected basin × zone cell × date of a dataset into one Parquet file, or CSV (one file, a file per basin, or a file per date), streamed in bounded memory; the output appears whole or not at all',
+    )
+    .argument('<dataset>', 'an active dataset')
+    .option('--basin <id>', 'a basin, repeatable (default: every basin the dataset covers)', collect)
+    .option('--set <name>', "a basin set's members only")
+    .option('--dates <start/end>', "inclusive ISO date range ('..' leaves an end open; default: every date)")
+    .option('--zone <token>', 'zone axis LAYER or LAYER:PARAM=VALUE, repeatable', collect)
+    .option('--variable <key>', 'variable key, repeatable (default: all)', collect)
+    .addOption(
+      new Option('--units <units>', 'metric: mm and m³; us: inches and acre-feet')
+        .choices(UNITS)
+        .default('metric'),
+    )
+    .addOption(new Option('--to <format>', 'file format').choices(FORMATS).default('parquet'))
+    .addOption(
+      new Option(
+        '--layout <layout>',
+        'CSV: one long file, a folder of a file per basin, or of a file per date',
+      )
+        .choices(LAYOUTS)
+        .default('long'),
+    )
+    .requiredOption('--out <path>', 'the file (long) or folder (by-basin, by-date) to write')
+    .option('--replace', 'replace an existing file or folder at --out')
+    .addOption(formatOption());
+  normalsFlags(
+    cmd,
+    'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> columns against the day-of-year normals',
+  ).action((dataset: string, opts: ExportFlags, c: Command) =>
+    run(c, async (ctx) => {
+      const out = resolve(opts.out);
+      const exists = await stat(out).then(
+        () => true,
+        () => false,
+      );
+      if (exists && !opts.replace)
+        throw new SnowdbError(
+          'usage-error',
+          `--out ${opts.out} exists: choose another path, or --replace it`,
+        );
+      const { zones, variables, units, normals } = statsOptions(
+        { zone: opts.zone, variable: opts.variable, units: opts.units, ...normalsParams(opts) },
+        cliFlags,
+      );
+      // Ctrl-C or SIGTERM: the export stops and removes what it wrote (nothing appears at --out).
+      const stop = new AbortController();
+      const abort = () =>
+        stop.abort(new SnowdbError('usage-error', 'export stopped: nothing was written to --out'));
+      process.once('SIGINT', abort);
+      process.once('SIGTERM', abort);
+      const r = await exportStats(
+        await ctx.openDatabase('read'),
+        {
+          dataset,
+          basins: opts.basin,
+          set: opts.set,
+          dates: parseDateRange(opts.dates ?? '../..', 'dates'),
+          zones,
+          variables,
+          units,
+          normals,
+          format: opts.to,
+          layout: opts.layout,
+        },
+        out,
+        { progress: (l) => ctx.out.info(l), signal: stop.signal },
+      ).finally(() => {
+        process.off('SIGINT', abort);
+        process.off('SIGTERM', abort);
+      });
+      emit(
+        ctx.out,
+        opts.format,
+        r,
+        () =>
+          `${r.out}: ${r.rows} rows (${r.basins} basins × ${r.dates} dates × their zone cells); peak memory ${(r.peakRssBytes / 2 ** 20).toFixed(0)} MiB`,
+      );
+    }),
+  );
+}

@@ -1,0 +1,241 @@
+/**
+ * Export sinks, one per format and layout (a registry, as the ingesters are): each takes one
+ * basin's answer for one chunk of dates at a time and writes into a temporary path beside the
+ * target, renamed over it only when all is written (the file or folder appears whole or not at
+ * all). Rows are the stats CSV's: basin, date, the zone axes' columns, area, then the statistics.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { fileWriter, ParquetWriter } from 'hyparquet-writer';
+import { stemOf } from '../db/layout.js';
+import { axisHeader, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
+import { csvRow } from '../util/csv.js';
+import { ZONE_LAYERS } from '../zones/layers.js';
+import type { Format, Layout } from './plan.js';
+
+/** Rows per Parquet row group (readers skip whole groups; DuckDB and pandas read them in parallel). */
+export const ROW_GROUP_ROWS = 100_000;
+
+export interface Sink {
+  /** One basin's answer for one chunk of dates. */
+  basin(pourpoint: string, body: CellTable): Promise<void>;
+  /** The chunk's basins are all in. */
+  chunkEnd(): Promise<void>;
+  /** Write what is left and put the result in place. */
+  finish(): Promise<void>;
+  /** Remove what was written. */
+  abort(): Promise<void>;
+}
+
+/** A temporary name beside `target` carrying this process's pid. */
+const tempBeside = (target: string) =>
+  join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/** Remove what an export to `target` killed before it could clean up left beside it (its pid is gone). */
+export async function sweepDebris(target: string): Promise<string[]> {
+  const name = basename(target).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const re = new RegExp(`^\\.${name}\\.(\\d+)-[0-9a-f]{8}\\.tmp$`);
+  const gone: string[] = [];
+  for (const f of await readdir(dirname(target)).catch(() => [] as string[])) {
+    const m = re.exec(f);
+    if (m === null || alive(Number(m[1]))) continue;
+    await rm(join(dirname(target), f), { recursive: true, force: true });
+    gone.push(f);
+  }
+  return gone;
+}
+
+const CRLF = '\r\n';
+const lines = (rows: Iterable<readonly string[]>) => {
+  let out = '';
+  for (const r of rows) out += `${csvRow(r)}${CRLF}`;
+  return out;
+};
+
+/** Put a finished temp file or folder in place of `target` (a folder replaced by two renames). */
+async function putInPlace(tmp: string, target: string, folder: boolean): Promise<void> {
+  if (!folder) return rename(tmp, target);
+  const old = tempBeside(target);
+  const moved = await rename(target, old).then(
+    () => true,
+    () => false,
+  );
+  await rename(tmp, target);
+  if (moved) await rm(old, { recursive: true, force: true });
+}
+
+/** One CSV file: `pourpoint`, then the stats table's columns. */
+async function csvLong(target: string): Promise<Sink> {
+  const tmp = tempBeside(target);
+  const fh = await open(tmp, 'wx');
+  let header = false;
+  return {
+    async basin(pourpoint, body) {
+      let text = header ? '' : lines([['pourpoint', ...headerOf(body, 'date')]]);
+      header = true;
+      text += lines(
+        (function* () {
+          for (const r of rowsOf(body)) yield [pourpoint, ...r];
+        })(),
+      );
+      await fh.write(text);
+    },
+    async chunkEnd() {},
+    async finish() {
+      await fh.sync();
+      await fh.close();
+      await putInPlace(tmp, target, false);
+    },
+    async abort() {
+      await fh.close().catch(() => {});
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
+/** A folder of CSV files, one per basin (`<id with : → _>.csv`, the stats table) or one per date (`<YYYYMMDD>.csv`, with `pourpoint`). */
+async function csvFolder(target: string, by: 'basin' | 'date'): Promise<Sink> {
+  const tmp = tempBeside(target);
+  await mkdir(tmp);
+  const started = new Set<string>();
+  /** by date: the chunk's lines per date, and the header. */
+  let held = new Map<string, string>();
+  let header = '';
+  return {
+    async basin(pourpoint, body) {
+      if (by === 'basin') {
+        const file = join(tmp, `${stemOf(pourpoint)}.csv`);
+        const text = (started.has(file) ? '' : lines([headerOf(body, 'date')])) + lines(rowsOf(body));
+        started.add(file);
+        await writeFile(file, text, { flag: 'a' });
+        return;
+      }
+      header ||= lines([['pourpoint', ...headerOf(body, 'date')]]);
+      for (const r of rowsOf(body)) held.set(r[0]!, (held.get(r[0]!) ?? '') + lines([[pourpoint, ...r]]));
+    },
+    async chunkEnd() {
+      if (by !== 'date') return;
+      for (const [date, text] of held)
+        await writeFile(join(tmp, `${date.replaceAll('-', '')}.csv`), header + text);
+      held = new Map();
+    },
+    async finish() {
+      await putInPlace(tmp, target, true);
+    },
+    async abort() {
+      await rm(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+type Kind = 'STRING' | 'DOUBLE' | 'DATE';
+
+/** Parquet column kinds of a table's columns: the basin and date, the axes' (bounds numbers, labels strings), the rest numbers. */
+function kindsOf(body: CellTable): Kind[] {
+  const axes = body.zone_layers.flatMap((layer) => {
+    const s = ZONE_LAYERS.find((l) => l.key === layer)?.scheme;
+    const n = axisHeader(layer).length;
+    if (s?.kind === 'banded' || s?.kind === 'bucketed') return Array<Kind>(n).fill('DOUBLE');
+    if (s?.kind === 'threshold') return ['STRING', 'DOUBLE'] as Kind[];
+    return Array<Kind>(n).fill('STRING');
+  });
+  const rest = headerOf(body, 'date').length - 1 - axes.length;
+  return ['STRING', 'DATE', ...axes, ...Array<Kind>(rest).fill('DOUBLE')];
+}
+
+/** One Parquet file: typed columns (`pourpoint` string, `date` DATE, bounds and statistics float64, labels strings), row groups of ROW_GROUP_ROWS. */
+async function parquetLong(target: string, meta: Record<string, string>): Promise<Sink> {
+  const tmp = tempBeside(target);
+  await writeFile(tmp, '', { flag: 'wx' });
+  let writer: ParquetWriter | null = null;
+  let names: string[] = [];
+  let kinds: Kind[] = [];
+  let cols: (string | number | null)[][] = [];
+  const flush = async () => {
+    if (writer === null || cols[0]!.length === 0) return;
+    const w = writer;
+    await w.write({
+      columnData: names.map((name, i) => ({ name, data: cols[i]! })),
+      rowGroupSize: ROW_GROUP_ROWS,
+    });
+    cols = names.map(() => []);
+  };
+  return {
+    async basin(pourpoint, body) {
+      if (writer === null) {
+        names = ['pourpoint', ...headerOf(body, 'date')];
+        kinds = kindsOf(body);
+        cols = names.map(() => []);
+        writer = new ParquetWriter({
+          writer: fileWriter(tmp),
+          schema: [
+            { name: 'root', num_children: names.length },
+            ...names.map((name, i) => ({
+              name,
+              ...(kinds[i] === 'STRING'
+                ? { type: 'BYTE_ARRAY' as const, converted_type: 'UTF8' as const }
+                : kinds[i] === 'DATE'
+                  ? { type: 'INT32' as const, converted_type: 'DATE' as const }
+                  : { type: 'DOUBLE' as const }),
+              repetition_type: i < 2 ? ('REQUIRED' as const) : ('OPTIONAL' as const),
+            })),
+          ],
+          kvMetadata: Object.entries(meta).map(([key, value]) => ({ key, value })),
+          createdBy: 'snowdb',
+        });
+      }
+      for (const r of rowsOf(body)) {
+        cols[0]!.push(pourpoint);
+        for (let i = 0; i < r.length; i++) {
+          const v = r[i]!;
+          const k = kinds[i + 1];
+          cols[i + 1]!.push(
+            k === 'DATE'
+              ? Math.round(Date.parse(v) / 86_400_000)
+              : k === 'STRING'
+                ? v
+                : v === ''
+                  ? null
+                  : Number(v),
+          );
+        }
+      }
+      if (cols[0]!.length >= ROW_GROUP_ROWS) await flush();
+    },
+    async chunkEnd() {},
+    async finish() {
+      await flush();
+      if (writer === null) throw new Error('parquet export: no rows');
+      (writer as ParquetWriter).finish();
+      const fh = await open(tmp, 'r+');
+      await fh.sync();
+      await fh.close();
+      await putInPlace(tmp, target, false);
+    },
+    async abort() {
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
+/** The sink of a format and layout, writing to `target`. */
+export function sinkFor(
+  format: Format,
+  layout: Layout,
+  target: string,
+  meta: Record<string, string>,
+): Promise<Sink> {
+  if (format === 'parquet') return parquetLong(target, meta);
+  if (layout === 'long') return csvLong(target);
+  return csvFolder(target, layout === 'by-basin' ? 'basin' : 'date');
+}

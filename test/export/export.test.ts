@@ -1,0 +1,246 @@
+/**
+ * `snowdb export` on the 20-year history fixture, read back by readers that are not the writers:
+ * DuckDB for Parquet (its types, its row groups, every value), Python's csv module for CSV; each
+ * row equal to the stats API's answer for that basin, date and zone cell, the key sets equal; the
+ * per-basin and per-date folders hold the same rows; a killed export leaves nothing at --out (and
+ * the next one clears what it left); bad arguments are named and write nothing.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { CLI, snowdb, tempDir } from '../helpers/cli.js';
+import { FULL, HALF, historyDb } from '../helpers/history-db.js';
+
+interface Stats {
+  zone_layers: string[];
+  variables: string[];
+  zones: { zone: { kind: string; min?: number; max?: number }[]; area_m2: number }[];
+  results: Record<string, (number | null)[][]>;
+}
+
+/** Python's csv module's reading of a CSV file: its rows as lists of strings. */
+const pythonCsv = (path: string): string[][] =>
+  JSON.parse(
+    execFileSync(
+      'python3',
+      ['-c', 'import csv,json,sys; print(json.dumps(list(csv.reader(open(sys.argv[1], newline="")))))', path],
+      {
+        maxBuffer: 256 * 1024 * 1024,
+      },
+    ).toString(),
+  ) as string[][];
+
+describe('export: every basin × zone cell × date, read back by other readers', () => {
+  let env: Record<string, string>;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  const ok = async (...args: string[]) => {
+    const r = await snowdb(args, { env });
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+    return r;
+  };
+  /** Each basin's stats as the API body (by band), keyed `basin|date|band min`. */
+  let want: Map<string, { area: number; values: (number | null)[] }>;
+  let variables: string[];
+
+  before(async () => {
+    env = await historyDb();
+    ({ dir, cleanup } = await tempDir());
+    want = new Map();
+    for (const b of [FULL, HALF]) {
+      const s = JSON.parse((await ok('stats', 'hist', b, '--zone', 'terrain.elevation')).stdout) as Stats;
+      variables = s.variables;
+      for (const [date, rows] of Object.entries(s.results))
+        s.zones.forEach((z, k) => {
+          want.set(`${b}|${date}|${z.zone[0]!.min ?? 'unclassified'}`, { area: z.area_m2, values: rows[k]! });
+        });
+    }
+  });
+  after(() => cleanup());
+
+  it('Parquet: DuckDB reads typed columns, row groups of 100,000, and every stats value', async () => {
+    const out = join(dir, 'hist.parquet');
+    const r = JSON.parse(
+      (await ok('export', 'hist', '--zone', 'terrain.elevation', '--out', out, '--format', 'json')).stdout,
+    );
+    assert.equal(r.rows, want.size);
+    assert.equal(r.dates, new Set([...want.keys()].map((k) => k.split('|')[1])).size);
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    const types = (await c.runAndReadAll(`describe select * from read_parquet('${out}')`)).getRowsJson();
+    assert.deepEqual(
+      types.map((t) => [t[0], t[1]]),
+      [
+        ['pourpoint', 'VARCHAR'],
+        ['date', 'DATE'],
+        ['terrain.elevation_min_ft', 'DOUBLE'],
+        ['terrain.elevation_max_ft', 'DOUBLE'],
+        ['area_m2', 'DOUBLE'],
+        ...variables.map((v) => [v, 'DOUBLE']),
+      ],
+    );
+    const groups = (
+      await c.runAndReadAll(`select count(distinct row_group_id) from parquet_metadata('${out}')`)
+    ).getRows();
+    assert.equal(Number(groups[0]![0]), Math.ceil(want.size / 100_000));
+    const rows = (
+      await c.runAndReadAll(
+        `select pourpoint, strftime(date, '%Y-%m-%d'), "terrain.elevation_min_ft", area_m2, * exclude (pourpoint, date, "terrain.elevation_min_ft", "terrain.elevation_max_ft", area_m2) from read_parquet('${out}')`,
+      )
+    ).getRows();
+    assert.equal(rows.length, want.size);
+    const seen = new Set<string>();
+    for (const [b, date, min, area, ...values] of rows) {
+      const key = `${b}|${date}|${min ?? 'unclassified'}`;
+      const w = want.get(key);
+      assert.ok(w, key);
+      assert.equal(area, w.area, key);
+      assert.deepEqual(values, w.values, key);
+      seen.add(key);
+    }
+    assert.equal(seen.size, want.size);
+  });
+
+  it('CSV: one long file, a file per basin and a file per date hold the same rows, each the stats value', async () => {
+    const long = join(dir, 'hist.csv');
+    await ok(
+      'export',
+      'hist',
+      '--zone',
+      'terrain.elevation',
+      '--to',
+      'csv',
+      '--dates',
+      '2010-10-01/2012-09-30',
+      '--out',
+      long,
+    );
+    const rows = pythonCsv(long);
+    assert.deepEqual(rows[0], [
+      'pourpoint',
+      'date',
+      'terrain.elevation_min_ft',
+      'terrain.elevation_max_ft',
+      'area_m2',
+      ...variables,
+    ]);
+    const body = rows.slice(1);
+    const inRange = [...want.keys()].filter(
+      (k) => k.split('|')[1]! >= '2010-10-01' && k.split('|')[1]! <= '2012-09-30',
+    );
+    assert.equal(body.length, inRange.length);
+    for (const [b, date, min, , area, ...values] of body) {
+      const w = want.get(`${b}|${date}|${min === '' ? 'unclassified' : Number(min)}`)!;
+      assert.equal(Number(area), w.area);
+      assert.deepEqual(
+        values.map((v) => (v === '' ? null : Number(v))),
+        w.values,
+      );
+    }
+    const byBasin = join(dir, 'by-basin');
+    await ok(
+      'export',
+      'hist',
+      '--zone',
+      'terrain.elevation',
+      '--to',
+      'csv',
+      '--layout',
+      'by-basin',
+      '--dates',
+      '2010-10-01/2012-09-30',
+      '--out',
+      byBasin,
+    );
+    assert.deepEqual((await readdir(byBasin)).sort(), ['FULL_UT_TEST.csv', 'HALF_UT_TEST.csv']);
+    const full = pythonCsv(join(byBasin, 'FULL_UT_TEST.csv'));
+    assert.deepEqual(
+      full.slice(1),
+      body.filter((r) => r[0] === FULL).map((r) => r.slice(1)),
+    );
+    const byDate = join(dir, 'by-date');
+    await ok(
+      'export',
+      'hist',
+      '--zone',
+      'terrain.elevation',
+      '--to',
+      'csv',
+      '--layout',
+      'by-date',
+      '--dates',
+      '2010-10-01/2012-09-30',
+      '--out',
+      byDate,
+    );
+    const files = (await readdir(byDate)).sort();
+    assert.equal(files.length, 731);
+    const day = pythonCsv(join(byDate, '20120401.csv'));
+    assert.deepEqual(
+      day.slice(1),
+      body.filter((r) => r[1] === '2012-04-01'),
+    );
+  });
+
+  it('a killed export leaves nothing at --out; the next one clears what it left and writes it whole', async () => {
+    const out = join(dir, 'killed.parquet');
+    const child = spawn(
+      process.execPath,
+      [CLI, 'export', 'hist', '--zone', 'terrain.elevation', '--out', out],
+      {
+        env: { ...env, PATH: process.env.PATH },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    // Killed (SIGKILL: no clean-up) once a few water years are written.
+    while (!/chunk 4 of/.test(err)) await once(child.stderr, 'data');
+    child.kill('SIGKILL');
+    await once(child, 'close');
+    await assert.rejects(stat(out), { code: 'ENOENT' });
+    const left = (await readdir(dir)).filter((f) => f.startsWith('.killed.parquet.'));
+    assert.equal(left.length, 1, 'its temp file, named with its pid');
+    const again = await ok('export', 'hist', '--zone', 'terrain.elevation', '--out', out);
+    assert.match(again.stderr, /removed \.killed\.parquet\.\d+-[0-9a-f]{8}\.tmp/);
+    assert.deepEqual(
+      (await readdir(dir)).filter((f) => f.startsWith('.killed.parquet.')),
+      [],
+    );
+    assert.ok((await stat(out)).size > 0);
+  });
+
+  it('names bad arguments, and writes nothing', async () => {
+    const before_ = (await readdir(dir)).sort();
+    for (const [args, msg] of [
+      [
+        ['export', 'hist', '--basin', 'NOPE:UT:TEST', '--out', join(dir, 'x.parquet')],
+        /'NOPE:UT:TEST': not a basin hist covers/,
+      ],
+      [['export', 'hist', '--set', 'huc12', '--out', join(dir, 'x.parquet')], /no basin of set 'huc12'/],
+      [
+        ['export', 'hist', '--dates', '1990-01-01/1990-12-31', '--out', join(dir, 'x.parquet')],
+        /no date of hist in 1990-01-01\/1990-12-31/,
+      ],
+      [
+        ['export', 'hist', '--layout', 'by-basin', '--out', join(dir, 'x.parquet')],
+        /layout 'by-basin' is for CSV/,
+      ],
+      [
+        ['export', 'hist', '--out', join(dir, 'hist.parquet')],
+        /exists: choose another path, or --replace it/,
+      ],
+      [['export', 'hist', '--zone', 'terrain.nope', '--out', join(dir, 'x.parquet')], /terrain\.nope/],
+      [['export', 'nope', '--out', join(dir, 'x.parquet')], /nope/],
+    ] as const) {
+      const r = await snowdb(args, { env });
+      assert.notEqual(r.code, 0, args.join(' '));
+      assert.match(r.stderr, msg, args.join(' '));
+    }
+    assert.deepEqual((await readdir(dir)).sort(), before_);
+  });
+});
