@@ -24,6 +24,7 @@ import {
   scrubPaths,
 } from './problems.js';
 import { datasetRoutes } from './routes/datasets.js';
+import { exportRoutes } from './routes/export.js';
 import { groupRoutes } from './routes/groups.js';
 import { historyRoutes } from './routes/history.js';
 import { pointRoutes } from './routes/point.js';
@@ -212,6 +213,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     await pointRoutes(scope, db);
     await groupRoutes(scope, db);
     await stationRoutes(scope, db);
+    await exportRoutes(scope, db);
     await webRoutes(scope);
   });
   return app;

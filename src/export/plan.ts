@@ -87,6 +87,10 @@ export async function planExport(db: Database, q: ExportQuery): Promise<ExportPl
         parameter: 'set',
       });
   }
+  if (pourpoints.length === 0)
+    throw new QueryParameterError(`${q.dataset} covers no basin: nothing to export`, {
+      parameter: 'dataset',
+    });
   const dates = selectDates(covered.inputs.dates, q.dates);
   if (dates.length === 0)
     throw new QueryParameterError(`no date of ${q.dataset} in ${dateQueryText(q.dates)}`, {

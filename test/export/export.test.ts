@@ -8,10 +8,13 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { buildApp } from '../../src/api/app.js';
+import { Database } from '../../src/db/database.js';
 import { CLI, snowdb, tempDir } from '../helpers/cli.js';
 import { FULL, HALF, historyDb } from '../helpers/history-db.js';
 
@@ -212,6 +215,51 @@ describe('export: every basin × zone cell × date, read back by other readers',
       [],
     );
     assert.ok((await stat(out)).size > 0);
+  });
+
+  it('over HTTP: a water year as Parquet or CSV, the same rows; a longer range is refused', async () => {
+    const app = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+    try {
+      const url = '/datasets/hist/export?datetime=2012-10-01/2013-09-30&zone=terrain.elevation';
+      const pq = await app.inject({ method: 'GET', url });
+      assert.equal(pq.statusCode, 200, pq.body);
+      assert.equal(pq.headers['content-type'], 'application/vnd.apache.parquet');
+      const file = join(dir, 'http.parquet');
+      await writeFile(file, pq.rawPayload);
+      const c = await (await DuckDBInstance.create(':memory:')).connect();
+      const rows = (
+        await c.runAndReadAll(
+          `select pourpoint, strftime(date, '%Y-%m-%d'), "terrain.elevation_min_ft", area_m2, * exclude (pourpoint, date, "terrain.elevation_min_ft", "terrain.elevation_max_ft", area_m2) from read_parquet('${file}')`,
+        )
+      ).getRows();
+      const inYear = [...want.keys()].filter(
+        (k) => k.split('|')[1]! >= '2012-10-01' && k.split('|')[1]! <= '2013-09-30',
+      );
+      assert.equal(rows.length, inYear.length);
+      for (const [b, date, min, area, ...values] of rows) {
+        const w = want.get(`${b}|${date}|${min ?? 'unclassified'}`)!;
+        assert.equal(area, w.area);
+        assert.deepEqual(values, w.values);
+      }
+      const csv = await app.inject({ method: 'GET', url: `${url}&format=csv&basin=${FULL}` });
+      assert.equal(csv.statusCode, 200);
+      const lines = csv.body.trimEnd().split('\r\n');
+      assert.equal(lines.length - 1, inYear.filter((k) => k.startsWith(`${FULL}|`)).length);
+      const long = await app.inject({
+        method: 'GET',
+        url: '/datasets/hist/export?datetime=2010-01-01/2012-12-31',
+      });
+      assert.equal(long.statusCode, 422);
+      assert.match(long.json().detail, /at most 366 \(a water year\)/);
+      const info = (await app.inject({ method: 'GET', url: '/datasets/hist' })).json();
+      assert.ok(info.links.some((l: { rel: string }) => l.rel === 'export'));
+      assert.deepEqual(
+        (await readdir(tmpdir())).filter((f) => f.startsWith(`snowdb-export-${process.pid}-`)),
+        [],
+      );
+    } finally {
+      await app.close();
+    }
   });
 
   it('names bad arguments, and writes nothing', async () => {

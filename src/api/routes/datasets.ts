@@ -93,6 +93,13 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
           { href: `${b}/`, rel: 'root', type: 'application/json' },
           { href: `${b}/datasets`, rel: 'collection', type: 'application/json' },
           ...statsLinks(b, d.name),
+          {
+            href: `${b}/datasets/${d.name}/export{?datetime,format,basin,set,zone,variable,units,normals,normals_years}`,
+            rel: 'export',
+            type: 'application/vnd.apache.parquet',
+            title: 'Every basin × zone cell × date of up to a water year, as Parquet or CSV',
+            templated: true,
+          },
         ],
       });
     },
