@@ -7,14 +7,15 @@ import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { DuckDBInstance } from '@duckdb/node-api';
 import type { Browser } from 'playwright-core';
 import { DEMO_DATES, SPIRES_DATES, sweMm, waterYearDay } from '../../scripts/demo/snow.js';
 import { launchChromium } from '../helpers/browser.js';
-import { snowdb, tempDir } from '../helpers/cli.js';
+import { snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
 import { importOffGrid, OFFGRID } from '../helpers/zion-db.js';
-import { docExamples } from './examples.js';
+import { docExamples, shellWords } from './examples.js';
 import {
   chartData,
   classColour,
@@ -375,6 +376,54 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       if (!data) failures.push(`${e.file}: ${e.line}\n  → no data: ${body.slice(0, 200)}`);
     }
     assert.deepEqual(failures, []);
+  });
+
+  it('every recipe of docs/recipes.md runs on the demo: its shell, Python (pandas) and SQL (DuckDB) print the stats API numbers', async () => {
+    const text = await readFile(fileURLToPath(new URL('../../../docs/recipes.md', import.meta.url)), 'utf8');
+    const work = join(dir, 'recipes');
+    await mkdir(work, { recursive: true });
+    const printed: unknown[] = [];
+    for (const [, lang, code] of text.matchAll(/```(sh|python|sql)\n([\s\S]*?)```/g)) {
+      if (lang === 'sh')
+        for (const line of code!.split('\n').filter((l) => l.trim() !== '')) {
+          const words = shellWords(line);
+          const redirect = words.indexOf('>');
+          // The user's shell: a process in the recipe's folder, stdout into the file it names.
+          const r = await snowdbProcess(words.slice(2, redirect < 0 ? undefined : redirect), {
+            env: env(),
+            cwd: work,
+          });
+          assert.equal(r.code, 0, `${line}: ${r.stderr}`);
+          if (redirect >= 0) await writeFile(join(work, words[redirect + 1]!), r.stdout);
+        }
+      else if (lang === 'python')
+        printed.push(Number((await run('/usr/bin/python3', ['-c', code!], { cwd: work })).stdout.trim()));
+      else {
+        const c = await (await DuckDBInstance.create(':memory:')).connect();
+        const sql = code!.replaceAll("'swann.parquet'", `'${join(work, 'swann.parquet')}'`);
+        printed.push((await c.runAndReadAll(sql)).getRows());
+      }
+    }
+    const value = async (basin: string, date: string, zone?: string) => {
+      const s = await api<Stats>(
+        `/datasets/swann/stats/${basin}/date-range?variable=swe&datetime=${date}${zone ? `&zone=${zone}` : ''}`,
+      );
+      return { s, col: s.variables.indexOf('mean_swe_mm') };
+    };
+    const hurricane = await value(HURRICANE, '2025-04-01');
+    assert.equal(printed[0], hurricane.s.results['2025-04-01']![0]![hurricane.col]);
+    // The 7000–8000 ft band's peak of water year 2025 in the Virgin, and each basin's 8000–9000 ft peak.
+    const band = async (basin: string, min: number) => {
+      const { s, col } = await value(basin, '2024-10-01/2025-09-30', 'terrain.elevation');
+      const k = s.zones.findIndex((z) => z.zone[0]?.min === min);
+      return k < 0 ? null : Math.max(...Object.values(s.results).map((r) => r[k]![col] ?? -Infinity));
+    };
+    assert.equal(printed[1], await band(VIRGIN, 7000));
+    const apr1 = await value(HURRICANE, '2024-04-01');
+    assert.equal(printed[2], apr1.s.results['2024-04-01']![0]![apr1.col]);
+    const sql = printed[3] as [string, number][];
+    assert.ok(sql.length >= 2, JSON.stringify(sql));
+    for (const [basin, peak] of sql) assert.equal(peak, await band(basin, 8000), basin);
   });
 
   it('compare: SNODAS and SWANN side by side equal their own stats answers, each with the basin area on its grid', async () => {
