@@ -345,7 +345,9 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
                 headers: { 'content-type': 'application/geo+json' },
               },
         );
-        body = await r.text();
+        body = e.words.includes('-o') ? '' : await r.text(); // `-o file`: a download (a Parquet file)
+        if (e.words.includes('-o') && (await r.arrayBuffer()).byteLength === 0)
+          failures.push(`${e.line}: empty`);
         if (r.status !== 200)
           failures.push(`${e.file}: ${e.line}\n  → HTTP ${r.status}: ${body.slice(0, 300)}`);
       } else {
@@ -359,20 +361,22 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
         if (/note: no date/.test(r.stderr)) failures.push(`${e.file}: ${e.line}\n  → ${r.stderr.trim()}`);
       }
       // Data: a JSON body with a non-empty `results` (or basins with results), or CSV rows.
-      // (stations and forecasts: non-empty `stations`, `years` or `forecasts`.)
-      const data = body.startsWith('{')
-        ? ((j: {
-            results?: object;
-            basins?: { results: object }[];
-            datasets?: { results: object }[];
-            stations?: unknown[];
-            years?: unknown[];
-            forecasts?: unknown[];
-          }) =>
-            Object.keys(j.results ?? {}).length > 0 ||
-            [...(j.basins ?? []), ...(j.datasets ?? [])].some((b) => Object.keys(b.results).length > 0) ||
-            [j.stations, j.years, j.forecasts].some((a) => (a?.length ?? 0) > 0))(JSON.parse(body))
-        : body.trim().split('\n').length > 1;
+      // (stations and forecasts: non-empty `stations`, `years` or `forecasts`; a download: its bytes, above.)
+      const data =
+        e.words.includes('-o') ||
+        (body.startsWith('{')
+          ? ((j: {
+              results?: object;
+              basins?: { results: object }[];
+              datasets?: { results: object }[];
+              stations?: unknown[];
+              years?: unknown[];
+              forecasts?: unknown[];
+            }) =>
+              Object.keys(j.results ?? {}).length > 0 ||
+              [...(j.basins ?? []), ...(j.datasets ?? [])].some((b) => Object.keys(b.results).length > 0) ||
+              [j.stations, j.years, j.forecasts].some((a) => (a?.length ?? 0) > 0))(JSON.parse(body))
+          : body.trim().split('\n').length > 1);
       if (!data) failures.push(`${e.file}: ${e.line}\n  → no data: ${body.slice(0, 200)}`);
     }
     assert.deepEqual(failures, []);
