@@ -13,7 +13,7 @@ import type { Units } from '../stats/units.js';
 import { waterYearOf } from '../util/dates.js';
 
 /** File formats, and the layouts of each (a registry: `writers.ts`). */
-export const FORMATS = ['csv', 'parquet'] as const;
+export const FORMATS = ['parquet', 'netcdf', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
 export const LAYOUTS = ['long', 'by-basin', 'by-date'] as const;
 export type Layout = (typeof LAYOUTS)[number];

@@ -61,11 +61,17 @@ export async function runExport(
   };
   for (const f of await sweepDebris(out))
     opts.progress?.(`removed ${f}: what an export killed before it finished left`);
-  const sink = await sinkFor(q.format, q.layout, out, meta);
+  const shared: SharedPlanning = { axes: planAxes(p.covered.inputs.dataset, q), signatures: new Map() };
+  const index = p.covered.inputs.index;
+  const sink = await sinkFor(q.format, q.layout, out, meta, {
+    pourpoints: p.covered.pourpoints,
+    names: p.covered.pourpoints.map((b) => index.get(b)?.name ?? b),
+    dates: p.chunks.flat(),
+    axes: shared.axes,
+  });
   let rows = 0;
   let peak = process.memoryUsage().rss;
   try {
-    const shared: SharedPlanning = { axes: planAxes(p.covered.inputs.dataset, q), signatures: new Map() };
     for (const [i, dates] of p.chunks.entries()) {
       const plans = chunkPlans(p, dates, shared);
       let k = 0;

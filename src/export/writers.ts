@@ -9,9 +9,11 @@ import { mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileWriter, ParquetWriter } from 'hyparquet-writer';
 import { stemOf } from '../db/layout.js';
+import { hdf5Library } from '../formats/hdf5.js';
 import { axisHeader, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
 import { csvRow } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
+import { type CubeShape, NetcdfCube } from './netcdf.js';
 import type { Format, Layout } from './plan.js';
 
 /** Rows per Parquet row group (readers skip whole groups; DuckDB and pandas read them in parallel). */
@@ -228,13 +230,45 @@ async function parquetLong(target: string, meta: Record<string, string>): Promis
   };
 }
 
+/** One NetCDF-4 file: the basin × time × zone cube (netcdf.ts). */
+async function netcdfCube(target: string, meta: Record<string, string>, shape: CubeShape): Promise<Sink> {
+  const h5 = await hdf5Library();
+  const tmp = tempBeside(target);
+  const f = new h5.File(tmp, 'w');
+  let opened = true;
+  const close = () => {
+    if (opened) f.close();
+    opened = false;
+  };
+  const cube = new NetcdfCube(f, shape, meta);
+  return {
+    async basin(pourpoint, body) {
+      cube.basin(pourpoint, body);
+    },
+    async chunkEnd() {},
+    async finish() {
+      close();
+      const fh = await open(tmp, 'r+');
+      await fh.sync();
+      await fh.close();
+      await putInPlace(tmp, target, false);
+    },
+    async abort() {
+      close();
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
 /** The sink of a format and layout, writing to `target`. */
 export function sinkFor(
   format: Format,
   layout: Layout,
   target: string,
   meta: Record<string, string>,
+  shape: CubeShape,
 ): Promise<Sink> {
+  if (format === 'netcdf') return netcdfCube(target, meta, shape);
   if (format === 'parquet') return parquetLong(target, meta);
   if (layout === 'long') return csvLong(target);
   return csvFolder(target, layout === 'by-basin' ? 'basin' : 'date');

@@ -14,7 +14,7 @@ let loaded: Promise<H5> | undefined;
  * its error stack turned into exceptions: h5wasm's own readers ignore the library's status, so a
  * chunk that fails its filter pipeline would otherwise read as a stale buffer.
  */
-const library = (): Promise<H5> =>
+export const hdf5Library = (): Promise<H5> =>
   (loaded ??= import('h5wasm/node').then(async ({ default: h5 }) => {
     (await h5.ready).activate_throwing_error_handler();
     return h5;
@@ -89,7 +89,7 @@ export class Hdf5File {
         `${path}: not a NetCDF-4/HDF5 file${classic ? ' (it is NetCDF classic)' : ' (no HDF5 signature)'}`,
       );
     }
-    const h5 = await library();
+    const h5 = await hdf5Library();
     try {
       return new Hdf5File(path, new h5.File(path, 'r'), h5, await h5.ready);
     } catch (e) {

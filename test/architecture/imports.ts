@@ -18,7 +18,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ['series'],
   ['ingest', 'zones'],
   ['stats', 'fetch'],
-  ['stations'],
+  ['stations', 'export'],
   ['app'],
   ['api'],
   ['cli'],

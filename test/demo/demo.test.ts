@@ -428,6 +428,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const sql = printed[3] as [string, number][];
     assert.ok(sql.length >= 2, JSON.stringify(sql));
     for (const [basin, peak] of sql) assert.equal(peak, await band(basin, 8000), basin);
+    // xarray: the Virgin's 8000–9000 ft band on 1 April 2025.
+    const byBand = await value(VIRGIN, '2025-04-01', 'terrain.elevation');
+    const k = byBand.s.zones.findIndex((z) => z.zone[0]?.min === 8000);
+    assert.equal(printed[4], byBand.s.results['2025-04-01']![k]![byBand.col]);
   });
 
   it('compare: SNODAS and SWANN side by side equal their own stats answers, each with the basin area on its grid', async () => {

@@ -108,6 +108,47 @@ describe('export: every basin × zone cell × date, read back by other readers',
     assert.equal(seen.size, want.size);
   });
 
+  it('NetCDF-4: a CF basin × time × zone cube that ncdump and xarray open without a warning, every value the stats value', async () => {
+    const out = join(dir, 'hist.nc');
+    await ok('export', 'hist', '--zone', 'terrain.elevation', '--to', 'netcdf', '--out', out);
+    const header = execFileSync('ncdump', ['-h', out], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+    assert.match(header, /dimensions:\n\tbasin = 2 ;\n\ttime = \d+ ;\n\tzone = \d+ ;/);
+    assert.match(header, /mean_swe_mm:standard_name = "lwe_thickness_of_surface_snow_amount"/);
+    // xarray (warnings are errors) lists every value with its basin, date, band and area.
+    const script = [
+      'import json, sys, math, xarray as xr',
+      'ds = xr.open_dataset(sys.argv[1])',
+      `names = ${JSON.stringify(variables)}`,
+      'out = []',
+      'for b in ds.basin.values:',
+      '  for zi, zmin in enumerate(ds.terrain_elevation_min.values):',
+      '    area = float(ds.area.sel(basin=b).values[zi])',
+      '    cols = [ds[n].sel(basin=b).values[:, zi] for n in names]',
+      '    for ti, t in enumerate(ds.time.values):',
+      '      vals = [float(c[ti]) for c in cols]',
+      '      if all(math.isnan(v) for v in vals): continue',
+      '      out.append([str(b), str(t)[:10], None if math.isnan(zmin) else float(zmin), area, [None if math.isnan(v) else v for v in vals]])',
+      'print(json.dumps(out))',
+    ].join('\n');
+    const rows = JSON.parse(
+      execFileSync('/usr/bin/python3', ['-W', 'error', '-c', script, out], {
+        maxBuffer: 256 * 1024 * 1024,
+      }).toString(),
+    ) as [string, string, number | null, number, (number | null)[]][];
+    const seen = new Set<string>();
+    for (const [b, date, min, area, values] of rows) {
+      const k = `${b}|${date}|${min ?? 'unclassified'}`;
+      const w = want.get(k);
+      assert.ok(w, k);
+      assert.equal(area, w.area, k);
+      assert.deepEqual(values, w.values, k);
+      seen.add(k);
+    }
+    // Cells with every statistic null are NaN throughout, so xarray's listing skips them.
+    const allNull = [...want.entries()].filter(([, w]) => w.values.every((v) => v === null)).length;
+    assert.equal(seen.size, want.size - allNull);
+  });
+
   it('CSV: one long file, a file per basin and a file per date hold the same rows, each the stats value', async () => {
     const long = join(dir, 'hist.csv');
     await ok(

@@ -6,13 +6,20 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
 import { QueryParameterError } from '../../errors.js';
-import { planExport } from '../../export/plan.js';
+import { FORMATS, type Format, planExport } from '../../export/plan.js';
 import { runExport } from '../../export/run.js';
 import { parseDateRange } from '../../stats/dates.js';
 import { httpNames, querySchema, statsOptions } from '../../stats/query.js';
 import type { Units } from '../../stats/units.js';
 import { admit } from '../http.js';
 import { DATASET_PARAM, problemResponses } from '../schemas.js';
+
+const CONTENT_TYPES: Readonly<Record<Format, string>> = {
+  parquet: 'application/vnd.apache.parquet',
+  netcdf: 'application/x-netcdf',
+  csv: 'text/csv; charset=utf-8',
+};
+const EXTENSIONS: Readonly<Record<Format, string>> = { parquet: 'parquet', netcdf: 'nc', csv: 'csv' };
 
 /** Most dates one HTTP export holds (a water year); longer histories: `snowdb export`, or the static files. */
 export const MAX_HTTP_EXPORT_DATES = 366;
@@ -23,7 +30,7 @@ export async function exportRoutes(app: FastifyInstance, db: Database): Promise<
     Params: { dataset: string };
     Querystring: {
       datetime: string;
-      format: 'parquet' | 'csv';
+      format: Format;
       basin?: string[];
       set?: string;
       zone?: string[];
@@ -37,13 +44,13 @@ export async function exportRoutes(app: FastifyInstance, db: Database): Promise<
     {
       schema: {
         tags: ['stats'],
-        summary: `Every selected basin × zone cell × date of at most ${MAX_HTTP_EXPORT_DATES} dates as one Parquet file or CSV table (as snowdb export)`,
+        summary: `Every selected basin × zone cell × date of at most ${MAX_HTTP_EXPORT_DATES} dates as one Parquet or NetCDF-4 file or a CSV table (as snowdb export)`,
         params: { type: 'object', properties: { dataset: DATASET_PARAM }, required: ['dataset'] },
         querystring: querySchema(['zone', 'variable', 'units', 'normals', 'normals_years'], {
           datetime: z
             .string()
             .meta({ description: 'start/end, ISO dates, inclusive', examples: ['2024-10-01/2025-09-30'] }),
-          format: z.enum(['parquet', 'csv']).default('parquet'),
+          format: z.enum(FORMATS).default('parquet'),
           basin: z
             .array(z.string())
             .optional()
@@ -56,6 +63,7 @@ export async function exportRoutes(app: FastifyInstance, db: Database): Promise<
               'the file: `pourpoint`, `date`, the zone columns, `area_m2`, one column per statistic',
             content: {
               'application/vnd.apache.parquet': { schema: { type: 'string', format: 'binary' } },
+              'application/x-netcdf': { schema: { type: 'string', format: 'binary' } },
               'text/csv': { schema: { type: 'string' } },
             },
           },
@@ -93,13 +101,13 @@ export async function exportRoutes(app: FastifyInstance, db: Database): Promise<
           { parameter: 'datetime' },
         );
       // Written under the admission gate into a temp file (a Parquet footer comes last), then sent and removed.
-      const file = join(tmpdir(), `snowdb-export-${process.pid}-${req.id}.${q.format}`);
+      const file = join(tmpdir(), `snowdb-export-${process.pid}-${req.id}.${EXTENSIONS[q.format]}`);
       await admit(req, reply, (exec) => runExport(plan, file, exec));
-      const name = `${req.params.dataset}_${plan.chunks[0]![0]}_${plan.chunks.at(-1)!.at(-1)}.${q.format}`;
+      const name = `${req.params.dataset}_${plan.chunks[0]![0]}_${plan.chunks.at(-1)!.at(-1)}.${EXTENSIONS[q.format]}`;
       const stream = createReadStream(file);
       stream.once('close', () => void rm(file, { force: true }));
       return reply
-        .type(q.format === 'csv' ? 'text/csv; charset=utf-8' : 'application/vnd.apache.parquet')
+        .type(CONTENT_TYPES[q.format])
         .header('Content-Disposition', `attachment; filename="${name}"`)
         .send(stream);
     },
