@@ -8,13 +8,15 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readdir, stat, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { buildApp } from '../../src/api/app.js';
+import { publishStatic } from '../../src/app/publish-static.js';
 import { Database } from '../../src/db/database.js';
+import { DirBucket } from '../../src/io/bucket.js';
 import { CLI, snowdb, tempDir } from '../helpers/cli.js';
 import { FULL, HALF, historyDb } from '../helpers/history-db.js';
 
@@ -301,6 +303,41 @@ describe('export: every basin × zone cell × date, read back by other readers',
     } finally {
       await app.close();
     }
+  });
+
+  it('static files for a bucket: a CSV per basin and per date, the latest per basin, one Parquet, an index; unchanged files not uploaded again', async () => {
+    const target = join(dir, 'bucket');
+    const db = await Database.open(env.SNOWDB_CONFIG!);
+    const [r] = await publishStatic(db, new DirBucket(target), ['terrain.elevation']);
+    const dates = new Set([...want.keys()].map((k) => k.split('|')[1]!));
+    assert.equal(r!.files, 2 + dates.size + 2 + 1);
+    assert.equal(r!.uploaded, r!.files);
+    const index = JSON.parse(await readFile(join(target, 'static/hist/index.json'), 'utf8'));
+    assert.equal(Object.keys(index.files).length, r!.files);
+    for (const [f, e] of Object.entries(index.files as Record<string, { size: number }>).slice(0, 50))
+      assert.equal((await stat(join(target, 'static/hist', f))).size, e.size, f);
+    // Each basin's latest: its newest date's rows, as the stats API gives them.
+    const newest = [...dates].sort().at(-1)!;
+    const latest = pythonCsv(join(target, 'static/hist/latest/FULL_UT_TEST.csv'));
+    const wantLatest = [...want.entries()].filter(([k]) => k.startsWith(`${FULL}|${newest}|`));
+    assert.equal(latest.length - 1, wantLatest.length);
+    for (const row of latest.slice(1)) {
+      assert.equal(row[0], newest);
+      const w = want.get(`${FULL}|${newest}|${row[1] === '' ? 'unclassified' : Number(row[1])}`)!;
+      assert.deepEqual(
+        row.slice(4).map((v) => (v === '' ? null : Number(v))),
+        w.values,
+      );
+    }
+    const c = await (await DuckDBInstance.create(':memory:')).connect();
+    const n = (
+      await c.runAndReadAll(
+        `select count(*) from read_parquet('${join(target, 'static/hist/hist.parquet')}')`,
+      )
+    ).getRows();
+    assert.equal(Number(n[0]![0]), want.size);
+    const [again] = await publishStatic(db, new DirBucket(target), ['terrain.elevation']);
+    assert.deepEqual([again!.uploaded, again!.removed], [0, 0]);
   });
 
   it('names bad arguments, and writes nothing', async () => {
