@@ -58,7 +58,7 @@ const key = (zone: readonly ZoneRef[]) => JSON.stringify(zone);
 const ncName = (layer: string) => layer.replaceAll('.', '_');
 
 /** A zone cell in words: `7000–8000 ft · N`, `whole basin`, `unclassified`. */
-function zoneLabelOf(zone: readonly ZoneRef[]): string {
+export function zoneLabelOf(zone: readonly ZoneRef[]): string {
   if (zone.length === 0) return 'whole basin';
   if (zone[0]!.kind === 'unclassified') return 'unclassified';
   return zone

@@ -15,7 +15,7 @@ import { waterYearOf } from '../util/dates.js';
 /** File formats, and the layouts of each (a registry: `writers.ts`). */
 export const FORMATS = ['parquet', 'netcdf', 'csv'] as const;
 export type Format = (typeof FORMATS)[number];
-export const LAYOUTS = ['long', 'by-basin', 'by-date'] as const;
+export const LAYOUTS = ['long', 'by-basin', 'by-date', 'date-by-basin', 'year-by-band'] as const;
 export type Layout = (typeof LAYOUTS)[number];
 
 /** Dates of one chunk of the per-date layout (its rows are held until the chunk's files are written). */
@@ -34,6 +34,10 @@ export interface ExportQuery {
   readonly units?: Units | undefined;
   readonly format: Format;
   readonly layout: Layout;
+  /** The wide layouts' one statistic (a column name, e.g. `mean_swe_mm`; default the first mean). */
+  readonly stat?: string | undefined;
+  /** `year-by-band`: the day of each water year (`MM-DD`, default 04-01). */
+  readonly day?: string | undefined;
 }
 
 export interface ExportPlan {
@@ -67,6 +71,17 @@ export async function planExport(db: Database, q: ExportQuery): Promise<ExportPl
     throw new QueryParameterError(`layout '${q.layout}' is for CSV; ${q.format} is one long table`, {
       parameter: 'layout',
     });
+  const zones = q.zones?.length ?? 0;
+  if (q.layout === 'date-by-basin' && zones > 0)
+    throw new QueryParameterError('layout date-by-basin is one value per basin and date: drop --zone', {
+      parameter: 'layout',
+    });
+  if (q.layout === 'year-by-band' && zones !== 1)
+    throw new QueryParameterError('layout year-by-band takes one zone axis (--zone terrain.elevation)', {
+      parameter: 'layout',
+    });
+  if (q.day !== undefined && !/^(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/.test(q.day))
+    throw new QueryParameterError(`--day: expected MM-DD (e.g. 04-01), got '${q.day}'`, { parameter: 'day' });
   const covered = await coveredBasins(db, q.dataset);
   let pourpoints = covered.pourpoints;
   if (q.basins !== undefined && q.basins.length > 0) {
@@ -99,7 +114,10 @@ export async function planExport(db: Database, q: ExportQuery): Promise<ExportPl
   return {
     query: q,
     covered: { ...covered, pourpoints },
-    chunks: chunksOf(dates, q.layout === 'by-date' ? BY_DATE_CHUNK : undefined),
+    chunks: chunksOf(
+      dates,
+      q.layout === 'by-date' || q.layout === 'date-by-basin' ? BY_DATE_CHUNK : undefined,
+    ),
     dates: dates.length,
   };
 }

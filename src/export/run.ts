@@ -63,12 +63,19 @@ export async function runExport(
     opts.progress?.(`removed ${f}: what an export killed before it finished left`);
   const shared: SharedPlanning = { axes: planAxes(p.covered.inputs.dataset, q), signatures: new Map() };
   const index = p.covered.inputs.index;
-  const sink = await sinkFor(q.format, q.layout, out, meta, {
-    pourpoints: p.covered.pourpoints,
-    names: p.covered.pourpoints.map((b) => index.get(b)?.name ?? b),
-    dates: p.chunks.flat(),
-    axes: shared.axes,
-  });
+  const sink = await sinkFor(
+    q.format,
+    q.layout,
+    out,
+    meta,
+    {
+      pourpoints: p.covered.pourpoints,
+      names: p.covered.pourpoints.map((b) => index.get(b)?.name ?? b),
+      dates: p.chunks.flat(),
+      axes: shared.axes,
+    },
+    { stat: q.stat, day: q.day },
+  );
   let rows = 0;
   let peak = process.memoryUsage().rss;
   try {

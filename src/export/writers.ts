@@ -9,11 +9,12 @@ import { mkdir, open, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileWriter, ParquetWriter } from 'hyparquet-writer';
 import { stemOf } from '../db/layout.js';
+import { QueryParameterError } from '../errors.js';
 import { hdf5Library } from '../formats/hdf5.js';
 import { axisHeader, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
 import { csvRow } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
-import { type CubeShape, NetcdfCube } from './netcdf.js';
+import { type CubeShape, cubeZones, NetcdfCube, zoneLabelOf } from './netcdf.js';
 import type { Format, Layout } from './plan.js';
 
 /** Rows per Parquet row group (readers skip whole groups; DuckDB and pandas read them in parallel). */
@@ -230,6 +231,107 @@ async function parquetLong(target: string, meta: Record<string, string>): Promis
   };
 }
 
+/** The wide layouts' statistic: the one asked for, else the first mean column. */
+function statColumn(body: CellTable, stat: string | undefined): number {
+  const c =
+    stat === undefined
+      ? body.variables.findIndex((v) => v.startsWith('mean_'))
+      : body.variables.indexOf(stat);
+  if (c < 0)
+    throw new QueryParameterError(
+      `--stat ${stat ?? '(a mean)'}: not a column of this export; its columns: ${body.variables.join(', ')}`,
+      { parameter: 'stat' },
+    );
+  return c;
+}
+
+const cellText = (v: number | string | null | undefined) => (v === null || v === undefined ? '' : String(v));
+
+/** One CSV file, a row per date and a column per basin, of one statistic of whole basins (what spreadsheets chart). */
+async function csvDateByBasin(target: string, shape: CubeShape, stat: string | undefined): Promise<Sink> {
+  const tmp = tempBeside(target);
+  const fh = await open(tmp, 'wx');
+  const col = new Map(shape.pourpoints.map((p, i) => [p, i]));
+  let c = -1;
+  let held = new Map<string, string[]>();
+  let header = false;
+  return {
+    async basin(pourpoint, body) {
+      if (c < 0) c = statColumn(body, stat);
+      if (!header) {
+        await fh.write(lines([[`date (${body.variables[c]})`, ...shape.pourpoints]]));
+        header = true;
+      }
+      const i = col.get(pourpoint)!;
+      for (const [date, rows] of Object.entries(body.results)) {
+        const row = held.get(date) ?? new Array<string>(shape.pourpoints.length).fill('');
+        row[i] = cellText(rows[0]?.[c]);
+        held.set(date, row);
+      }
+    },
+    async chunkEnd() {
+      const dates = [...held.keys()].sort();
+      await fh.write(lines(dates.map((d) => [d, ...held.get(d)!])));
+      held = new Map();
+    },
+    async finish() {
+      await fh.sync();
+      await fh.close();
+      await putInPlace(tmp, target, false);
+    },
+    async abort() {
+      await fh.close().catch(() => {});
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
+/** One CSV file, a row per basin and water year, a column per zone of the one axis: a statistic on one day of the year. */
+async function csvYearByBand(
+  target: string,
+  shape: CubeShape,
+  stat: string | undefined,
+  day: string,
+): Promise<Sink> {
+  const tmp = tempBeside(target);
+  const fh = await open(tmp, 'wx');
+  const zones = cubeZones(shape.axes);
+  const index = new Map(zones.map((z, i) => [JSON.stringify(z), i]));
+  let c = -1;
+  return {
+    async basin(pourpoint, body) {
+      if (c < 0) {
+        c = statColumn(body, stat);
+        await fh.write(
+          lines([['pourpoint', `water_year (${body.variables[c]} on ${day})`, ...zones.map(zoneLabelOf)]]),
+        );
+      }
+      const first = Object.keys(body.results)[0];
+      if (first === undefined) return;
+      const wy = Number(first.slice(0, 4)) + (first.slice(5, 7) >= '10' ? 1 : 0);
+      const date = `${day >= '10' ? wy - 1 : wy}-${day}`;
+      const rows = body.results[date];
+      if (rows === undefined) return;
+      const out = new Array<string>(zones.length).fill('');
+      body.zones.forEach((z, k) => {
+        const i = index.get(JSON.stringify(z.zone));
+        if (i !== undefined) out[i] = cellText(rows[k]?.[c]);
+      });
+      await fh.write(lines([[pourpoint, String(wy), ...out]]));
+    },
+    async chunkEnd() {},
+    async finish() {
+      await fh.sync();
+      await fh.close();
+      await putInPlace(tmp, target, false);
+    },
+    async abort() {
+      await fh.close().catch(() => {});
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
 /** One NetCDF-4 file: the basin × time × zone cube (netcdf.ts). */
 async function netcdfCube(target: string, meta: Record<string, string>, shape: CubeShape): Promise<Sink> {
   const h5 = await hdf5Library();
@@ -267,8 +369,11 @@ export function sinkFor(
   target: string,
   meta: Record<string, string>,
   shape: CubeShape,
+  wide: { stat?: string | undefined; day?: string | undefined } = {},
 ): Promise<Sink> {
   if (format === 'netcdf') return netcdfCube(target, meta, shape);
+  if (layout === 'date-by-basin') return csvDateByBasin(target, shape, wide.stat);
+  if (layout === 'year-by-band') return csvYearByBand(target, shape, wide.stat, wide.day ?? '04-01');
   if (format === 'parquet') return parquetLong(target, meta);
   if (layout === 'long') return csvLong(target);
   return csvFolder(target, layout === 'by-basin' ? 'basin' : 'date');

@@ -232,6 +232,61 @@ describe('export: every basin × zone cell × date, read back by other readers',
     );
   });
 
+  it('CSV, wide: a date per row and a basin per column; a basin and water year per row and a band per column', async () => {
+    const wide = join(dir, 'wide.csv');
+    await ok(
+      'export',
+      'hist',
+      '--to',
+      'csv',
+      '--layout',
+      'date-by-basin',
+      '--dates',
+      '2011-01-01/2011-03-31',
+      '--out',
+      wide,
+    );
+    const rows = pythonCsv(wide);
+    assert.deepEqual(rows[0], [`date (${variables[0]})`, FULL, HALF]);
+    assert.equal(rows.length - 1, 90);
+    for (const [i, b] of [FULL, HALF].entries()) {
+      const s = JSON.parse(
+        (await ok('stats', 'hist', b, '--dates', '2011-01-01/2011-03-31')).stdout,
+      ) as Stats;
+      for (const row of rows.slice(1))
+        assert.equal(Number(row[i + 1]), s.results[row[0]!]![0]![0], `${b} ${row[0]}`);
+    }
+    const years = join(dir, 'years.csv');
+    await ok(
+      'export',
+      'hist',
+      '--zone',
+      'terrain.elevation',
+      '--to',
+      'csv',
+      '--layout',
+      'year-by-band',
+      '--out',
+      years,
+    );
+    const table = pythonCsv(years);
+    assert.equal(table[0]![1], `water_year (${variables[0]} on 04-01)`);
+    assert.equal(table.length - 1, 2 * 20, 'two basins × water years 2004–2023 (2024 has no 1 April yet)');
+    let cells = 0;
+    for (const row of table.slice(1))
+      table[0]!.slice(2).forEach((label, j) => {
+        const m = /^(-?\d+)–-?\d+ ft$/.exec(label);
+        const w = want.get(`${row[0]}|${row[1]}-04-01|${m ? Number(m[1]) : 'unclassified'}`);
+        assert.equal(
+          row[j + 2] === '' ? undefined : Number(row[j + 2]),
+          w?.values[0] ?? undefined,
+          `${row[0]} ${row[1]} ${label}`,
+        );
+        if (w !== undefined) cells++;
+      });
+    assert.ok(cells > 40, `${cells} band values`);
+  });
+
   it('a killed export leaves nothing at --out; the next one clears what it left and writes it whole', async () => {
     const out = join(dir, 'killed.parquet');
     const child = spawn(

@@ -24,6 +24,8 @@ interface ExportFlags {
   layout: Layout;
   out: string;
   replace?: boolean;
+  stat?: string;
+  day?: string;
   format: OutFormat;
 }
 
@@ -49,12 +51,20 @@ export function registerExport(program: Command, run: Runner): void {
     .addOption(
       new Option(
         '--layout <layout>',
-        'CSV: one long file, a folder of a file per basin, or of a file per date',
+        'CSV: one long file; a folder of a file per basin, or per date; one wide file, a date per row and a basin per column (date-by-basin), or a basin and water year per row and a zone per column (year-by-band)',
       )
         .choices(LAYOUTS)
         .default('long'),
     )
-    .requiredOption('--out <path>', 'the file (long) or folder (by-basin, by-date) to write')
+    .option(
+      '--stat <column>',
+      'date-by-basin, year-by-band: the statistic (default the first mean, e.g. mean_swe_mm)',
+    )
+    .option('--day <MM-DD>', 'year-by-band: the day of each water year (default 04-01)')
+    .requiredOption(
+      '--out <path>',
+      'the file (long, date-by-basin, year-by-band) or folder (by-basin, by-date) to write',
+    )
     .option('--replace', 'replace an existing file or folder at --out')
     .addOption(formatOption());
   normalsFlags(
@@ -95,6 +105,8 @@ export function registerExport(program: Command, run: Runner): void {
           normals,
           format: opts.to,
           layout: opts.layout,
+          stat: opts.stat,
+          day: opts.day,
         },
         out,
         { progress: (l) => ctx.out.info(l), signal: stop.signal },
