@@ -191,7 +191,7 @@ export class NetcdfCube {
     d.resize([...sizes]);
     d.create_attribute('_FillValue', new Float64Array([Number.NaN]), [1], '<d');
     attrs(d, a);
-    dims.forEach((dim, i) => d.attach_scale(i, dim));
+    for (const [i, dim] of dims.entries()) d.attach_scale(i, dim);
   }
 
   /** One basin's answer for one chunk of dates: its slab of every variable (and its areas, once). */

@@ -77,10 +77,28 @@ async function putInPlace(tmp: string, target: string, folder: boolean): Promise
   if (moved) await rm(old, { recursive: true, force: true });
 }
 
-/** One CSV file: `pourpoint`, then the stats table's columns. */
-async function csvLong(target: string): Promise<Sink> {
+/** A temp file beside `target`, open for writing; `finish` fsyncs and renames it into place, `abort` removes it. */
+async function tempFile(target: string) {
   const tmp = tempBeside(target);
   const fh = await open(tmp, 'wx');
+  return {
+    fh,
+    async finish() {
+      await fh.sync();
+      await fh.close();
+      await putInPlace(tmp, target, false);
+    },
+    async abort() {
+      await fh.close().catch(() => {});
+      await rm(tmp, { force: true });
+    },
+  };
+}
+
+/** One CSV file: `pourpoint`, then the stats table's columns. */
+async function csvLong(target: string): Promise<Sink> {
+  const file = await tempFile(target);
+  const { fh } = file;
   let header = false;
   return {
     async basin(pourpoint, body) {
@@ -94,15 +112,8 @@ async function csvLong(target: string): Promise<Sink> {
       await fh.write(text);
     },
     async chunkEnd() {},
-    async finish() {
-      await fh.sync();
-      await fh.close();
-      await putInPlace(tmp, target, false);
-    },
-    async abort() {
-      await fh.close().catch(() => {});
-      await rm(tmp, { force: true });
-    },
+    finish: file.finish,
+    abort: file.abort,
   };
 }
 
@@ -249,8 +260,8 @@ const cellText = (v: number | string | null | undefined) => (v === null || v ===
 
 /** One CSV file, a row per date and a column per basin, of one statistic of whole basins (what spreadsheets chart). */
 async function csvDateByBasin(target: string, shape: CubeShape, stat: string | undefined): Promise<Sink> {
-  const tmp = tempBeside(target);
-  const fh = await open(tmp, 'wx');
+  const file = await tempFile(target);
+  const { fh } = file;
   const col = new Map(shape.pourpoints.map((p, i) => [p, i]));
   let c = -1;
   let held = new Map<string, string[]>();
@@ -274,15 +285,8 @@ async function csvDateByBasin(target: string, shape: CubeShape, stat: string | u
       await fh.write(lines(dates.map((d) => [d, ...held.get(d)!])));
       held = new Map();
     },
-    async finish() {
-      await fh.sync();
-      await fh.close();
-      await putInPlace(tmp, target, false);
-    },
-    async abort() {
-      await fh.close().catch(() => {});
-      await rm(tmp, { force: true });
-    },
+    finish: file.finish,
+    abort: file.abort,
   };
 }
 
@@ -293,8 +297,8 @@ async function csvYearByBand(
   stat: string | undefined,
   day: string,
 ): Promise<Sink> {
-  const tmp = tempBeside(target);
-  const fh = await open(tmp, 'wx');
+  const file = await tempFile(target);
+  const { fh } = file;
   const zones = cubeZones(shape.axes);
   const index = new Map(zones.map((z, i) => [JSON.stringify(z), i]));
   let c = -1;
@@ -320,15 +324,8 @@ async function csvYearByBand(
       await fh.write(lines([[pourpoint, String(wy), ...out]]));
     },
     async chunkEnd() {},
-    async finish() {
-      await fh.sync();
-      await fh.close();
-      await putInPlace(tmp, target, false);
-    },
-    async abort() {
-      await fh.close().catch(() => {});
-      await rm(tmp, { force: true });
-    },
+    finish: file.finish,
+    abort: file.abort,
   };
 }
 
