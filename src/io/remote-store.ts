@@ -94,6 +94,22 @@ export class RemoteStore implements Store {
   }
 
   /** Load the tree if it changed; true when it did. Keeps the current tree when the object is gone. */
+  /** When an object beside the published tree (not one of its files) was seen, by key: its URL or null. */
+  private readonly besides = new Map<string, { at: number; url: string | null }>();
+
+  /**
+   * The URL of an object beside the published tree (`static/<…>`), or null when the bucket holds
+   * none; asked again after a minute.
+   */
+  async besideUrl(key: string): Promise<string | null> {
+    const seen = this.besides.get(key);
+    if (seen !== undefined && Date.now() - seen.at < 60_000) return seen.url;
+    const got = await this.bucket.get(key).catch(() => null);
+    const url = got === null ? null : `${this.bucket.url.replace(/\/+$/, '')}/${key}`;
+    this.besides.set(key, { at: Date.now(), url });
+    return url;
+  }
+
   async refresh(): Promise<boolean> {
     const got = await this.bucket.get(TREE_KEY, this.etag);
     if (got === null || got === 'unchanged') return false;

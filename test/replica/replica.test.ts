@@ -137,6 +137,45 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     }
   });
 
+  it("publish --static writes each dataset's static files beside the tree; a replica links them from /datasets/{d}", async () => {
+    const asReplica = async () => {
+      const r = await openReplica(url(), { runtime: new Runtime(), refreshMs: 0 });
+      const app = await buildApp(r.db);
+      try {
+        return (await app.inject({ method: 'GET', url: '/datasets/snodas' })).json() as {
+          links: { rel: string; href: string }[];
+        };
+      } finally {
+        await app.close();
+        r.close();
+      }
+    };
+    assert.equal(
+      (await asReplica()).links.find((l) => l.rel === 'static-files'),
+      undefined,
+      'none published yet',
+    );
+    const r = JSON.parse((await cli('publish', pub, '--static', '--format', 'json')).stdout) as {
+      uploaded: number;
+      static: { dataset: string; files: number; uploaded: number }[];
+    };
+    assert.equal(r.uploaded, 0, 'the tree had not changed');
+    assert.equal(r.static[0]!.dataset, 'snodas');
+    for (const [k, v] of await served(pub)) server.files.set(k, v);
+    const link = (await asReplica()).links.find((l) => l.rel === 'static-files');
+    assert.equal(link?.href, `${server.base}/db/static/snodas/index.json`);
+    const index = (await (await fetch(link!.href)).json()) as { files: Record<string, { size: number }> };
+    assert.equal(Object.keys(index.files).length, r.static[0]!.files);
+    // pandas' way: a basin's whole history by URL, the stats CSV's rows.
+    const csv = await (
+      await fetch(`${server.base}/db/static/snodas/by-basin/${ZION.replaceAll(':', '_')}.csv`)
+    ).text();
+    const local = (await cli('stats', 'snodas', ZION, '--format', 'csv')).stdout;
+    assert.equal(csv.trimEnd(), local.trimEnd());
+    // The next tests compare replicas with the database, which knows nothing of static files.
+    for (const k of [...server.files.keys()]) if (k.startsWith('/db/static/')) server.files.delete(k);
+  });
+
   it('reads only byte ranges of rasters and pages, and nothing again for a repeated query', async () => {
     replica = await openReplica(url(), { runtime: new Runtime(), refreshMs: 0 });
     const localDb = await Database.open(env.SNOWDB_CONFIG!);

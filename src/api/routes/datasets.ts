@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { activeDatasets, type DatasetInfo, datasetInfo } from '../../app/datasets.js';
+import { staticPrefix } from '../../app/publish-static.js';
 import { freshnessOf } from '../../datasets/freshness.js';
 import { openActiveDataset } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
+import { RemoteStore } from '../../io/remote-store.js';
 import { waterYearCounts } from '../../stats/water-year.js';
 import { todayUtc } from '../../util/dates.js';
 import { baseOf, type Link, sendJson } from '../http.js';
@@ -67,6 +69,11 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
       const d = await openActiveDataset(db, req.params.dataset);
       const info = await datasetInfo(db, d.name);
       const b = baseOf(req);
+      // A replica links the static files published beside its tree (publish --static), when there are some.
+      const staticIndex =
+        db.store instanceof RemoteStore
+          ? await db.store.besideUrl(`${staticPrefix(d.name)}index.json`)
+          : null;
       return sendJson(reply, {
         name: d.name,
         description: info.description,
@@ -93,6 +100,16 @@ export async function datasetRoutes(app: FastifyInstance, db: Database): Promise
           { href: `${b}/`, rel: 'root', type: 'application/json' },
           { href: `${b}/datasets`, rel: 'collection', type: 'application/json' },
           ...statsLinks(b, d.name),
+          ...(staticIndex === null
+            ? []
+            : [
+                {
+                  href: staticIndex,
+                  rel: 'static-files',
+                  type: 'application/json',
+                  title: `${d.name} as static CSV and Parquet files (index.json)`,
+                },
+              ]),
           {
             href: `${b}/datasets/${d.name}/export{?datetime,format,basin,set,zone,variable,units,normals,normals_years}`,
             rel: 'export',
