@@ -3,7 +3,7 @@
  * each with its elevation and the elevation band (the `terrain.elevation` zones the stats use)
  * it falls in: which bands the stations represent.
  */
-import { access } from 'node:fs/promises';
+import { basename } from 'node:path';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
 import { indexedEntry, indexOf, readStoredBasin } from '../pourpoints/store.js';
@@ -120,15 +120,13 @@ export async function basinStations(
     padLat / Math.max(0.05, Math.cos((Math.max(Math.abs(s0), Math.abs(n)) + padLat) * (Math.PI / 180)));
   const today = new Date().toISOString().slice(0, 10);
   const out: PlacedStation[] = [];
+  // The recorded stations: one listing of the records folder, not a stat per station.
+  const records = new Set(await db.store.list(stationPaths(db).records));
   for (const s of list.stations) {
     if (s.lon < w - padLon || s.lon > e + padLon || s.lat < s0 - padLat || s.lat > n + padLat) continue;
     const d = distanceOutside(basin, s.lon, s.lat);
     if (d > withinKm * 1000) continue;
-    const recorded = await access(stationPaths(db).record(s.triplet)).then(
-      () => true,
-      () => false,
-    );
-    out.push(place(s, d, stepFt, recorded, today));
+    out.push(place(s, d, stepFt, records.has(basename(stationPaths(db).record(s.triplet))), today));
   }
   out.sort(
     (a, b) =>

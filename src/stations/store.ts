@@ -111,6 +111,7 @@ export const stationPaths = (db: Database) => {
   return {
     dir,
     list: join(dir, 'stations.json'),
+    records: join(dir, 'records'),
     record: (t: string) => join(dir, 'records', `${stemOf(t)}.json`),
     forecast: (t: string) => join(dir, 'forecast', `${stemOf(t)}.json`),
   };

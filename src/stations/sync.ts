@@ -449,7 +449,7 @@ export async function syncStations(
     ? new Set(stations.map((s) => s.triplet))
     : await nearBasins(db, stations, o.withinKm ?? DEFAULT_WITHIN_KM);
   // Stations recorded before (asked for by name, or then near a basin) are kept current.
-  for (const f of await db.store.list(dirname(stationPaths(db).record('x:xx:X'))))
+  for (const f of await db.store.list(stationPaths(db).records))
     if (f.endsWith('.json')) {
       const t = f.slice(0, -5).replaceAll('_', ':');
       if (stations.some((s) => s.triplet === t)) wanted.add(t);
