@@ -382,12 +382,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.deepEqual(failures, []);
   });
 
-  it('every recipe of docs/recipes.md runs on the demo: its shell, Python (pandas) and SQL (DuckDB) print the stats API numbers', async () => {
+  it('every recipe of docs/recipes.md runs on the demo: its shell, Python (pandas, xarray), SQL (DuckDB) and R print the stats API numbers', async () => {
     const text = await readFile(fileURLToPath(new URL('../../../docs/recipes.md', import.meta.url)), 'utf8');
     const work = join(dir, 'recipes');
     await mkdir(work, { recursive: true });
     const printed: unknown[] = [];
-    for (const [, lang, code] of text.matchAll(/```(sh|python|sql)\n([\s\S]*?)```/g)) {
+    for (const [, lang, code] of text.matchAll(/```(sh|python|sql|r)\n([\s\S]*?)```/g)) {
       if (lang === 'sh')
         for (const line of code!.split('\n').filter((l) => l.trim() !== '')) {
           const words = shellWords(line);
@@ -402,6 +402,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
         }
       else if (lang === 'python')
         printed.push(Number((await run('/usr/bin/python3', ['-c', code!], { cwd: work })).stdout.trim()));
+      else if (lang === 'r')
+        printed.push(
+          Number((await run('Rscript', ['-e', code!], { cwd: work })).stdout.replace(/^\[1\]\s*/, '').trim()),
+        );
       else {
         const c = await (await DuckDBInstance.create(':memory:')).connect();
         const sql = code!.replaceAll("'swann.parquet'", `'${join(work, 'swann.parquet')}'`);
@@ -432,6 +436,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const byBand = await value(VIRGIN, '2025-04-01', 'terrain.elevation');
     const k = byBand.s.zones.findIndex((z) => z.zone[0]?.min === 8000);
     assert.equal(printed[4], byBand.s.results['2025-04-01']![k]![byBand.col]);
+    // R: the first recipe's file, Hurricane on 1 April 2025.
+    assert.equal(printed[5], hurricane.s.results['2025-04-01']![0]![hurricane.col]);
   });
 
   it('compare: SNODAS and SWANN side by side equal their own stats answers, each with the basin area on its grid', async () => {
