@@ -1,6 +1,7 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
 import { cpus, loadavg } from 'node:os';
 import { datasetsBench } from './datasets.bench.js';
+import { exportRow } from './export.bench.js';
 import { benchYears, dailyDatabase } from './fixture/daily.js';
 import { benchDatabase } from './fixture/database.js';
 import { coldRow, memoryRow } from './footprint.bench.js';
@@ -27,6 +28,9 @@ const speed = [
     ? [await storeIngestRow(await dailyDatabase(benchYears()), benchYears())]
     : []),
   ...(only === undefined || only === 'web' ? await webBench(reps) : []),
+  ...(only === undefined || only === 'export'
+    ? [await exportRow(await dailyDatabase(benchYears()), Math.min(reps, 3))]
+    : []),
   ...(only === undefined || only === 'scale' ? await scaleBench(Math.min(reps, 3)) : []),
   ...(only === undefined || only === 'footprint'
     ? [
