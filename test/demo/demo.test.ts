@@ -1217,6 +1217,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       rows.map((r) => r[0]),
       near.stations.map((s) => `${s.name} ${s.triplet}`),
     );
+    let cellsShown = 0;
     for (const [i, s] of near.stations.entries()) {
       const body = await api<{ variables: string[]; results: Record<string, (number | null)[]> }>(
         `/stations/${s.triplet}?datetime=2024-10-01/2025-04-01`,
@@ -1230,7 +1231,22 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       const a = Math.abs(v);
       const digits = a === 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
       assert.equal(Number(rows[i]![6]!.replace(/,/g, '')), Number(v.toFixed(digits)), s.triplet);
+      // The grid cell holding it that day, and station ÷ cell, as the station-against-grid route says.
+      const cmp = await api<{ results: Record<string, (number | null)[]> }>(
+        `/datasets/swann/stations/${s.triplet}?datetime=${last}`,
+      );
+      const [, cell, ratio] = cmp.results[last] ?? [null, null, null];
+      const shown = (text: string) => (text === '–' ? null : Number(text.replace(/,/g, '')));
+      const rounded = (x: number | null | undefined) => {
+        if (x === null || x === undefined) return null;
+        const b = Math.abs(x);
+        return Number(x.toFixed(b === 0 ? 0 : b >= 100 ? 0 : b >= 10 ? 1 : b >= 1 ? 2 : 3));
+      };
+      assert.equal(shown(rows[i]![8]!), rounded(cell), `${s.triplet} cell`);
+      assert.equal(shown(rows[i]![9]!), rounded(ratio), `${s.triplet} ratio`);
+      if (cell !== null && cell !== undefined) cellsShown++;
     }
+    assert.equal(cellsShown, near.stations.length, 'every station has its cell on its latest day');
     const index = await api<{ results: Record<string, (number | null)[]> }>(
       `/pourpoints/${HURRICANE}/station-index?datetime=2025-04-01`,
     );

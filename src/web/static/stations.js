@@ -1,6 +1,6 @@
 // Stations beside the grid on the page: the SNOTEL sites and snow courses inside and near the chosen
-// basin (a table with each one's SWE and % of median on the as-of date, and the basin's station
-// index), their SWE as lines on the season chart, and their elevations marked on the elevation
+// basin (a table with each one's SWE and % of median on the as-of date, the grid cell holding it
+// and station ÷ cell, and the basin's station index), their SWE as lines on the season chart, and their elevations marked on the elevation
 // bands of the by-zone view. Nothing shows when the database has no stations synced.
 import { getJson, Problem } from './api.js';
 import { escapeHtml } from './map.js';
@@ -109,11 +109,32 @@ export async function stationPanel(ctx, els) {
       ? `No station inside ${ctx.basin.id} or within ${NEAR_KM} km of it.`
       : `${near.stations.filter((s) => s.inside).length} stations inside the basin, ${near.stations.filter((s) => !s.inside).length} within ${NEAR_KM} km. Station index on ${ctx.date}: ${pct === null ? 'none (no site with a value and a median)' : `${num(pct)} % of median (${used} sites inside; NRCS: Σ SWE ÷ Σ median)`}.`;
   const unit = us ? 'in' : 'mm';
+  /** Each station's latest day with SWE up to the as-of date, and that day's values. */
+  const lastOf = (b) => {
+    const day = b
+      ? Object.keys(b.results)
+          .filter((d) => b.results[d][0] !== null)
+          .at(-1)
+      : undefined;
+    return { day, row: day ? b.results[day] : null };
+  };
+  // The grid cell holding each station on that day, in this dataset (none where it lacks the day,
+  // or has neither SWE nor depth to compare: not asked then).
+  const comparable = ctx.dataset.variables.some((v) => v.key === 'swe' || v.key === 'depth');
+  const cells = await Promise.all(
+    near.stations.map((s, i) => {
+      const { day } = lastOf(latest[i]);
+      return day === undefined || !comparable
+        ? null
+        : getJson(`datasets/${seg(ctx.dataset.name)}/stations/${seg(s.triplet)}`, {
+            datetime: day,
+            units: ctx.units,
+          }).catch(() => null);
+    }),
+  );
   const rows = near.stations.map((s, i) => {
-    const b = latest[i];
-    const days = b ? Object.keys(b.results).filter((d) => b.results[d][0] !== null) : [];
-    const day = days.at(-1);
-    const row = day ? b.results[day] : null;
+    const { day, row } = lastOf(latest[i]);
+    const grid = cells[i]?.results[day ?? ''] ?? null;
     return [
       { html: `${escapeHtml(s.name)}<br><small>${escapeHtml(s.triplet)}</small>` },
       s.network,
@@ -123,6 +144,8 @@ export async function stationPanel(ctx, els) {
       day ?? '',
       row ? row[0] : null,
       row ? row.at(-1) : null,
+      grid ? grid[1] : null,
+      grid ? grid[2] : null,
     ];
   });
   const columns = [
@@ -134,6 +157,8 @@ export async function stationPanel(ctx, els) {
     'on',
     `SWE (${unit})`,
     '% of median',
+    `${ctx.dataset.name} cell (${unit})`,
+    'station ÷ cell',
   ];
   els.table.innerHTML = `<thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${rows
     .map(
