@@ -11,6 +11,7 @@ import { fileWriter, ParquetWriter } from 'hyparquet-writer';
 import { stemOf } from '../db/layout.js';
 import { QueryParameterError } from '../errors.js';
 import { hdf5Library } from '../formats/hdf5.js';
+import { isAlive } from '../io/lock.js';
 import { axisHeader, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
 import { csvRow } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
@@ -35,15 +36,6 @@ export interface Sink {
 const tempBeside = (target: string) =>
   join(dirname(target), `.${basename(target)}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`);
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** Remove what an export to `target` killed before it could clean up left beside it (its pid is gone). */
 export async function sweepDebris(target: string): Promise<string[]> {
   const name = basename(target).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -51,7 +43,7 @@ export async function sweepDebris(target: string): Promise<string[]> {
   const gone: string[] = [];
   for (const f of await readdir(dirname(target)).catch(() => [] as string[])) {
     const m = re.exec(f);
-    if (m === null || alive(Number(m[1]))) continue;
+    if (m === null || isAlive(Number(m[1]))) continue;
     await rm(join(dirname(target), f), { recursive: true, force: true });
     gone.push(f);
   }
