@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The strongest rivals (issue 42): what a skilled Python user builds from the same COGs in minutes.
 
-  rivals.py build ROOT DATASET OUT DATES_FILE VAR[,VAR]
-      From the date COGs of ROOT's DATASET (one per line of DATES_FILE, ISO), over the union window
-      of every basin's AOI raster, build per variable:
+  rivals.py build ROOT DATASET OUT DATES_FILE VAR[:LAST][,VAR[:LAST]]
+      From the date COGs of ROOT's DATASET (one per line of DATES_FILE, ISO; with :LAST, only the
+      variable's LAST dates), over the union window of every basin's AOI raster, build per variable:
         OUT/zarr-lz4/VAR    a Zarr cube (dates, rows, cols), chunks (365, 64, 64), Blosc lz4 + shuffle
         OUT/zarr-zstd/VAR   the same with Blosc zstd
         OUT/memmap/VAR/     an uncompressed int16 memmap per basin: dates × the basin's pixels
@@ -54,17 +54,21 @@ def du(path):
 
 
 def build(root, dataset, out, dates_file, variables):
-    dates = [l.strip() for l in open(dates_file) if l.strip()]
+    every = [l.strip() for l in open(dates_file) if l.strip()]
     wins = aoi_windows(root, dataset)
     c0 = min(w[0] for w in wins.values())
     r0 = min(w[1] for w in wins.values())
     c1 = max(w[0] + w[2] for w in wins.values())
     r1 = max(w[1] + w[3] for w in wins.values())
-    W, H, N = c1 - c0, r1 - r0, len(dates)
+    W, H = c1 - c0, r1 - r0
     cogs = os.path.join(root, 'data', dataset, 'cogs')
-    report = {'window': [c0, r0, W, H], 'dates': N, 'seconds': {}, 'bytes': {}}
-    for v in variables:
-        t = time.perf_counter()
+    report = {'window': [c0, r0, W, H], 'dates': {}, 'seconds': {}, 'bytes': {}}
+    held = {}  # variable -> its dates (ISO), oldest first
+    for spec in variables:
+        v, _, last = spec.partition(':')
+        dates = every[-int(last):] if last else every
+        N = report['dates'][v] = len(dates)
+        held[v] = dates
         cubes = {}
         for name, cname in (('zarr-lz4', 'lz4'), ('zarr-zstd', 'zstd')):
             cubes[name] = zarr.open(os.path.join(out, name, v), mode='w', shape=(N, H, W),
@@ -100,9 +104,9 @@ def build(root, dataset, out, dates_file, variables):
             np.ascontiguousarray(block, dtype=np.int16).tofile(os.path.join(mdir, key + '.i16'))
         report['seconds']['memmap'] = report['seconds'].get('memmap', 0) + time.perf_counter() - t
     for name in ('zarr-lz4', 'zarr-zstd', 'memmap'):
-        report['bytes'][name] = du(os.path.join(out, name))
+        report['bytes'][name] = {v: du(os.path.join(out, name, v)) for v in held}
     with open(os.path.join(out, 'rivals.json'), 'w') as f:
-        json.dump({'dates': dates, 'window': report['window']}, f)
+        json.dump({'dates': held, 'window': report['window']}, f)
     print(json.dumps(report))
 
 
@@ -110,8 +114,9 @@ class Rival:
     def __init__(self, out, backend):
         meta = json.load(open(os.path.join(out, 'rivals.json')))
         self.out, self.backend = out, backend
-        self.index = {d: i for i, d in enumerate(meta['dates'])}
-        self.n = len(meta['dates'])
+        # Per variable: date -> its index in the variable's cube, and the cube's date count.
+        self.index = {v: {d: i for i, d in enumerate(ds)} for v, ds in meta['dates'].items()}
+        self.n = {v: len(ds) for v, ds in meta['dates'].items()}
         self.c0, self.r0 = meta['window'][0], meta['window'][1]
         self.cubes = {}
         self.preps = {}
@@ -125,7 +130,7 @@ class Rival:
         """dates i0..i1 (inclusive) × the basin's weighted pixels, int16."""
         if self.backend == 'memmap':
             m = np.memmap(os.path.join(self.out, 'memmap', v, key + '.i16'), dtype=np.int16, mode='r')
-            m = m.reshape(self.n, -1)
+            m = m.reshape(self.n[v], -1)
             return np.asarray(m[i0:i1 + 1])
         bc, br, bw, bh = p['win']
         a = self.cube(v)[i0:i1 + 1, br - self.r0:br - self.r0 + bh, bc - self.c0:bc - self.c0 + bw]
@@ -139,11 +144,11 @@ class Rival:
             # The memmap holds every weighted pixel; prepare() dropped those outside the bands.
             w = aoi_weights(q['root'], q['dataset'], key)
             inside = p['keep'][(w.astype(np.float64) > 0).ravel()]
-        idx = [self.index[d] for d in q['dates']]
-        i0, i1 = min(idx), max(idx)
         out = {d: {} for d in q['dates']}
         nc = p['n_cells']
         for v in q['variables']:
+            idx = [self.index[v][d] for d in q['dates']]
+            i0, i1 = min(idx), max(idx)
             a = self.values(p, key, v, i0, i1)
             if self.backend == 'memmap':
                 a = a[:, inside]
