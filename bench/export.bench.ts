@@ -46,13 +46,27 @@ function exportOnce(b: BenchDatabase, out: string): { ms: number; mib: number } 
   return { ms: performance.now() - t, mib: Number(r.stderr.trim().split('\n').at(-1)) / 1024 };
 }
 
+/**
+ * GET `url`, asked again once when the connection dies before an answer: a keep-alive socket left
+ * idle through a long export can be closed by the server (its Keep-Alive timeout, 72 s) just as
+ * the client reuses it.
+ */
+async function get(url: string): Promise<Response> {
+  try {
+    return await fetch(url);
+  } catch (e) {
+    if ((e as { cause?: { code?: string } }).cause?.code !== 'UND_ERR_SOCKET') throw e;
+    return fetch(url);
+  }
+}
+
 /** Every basin's every water year through the API over HTTP: ms, and the CSV bodies by basin. */
 async function apiOnce(base: string, basins: readonly string[], years: readonly [string, string][]) {
   const t = performance.now();
   const bodies = new Map<string, string>();
   for (const b of basins)
     for (const [from, to] of years) {
-      const r = await fetch(
+      const r = await get(
         `${base}/datasets/snodas/stats/${b}/date-range?datetime=${from}/${to}&variable=swe&zone=terrain.elevation&f=csv`,
       );
       if (r.status !== 200) throw new Error(`${b}: HTTP ${r.status}`);
@@ -73,7 +87,7 @@ export async function exportRow(b: BenchDatabase, reps: number): Promise<Record<
     while (!/on (http:\/\/\S+) /.test(err)) err += (await once(server.stderr, 'data'))[0];
     const base = /on (http:\/\/\S+) /.exec(err)![1]!;
     const pourpoints = (
-      (await (await fetch(`${base}/pourpoints?limit=1000`)).json()) as { features: { id: string }[] }
+      (await (await get(`${base}/pourpoints?limit=1000`)).json()) as { features: { id: string }[] }
     ).features.map((f) => f.id);
     const years: [string, string][] = [...new Set(b.dates.map(waterYearOf))].map((wy) => [
       `${wy - 1}-10-01`,
