@@ -48,7 +48,9 @@ const dateRange = (ds: readonly string[]) => ({
 function rivalStores(dir: string, root: string, dates: readonly string[]): Record<string, unknown> {
   const out = join(dir, 'rivals');
   const report = join(out, 'build.json');
-  if (!existsSync(report)) {
+  // A store built before cubes held their own dates (its `dates` one count) is built again.
+  const current = existsSync(report) && typeof JSON.parse(readFileSync(report, 'utf8')).dates === 'object';
+  if (!current) {
     const list = join(dir, 'dates.txt');
     writeFileSync(list, `${dates.join('\n')}\n`);
     const r = execFileSync(

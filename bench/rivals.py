@@ -114,9 +114,8 @@ class Rival:
     def __init__(self, out, backend):
         meta = json.load(open(os.path.join(out, 'rivals.json')))
         self.out, self.backend = out, backend
-        # Per variable: date -> its index in the variable's cube, and the cube's date count.
+        # Per variable: date -> its index in the variable's cube (its length: the cube's dates).
         self.index = {v: {d: i for i, d in enumerate(ds)} for v, ds in meta['dates'].items()}
-        self.n = {v: len(ds) for v, ds in meta['dates'].items()}
         self.c0, self.r0 = meta['window'][0], meta['window'][1]
         self.cubes = {}
         self.preps = {}
@@ -130,7 +129,7 @@ class Rival:
         """dates i0..i1 (inclusive) × the basin's weighted pixels, int16."""
         if self.backend == 'memmap':
             m = np.memmap(os.path.join(self.out, 'memmap', v, key + '.i16'), dtype=np.int16, mode='r')
-            m = m.reshape(self.n[v], -1)
+            m = m.reshape(len(self.index[v]), -1)
             return np.asarray(m[i0:i1 + 1])
         bc, br, bw, bh = p['win']
         a = self.cube(v)[i0:i1 + 1, br - self.r0:br - self.r0 + bh, bc - self.c0:bc - self.c0 + bw]
