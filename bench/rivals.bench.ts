@@ -21,6 +21,9 @@ import { elapsed, median, spread } from './stats.js';
 const VIRGIN = '09406000:UT:USGS';
 const BIGHORN = '06287000:MT:USGS';
 const REPS = Number(process.env.SNOWDB_BENCH_REPS ?? 5);
+/** Rows to run, 1-based (`1,5`; 5 is the cold row); all when unset. */
+const ROWS = process.env.SNOWDB_BENCH_ROWS?.split(',').map(Number);
+const wanted = (n: number) => ROWS === undefined || ROWS.includes(n);
 const PY = '/usr/bin/python3';
 const RIVALS = ['gdal loop', 'zarr-lz4', 'zarr-zstd', 'memmap'] as const;
 type Side = 'snowdb, caches empty' | 'snowdb, warm' | (typeof RIVALS)[number];
@@ -129,7 +132,8 @@ export async function rivalsBench(): Promise<Record<string, string>[]> {
   const warm = await Database.open(b.root);
   const rows: Record<string, string>[] = [];
   try {
-    for (const s of scenarios) {
+    for (const [k, s] of scenarios.entries()) {
+      if (!wanted(k + 1)) continue;
       const run = async (db: Database) =>
         'all' in s.q
           ? computeAllBasins(db, { dataset: 'snodas', dates: dateRange([s.q.all]), variables: ['swe'] })
@@ -205,6 +209,7 @@ export async function rivalsBench(): Promise<Record<string, string>[]> {
       console.error(JSON.stringify(rows.at(-1)));
     }
     // Cold page cache: every file of the database and of the rivals dropped before each query.
+    if (!wanted(scenarios.length + 1)) return rows;
     const s = scenarios[0]!;
     // A long-lived evicting process: forking this one before each query would leave its pages
     // copy-on-write, and snowdb's side (in this process, unlike the rivals) would pay the faults.

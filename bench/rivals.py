@@ -110,6 +110,32 @@ def build(root, dataset, out, dates_file, variables):
     print(json.dumps(report))
 
 
+def cell_order(p):
+    """The basin's pixels grouped by cell (pixel order kept within a cell): the permutation, the
+    pixels' weights in that order, the cells present and where each one's run starts."""
+    order = np.argsort(p['cell'], kind='stable')
+    cells, starts = np.unique(p['cell'][order], return_index=True)
+    return {'order': order, 'w': p['w'][order], 'cells': cells, 'starts': starts}
+
+
+def reduce_chunk(a, g, nc):
+    """Means of `a` (dates × the basin's pixels, int16) per date and cell: each cell's pixels summed
+    in one contiguous run (np.add.reduceat), the vectorised reduction a numpy user writes, 16 dates
+    at a time (temporaries that stay in cache: measured 0.28 s against 0.47–2.5 s for 365 dates of
+    83,000 pixels at once)."""
+    sw = np.zeros((a.shape[0], nc))
+    sv = np.zeros((a.shape[0], nc))
+    if len(g['cells']) == 0:
+        return np.full((a.shape[0], nc), np.nan)
+    for t in range(0, a.shape[0], 16):
+        b = a[t:t + 16, g['order']]
+        w = np.where(b != NODATA, g['w'][None, :], 0.0)
+        sw[t:t + 16, g['cells']] = np.add.reduceat(w, g['starts'], axis=1)
+        sv[t:t + 16, g['cells']] = np.add.reduceat(w * b, g['starts'], axis=1)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        return np.where(sw > 0, sv / sw, np.nan)
+
+
 class Rival:
     def __init__(self, out, backend):
         meta = json.load(open(os.path.join(out, 'rivals.json')))
@@ -145,23 +171,22 @@ class Rival:
             inside = p['keep'][(w.astype(np.float64) > 0).ravel()]
         out = {d: {} for d in q['dates']}
         nc = p['n_cells']
+        by_cell = cell_order(p)
         for v in q['variables']:
-            idx = [self.index[v][d] for d in q['dates']]
-            i0, i1 = min(idx), max(idx)
-            a = self.values(p, key, v, i0, i1)
-            if self.backend == 'memmap':
-                a = a[:, inside]
-            rows = np.array(idx) - i0
-            a = a[rows] if len(rows) != a.shape[0] else a
-            ok = a != NODATA
-            at = (np.arange(a.shape[0])[:, None] * nc + p['cell'][None, :])[ok]
-            wt = np.broadcast_to(p['w'], a.shape)[ok]
-            sw = np.bincount(at, weights=wt, minlength=a.shape[0] * nc).reshape(-1, nc)
-            sv = np.bincount(at, weights=a[ok] * wt, minlength=a.shape[0] * nc).reshape(-1, nc)
-            with np.errstate(invalid='ignore', divide='ignore'):
-                mean = np.where(sw > 0, sv / sw, np.nan)
-            for k, d in enumerate(q['dates']):
-                out[d][v] = clean(mean[k].tolist())
+            idx = np.array([self.index[v][d] for d in q['dates']])
+            # A time chunk of the cube's length at a time: memory bounded by one chunk, as a user
+            # of 20 years must (all at once, the Bighorn's 7,305 dates took ~17 GB and ran slower).
+            for c0 in range(0, len(idx), CHUNK_T):
+                sel = idx[c0:c0 + CHUNK_T]
+                i0, i1 = int(sel.min()), int(sel.max())
+                a = self.values(p, key, v, i0, i1)
+                if self.backend == 'memmap':
+                    a = a[:, inside]
+                rows = sel - i0
+                a = a[rows] if len(rows) != a.shape[0] else a
+                mean = reduce_chunk(a, by_cell, nc)
+                for k, d in enumerate(q['dates'][c0:c0 + CHUNK_T]):
+                    out[d][v] = clean(mean[k].tolist())
         return {'seconds': time.perf_counter() - t, 'results': out}
 
 

@@ -15,9 +15,10 @@
  * u32 length (offsets from the end of the header) · the streams.
  */
 import { open } from 'node:fs/promises';
-import { deflateRawSync, inflateRawSync, constants as zlibConstants } from 'node:zlib';
+import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
-import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { allocate, DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { InflateError, inflateInto } from '../util/inflate.js';
 
 /** Block edge, pixels: a block holds BLOCK × BLOCK grid cells. */
 export const BLOCK = 32;
@@ -86,19 +87,19 @@ export function appendBlock(stream: Uint8Array, values: TypedArray, level = 1): 
 
 /** Decompress one block of `dates` dates into the page's dtype (dates × BLOCK_PIXELS samples). */
 export function decodeBlock(stream: Uint8Array, dtype: DType, dates: number): TypedArray {
-  const width = DTYPES[dtype].bytes;
-  const expect = dates * BLOCK_PIXELS * width;
-  // One output chunk a little larger than the block: zlib then allocates once and never concatenates.
-  const out = inflateRawSync(stream, { chunkSize: expect + 64 });
-  if (out.length !== expect)
-    throw new SnowdbError(
-      'invalid-series',
-      `series block decodes to ${out.length} bytes, expected ${expect}`,
-    );
-  // Typed views need an offset aligned to the sample size; zlib's output buffer normally is.
-  if (out.byteOffset % width === 0)
-    return new DTYPES[dtype].ctor(out.buffer, out.byteOffset, dates * BLOCK_PIXELS);
-  return new DTYPES[dtype].ctor(new Uint8Array(out).buffer, 0, dates * BLOCK_PIXELS);
+  const out = allocate(dtype, dates * BLOCK_PIXELS);
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  let n: number;
+  try {
+    n = inflateInto('raw', stream, bytes);
+  } catch (e) {
+    if (!(e instanceof InflateError)) throw e;
+    const what = e.reason === 'overflow' ? `more than the ${bytes.length} bytes expected` : e.message;
+    throw new SnowdbError('invalid-series', `series block does not decode: ${what}`);
+  }
+  if (n !== bytes.length)
+    throw new SnowdbError('invalid-series', `series block decodes to ${n} bytes, expected ${bytes.length}`);
+  return out;
 }
 
 /** Serialize a page: its header and the already compressed block streams, in block-set order. */

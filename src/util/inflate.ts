@@ -46,11 +46,19 @@ interface Handle {
 interface Internals {
   _handle?: Handle;
   _writeState?: Uint32Array;
+  /** Back to a fresh stream's state (zlib's inflateReset): public on every zlib stream. */
+  reset(): void;
   close(): void;
 }
 
 const STREAMS = { gzip: createGunzip, zlib: createInflate, raw: createInflateRaw } as const;
 const SYNC = { gzip: gunzipSync, zlib: inflateSync, raw: inflateRawSync } as const;
+
+/**
+ * One stream per framing kept between calls and reset: building and freeing a zlib stream per
+ * call cost ~20 % of inflating a 16 KB series block (measured, 1,200 blocks: 78–100 ms → 62–76).
+ */
+const kept: Partial<Record<Framing, ReturnType<(typeof STREAMS)[Framing]>>> = {};
 
 /** One spare output byte: a stream that still writes into it has more than the buffer holds. */
 const probe = new Uint8Array(1);
@@ -62,9 +70,9 @@ const probe = new Uint8Array(1);
  *   `out` is written), `corrupt` when zlib refuses it or it ends early.
  */
 export function inflateInto(framing: Framing, src: Uint8Array, out: Uint8Array): number {
-  const z = STREAMS[framing]() as unknown as Internals;
-  const h = z._handle;
-  const state = z._writeState;
+  const z = kept[framing] ?? STREAMS[framing]();
+  delete kept[framing]; // taken: a failure below leaves it closed, never reused
+  const { _handle: h, _writeState: state } = z as unknown as Internals;
   if (h === undefined || state === undefined || typeof h.writeSync !== 'function') {
     z.close();
     return inflateIntoPortable(framing, src, out);
@@ -73,18 +81,24 @@ export function inflateInto(framing: Framing, src: Uint8Array, out: Uint8Array):
   h.onerror = (message) => {
     failure ??= message;
   };
+  let ok = false;
   try {
     h.writeSync(constants.Z_FINISH, src, 0, src.length, out, 0, out.length);
     if (failure !== undefined) throw new InflateError('corrupt', failure);
     const written = out.length - state[0]!;
-    if (state[0] !== 0) return written; // output room left: the stream ended (or zlib said why not)
-    // Full buffer: the stream ends here only if one more byte of room stays empty.
-    h.writeSync(constants.Z_FINISH, src, src.length - state[1]!, state[1]!, probe, 0, 1);
-    if (failure !== undefined) throw new InflateError('corrupt', failure);
-    if (state[0] === 0) throw new InflateError('overflow', `inflates past ${out.length} bytes`);
+    if (state[0] === 0) {
+      // Full buffer: the stream ends here only if one more byte of room stays empty.
+      h.writeSync(constants.Z_FINISH, src, src.length - state[1]!, state[1]!, probe, 0, 1);
+      if (failure !== undefined) throw new InflateError('corrupt', failure);
+      if (state[0] === 0) throw new InflateError('overflow', `inflates past ${out.length} bytes`);
+    } // else output room left: the stream ended (or zlib said why not)
+    ok = true;
     return written;
   } finally {
-    z.close();
+    if (ok) {
+      (z as unknown as Internals).reset(); // kept for the next stream of this framing (one per thread: calls are synchronous)
+      kept[framing] = z;
+    } else z.close();
   }
 }
 

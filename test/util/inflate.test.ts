@@ -63,6 +63,35 @@ describe('inflateInto', () => {
     });
   }
 
+  it('one stream per framing is kept and reset: after every outcome the next stream inflates as a fresh one', () => {
+    const other = Buffer.from(Array.from({ length: 700 }, (_, i) => (i * 13) % 239));
+    const pack = { gzip: gzipSync, zlib: deflateSync, raw: deflateRawSync } as const;
+    for (const framing of ['gzip', 'zlib', 'raw'] as const) {
+      const z = FRAMED[framing];
+      const o = pack[framing](other);
+      // [stream, room, what it holds or the error]: successes, an overflow and a corrupt stream, interleaved.
+      const steps: [Uint8Array, number, Buffer | string][] = [
+        [z, 1000, DATA],
+        [o, 700, other],
+        [z, 999, 'overflow'],
+        [o, 4096, other],
+        [z.subarray(0, z.length >> 1), 4096, 'corrupt'],
+        [z, 1000, DATA],
+        [o, 700, other],
+      ];
+      for (const [src, room, want] of [...steps, ...steps]) {
+        const out = Buffer.alloc(room);
+        let got: Buffer | string;
+        try {
+          got = out.subarray(0, inflateInto(framing, src, out));
+        } catch (e) {
+          got = (e as InflateError).reason;
+        }
+        assert.deepEqual(got, want, framing);
+      }
+    }
+  });
+
   it('the handle path writes into the given buffer alone: a 46 MB grid faults in no page of zlib’s', () => {
     const grid = Buffer.alloc(46_476_370, 0x2a);
     const z = gzipSync(grid, { level: 1 });
