@@ -17,7 +17,7 @@
 import { open } from 'node:fs/promises';
 import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
-import { allocate, DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
 import { InflateError, inflateInto } from '../util/inflate.js';
 
 /** Block edge, pixels: a block holds BLOCK × BLOCK grid cells. */
@@ -87,8 +87,9 @@ export function appendBlock(stream: Uint8Array, values: TypedArray, level = 1): 
 
 /** Decompress one block of `dates` dates into the page's dtype (dates × BLOCK_PIXELS samples). */
 export function decodeBlock(stream: Uint8Array, dtype: DType, dates: number): TypedArray {
-  const out = allocate(dtype, dates * BLOCK_PIXELS);
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  // Not zero-filled (a 365-date query's 19 MB cost ~5 ms to clear): inflate writes every byte, or throws below.
+  const bytes = Buffer.allocUnsafeSlow(dates * BLOCK_PIXELS * DTYPES[dtype].bytes);
+  const out = new DTYPES[dtype].ctor(bytes.buffer, bytes.byteOffset, dates * BLOCK_PIXELS);
   let n: number;
   try {
     n = inflateInto('raw', stream, bytes);
