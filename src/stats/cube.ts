@@ -53,6 +53,11 @@ export interface Cube {
  */
 export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): Promise<Cube> {
   const { dataset: d, product } = plan;
+  // The store's view (its block set and year folders) is looked up while the basin is prepared;
+  // the basin's errors still come first.
+  const viewing =
+    opts.series === false ? null : opts.seriesView !== undefined ? opts.seriesView : seriesView(d);
+  if (viewing instanceof Promise) viewing.catch(() => {});
   const basin = await preparedBasin(plan);
   const { area } = basin;
   const keep: number[] = [];
@@ -61,8 +66,7 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
   for (let k = 0; k < product; k++)
     if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
   const nd = plan.dates.length;
-  const view =
-    opts.series === false ? null : opts.seriesView !== undefined ? opts.seriesView : await seriesView(d);
+  const view = await viewing;
   const reads = planReads(plan, view && (await storeInputs(d, view, plan)));
   const sums: Sums[] = [];
   for (const [vi, v] of plan.variables.entries()) {
