@@ -55,9 +55,10 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
   const { dataset: d, product } = plan;
   // The store's view (its block set and year folders) is looked up while the basin is prepared;
   // the basin's errors still come first.
-  const viewing =
-    opts.series === false ? null : opts.seriesView !== undefined ? opts.seriesView : seriesView(d);
-  if (viewing instanceof Promise) viewing.catch(() => {});
+  const viewing = Promise.resolve(
+    opts.series === false ? null : opts.seriesView !== undefined ? opts.seriesView : seriesView(d),
+  );
+  viewing.catch(() => {});
   const basin = await preparedBasin(plan);
   const { area } = basin;
   const keep: number[] = [];
