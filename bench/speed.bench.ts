@@ -47,13 +47,13 @@ export interface BaselineAnswer {
   normals?: Record<string, Record<string, (number | null)[][]>>;
 }
 
-/** A Python rival's query loop (default: the baseline's): one JSON line in, one out. */
+/** A rival's query loop (default: the baseline's, in Python): one JSON line in, one out. */
 export class Baseline {
   private readonly proc: ChildProcess;
   private readonly lines: AsyncIterableIterator<string>;
 
-  constructor(args: readonly string[] = [join(REPO, 'bench/baseline.py'), 'loop']) {
-    this.proc = spawn('/usr/bin/python3', args, {
+  constructor(args: readonly string[] = [join(REPO, 'bench/baseline.py'), 'loop'], exe = '/usr/bin/python3') {
+    this.proc = spawn(exe, args, {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     this.lines = createInterface({ input: this.proc.stdout! })[Symbol.asyncIterator]();

@@ -86,9 +86,17 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     Math.floor((w.col + (i % w.width)) / BLOCK);
   const posOf = (i: number) =>
     ((w.row + Math.floor(i / w.width)) % BLOCK) * BLOCK + ((w.col + (i % w.width)) % BLOCK);
+  // Sort keys per pixel, computed once: its block id, then (cell, offset) as one exact number.
   const order: number[] = [];
-  for (let i = 0; i < cellOf.length; i++) if (cellOf[i]! >= 0) order.push(i);
-  order.sort((a, b) => blockOf(a) - blockOf(b) || cellOf[a]! - cellOf[b]! || posOf(a) - posOf(b));
+  const blockKey = new Float64Array(cellOf.length);
+  const cellKey = new Float64Array(cellOf.length);
+  for (let i = 0; i < cellOf.length; i++) {
+    if (cellOf[i]! < 0) continue;
+    order.push(i);
+    blockKey[i] = blockOf(i);
+    cellKey[i] = cellOf[i]! * BLOCK * BLOCK + posOf(i);
+  }
+  order.sort((a, b) => blockKey[a]! - blockKey[b]! || cellKey[a]! - cellKey[b]!);
   const n = order.length;
   const at = Int32Array.from(order);
   const cell = new Int32Array(n);
@@ -207,5 +215,49 @@ export function accumulateRuns(
     }
     sw[k] = a;
     sv[k] = s;
+  }
+}
+
+/**
+ * `accumulateRuns` for two dates of one block at once (values from `base` and `base2`, sums at
+ * `at` and `at2`): two independent chains of additions per pixel instead of one, about twice the
+ * speed. Each (date, cell) sum adds the same pixels in the same order as `accumulateRuns`: the same bits.
+ */
+export function accumulateRunsPair(
+  basin: BasinRuns,
+  r0: number,
+  r1: number,
+  src: RunValues & { readonly base2: number },
+  out: SumTarget & { readonly at2: number },
+): void {
+  const { runStart, runCell, weight } = basin;
+  const { vals, base, base2, idx, nodata } = src;
+  const { sw, sv, at, at2 } = out;
+  for (let r = r0; r < r1; r++) {
+    const k = at + runCell[r]!;
+    const k2 = at2 + runCell[r]!;
+    let a = sw[k]!; // Σ weight, m², of the first date's cell; a2, the second's
+    let s = sv[k]!;
+    let a2 = sw[k2]!;
+    let s2 = sv[k2]!;
+    const j1 = runStart[r + 1]!;
+    for (let j = runStart[r]!; j < j1; j++) {
+      const p = idx[j]!;
+      const w = weight[j]!;
+      const x = vals[base + p]!;
+      const x2 = vals[base2 + p]!;
+      if (!(x === nodata || Number.isNaN(x))) {
+        a += w;
+        s += x * w;
+      }
+      if (!(x2 === nodata || Number.isNaN(x2))) {
+        a2 += w;
+        s2 += x2 * w;
+      }
+    }
+    sw[k] = a;
+    sv[k] = s;
+    sw[k2] = a2;
+    sv[k2] = s2;
   }
 }
