@@ -1,0 +1,46 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeFloat, encodeFloat } from '../../src/raster/tiff/predictor.js';
+
+/** TIFF predictor 3 undone by the definition (TIFF Technical Note 3): byte sums, then planes back to samples. */
+function decodeByDefinition(tile: Uint8Array, width: number, height: number, bps: number): Uint8Array {
+  const out = new Uint8Array(tile.length);
+  const rowBytes = width * bps;
+  for (let r = 0; r < height; r++) {
+    const sums = new Uint8Array(rowBytes);
+    for (let i = 0; i < rowBytes; i++)
+      sums[i] = ((i > 0 ? sums[i - 1]! : 0) + tile[r * rowBytes + i]!) & 0xff;
+    for (let i = 0; i < width; i++)
+      for (let b = 0; b < bps; b++) out[r * rowBytes + i * bps + (bps - 1 - b)] = sums[b * width + i]!;
+  }
+  return out;
+}
+
+describe('floating-point predictor (3)', () => {
+  // Samples whose bytes change a lot from pixel to pixel, and whose planes' running sums wrap.
+  const values = (n: number) =>
+    Float64Array.from({ length: n }, (_, i) => Math.sin(i * 12.9898) * 43758.5453 + i);
+
+  for (const [what, bps, width, offset] of [
+    ['float64, word-aligned rows', 8, 37, 0],
+    ['float32, word-aligned rows', 4, 33, 0],
+    ['float32, rows at an odd byte offset (the byte-at-a-time loop)', 4, 33, 1],
+    ['float32, a row of 3 bytes short of a word multiple', 4, 5, 0],
+  ] as const) {
+    it(`${what}: decode equals the definition and undoes encode`, () => {
+      const height = 6;
+      const n = width * height;
+      const samples = bps === 8 ? values(n) : Float32Array.from(values(n));
+      const plain = new Uint8Array(samples.buffer.slice(0));
+      const backing = new Uint8Array(offset + n * bps);
+      const tile = backing.subarray(offset);
+      tile.set(plain);
+      encodeFloat(tile, width, height, bps, new Uint8Array(width * bps));
+      const encoded = Uint8Array.from(tile);
+      assert.notDeepEqual(encoded, plain);
+      decodeFloat(tile, width, height, bps, new Uint8Array(width * bps));
+      assert.deepEqual(tile, decodeByDefinition(encoded, width, height, bps));
+      assert.deepEqual(tile, plain);
+    });
+  }
+});
