@@ -15,9 +15,9 @@
  * u32 length (offsets from the end of the header) · the streams.
  */
 import { open } from 'node:fs/promises';
-import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
 import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { deflateRawFlushed } from '../util/deflate.js';
 import { InflateError, inflateInto } from '../util/inflate.js';
 
 /** Block edge, pixels: a block holds BLOCK × BLOCK grid cells. */
@@ -70,10 +70,7 @@ const FINAL = Buffer.from([0x03, 0x00]);
 
 /** Deflate `values` ending with a full flush: byte-aligned, its end a valid place to continue. */
 const flushed = (values: TypedArray, level: number): Buffer =>
-  deflateRawSync(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), {
-    level,
-    finishFlush: zlibConstants.Z_FULL_FLUSH,
-  });
+  deflateRawFlushed(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), level);
 
 /** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major (an appendable stream). */
 export function encodeBlock(values: TypedArray, level = 1): Buffer {

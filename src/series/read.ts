@@ -95,6 +95,17 @@ export async function readPackIndex(store: Store, path: string): Promise<PackInd
   }
 }
 
+/** A pack's block-set id from its first bytes alone (no index read), or null when absent or not a pack. */
+export async function packBlockSet(store: Store, path: string): Promise<number | null> {
+  try {
+    const first = await store.readAt(path, 0, PACK_PROBE);
+    packHeaderLength(first, path);
+    return Buffer.from(first.buffer, first.byteOffset, first.byteLength).readUInt32LE(12);
+  } catch {
+    return null;
+  }
+}
+
 /** A pack's index through the view (read once), or null when absent, damaged or of another set. */
 function packIndex(d: Dataset, view: SeriesView, variable: string, wy: number): Promise<PackIndex | null> {
   const key = `${variable}/${wy}`;

@@ -10,7 +10,7 @@ import { namesIn } from '../io/fs.js';
 import type { BlockSet } from './blocks.js';
 import { packYear, unpackYear, waterYearOfPage, yearClosed } from './pack.js';
 import { datesByPage, pageOf } from './page.js';
-import { packYearOf, readPackIndex } from './read.js';
+import { packBlockSet, packYearOf, readPackIndex } from './read.js';
 import { seriesVariables } from './source.js';
 import { staleSeriesDates } from './stale.js';
 
@@ -69,9 +69,13 @@ export async function packClosedYears(
       const paths = pages.map((p) => d.paths.seriesPage(v, p));
       if (names.has(`wy${wy}.pack`)) {
         const pack = d.paths.seriesPack(v, wy);
+        const left = pages.filter((p) => names.has(`${p}.page`));
+        // The common case, every ingest for every closed year: a pack on the set, no page beside
+        // it. Its first bytes say so (20 years: ~0.5 s of index reads and page removals saved).
+        if (left.length === 0 && (await packBlockSet(d.store, pack)) === set.id) continue;
         const index = await readPackIndex(d.store, pack);
         if (index !== null && index.blockSet === set.id) {
-          for (const p of paths) await rm(p, { force: true }); // leftovers of a kill after packing
+          for (const p of left) await rm(d.paths.seriesPage(v, p), { force: true }); // leftovers of a kill after packing
           continue;
         }
         await rm(pack, { force: true }); // damaged, or left by a rebuild killed before it removed it

@@ -31,6 +31,7 @@ export class InflateError extends Error {
   }
 }
 
+/** A Node zlib stream's handle: `writeSync` is the call Node's own `zlibBufferSync` makes. */
 interface Handle {
   writeSync(
     flush: number,
@@ -43,10 +44,12 @@ interface Handle {
   ): void;
   onerror: (message: string, errno: number, code?: string) => void;
 }
-interface Internals {
+/** What `inflateInto` and `deflateRawFlushed` (deflate.ts) use of a zlib stream beyond its public API. */
+export interface ZlibInternals {
   _handle?: Handle;
+  /** [output room left, input left] after a `writeSync`. */
   _writeState?: Uint32Array;
-  /** Back to a fresh stream's state (zlib's inflateReset): public on every zlib stream. */
+  /** Back to a fresh stream's state (zlib's inflateReset / deflateReset): public on every zlib stream. */
   reset(): void;
   close(): void;
 }
@@ -72,7 +75,7 @@ const probe = new Uint8Array(1);
 export function inflateInto(framing: Framing, src: Uint8Array, out: Uint8Array): number {
   const z = kept[framing] ?? STREAMS[framing]();
   delete kept[framing]; // taken: a failure below leaves it closed, never reused
-  const { _handle: h, _writeState: state } = z as unknown as Internals;
+  const { _handle: h, _writeState: state } = z as unknown as ZlibInternals;
   if (h === undefined || state === undefined || typeof h.writeSync !== 'function') {
     z.close();
     return inflateIntoPortable(framing, src, out);
@@ -96,7 +99,7 @@ export function inflateInto(framing: Framing, src: Uint8Array, out: Uint8Array):
     return written;
   } finally {
     if (ok) {
-      (z as unknown as Internals).reset(); // kept for the next stream of this framing (one per thread: calls are synchronous)
+      (z as unknown as ZlibInternals).reset(); // kept for the next stream of this framing (one per thread: calls are synchronous)
       kept[framing] = z;
     } else z.close();
   }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { ingestedDates } from '../../src/datasets/inventory.js';
@@ -314,6 +314,13 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.deepEqual(await names('swe'), ['wy2024.pack']);
     assert.ok((await readFile(index.path)).equals(pack), 'the same COGs: the same pack');
     assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
+    // A page file left beside the current pack (a kill between packing and removing the pages)
+    // goes at the next refresh; the pack stays as it is.
+    await writeFile(join(dirname(index.path), `${pages[0]}.page`), 'left by a kill');
+    await markSeriesStale(d, '2023-05-01');
+    await refreshSeries(d, '2024-10-02');
+    assert.deepEqual(await names('swe'), ['wy2024.pack']);
+    assert.ok((await readFile(index.path)).equals(pack));
     // A pack of another block list beside current pages (a rebuild killed before it removed the
     // old pack): readers skip it for the COGs, and the next packing replaces it from the pages.
     await rebuildSeries(d, () => {}, undefined, '2024-02-10');
