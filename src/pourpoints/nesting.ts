@@ -7,12 +7,14 @@
  * scores near 0. Measured around one basin at a time, from its candidates' polygons only.
  */
 import type { Database } from '../db/database.js';
+import { fileSignature } from '../io/memo.js';
 import { rowAreas } from '../raster/cell-area.js';
 import { type CoverageFractions, polygonCoverage } from '../raster/coverage.js';
 import { crsFromEpsg } from '../raster/crs.js';
 import { type AreaGeometry, containsPoint, labelPoint, polygonsOf } from '../raster/geometry.js';
 import type { Grid } from '../raster/grid.js';
 import { byString } from '../util/compare.js';
+import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
 import type { IndexEntry } from './index-file.js';
 import { indexedEntry, indexOf, readStoredBasin } from './store.js';
@@ -94,8 +96,23 @@ async function nests(
  * @throws SnowdbError `pourpoint-not-found`.
  */
 export async function nestingAround(db: Database, id: string): Promise<Nesting> {
+  // Its candidates' records parsed and their polygons crossed: tens of ms a basin, computed once
+  // while the index (every basin's geometry hash) is unchanged. Signed before the index is read:
+  // an index replaced meanwhile is kept under the older signature, which nobody asks for again.
+  const key = `${id}\0${fileSignature(db.store, db.paths.pourpointIndex)}`;
   const index = await indexOf(db);
   const me = indexedEntry(index, id);
+  return nestings(db.runtime).get(key, () => computeNesting(db, index, me));
+}
+
+/** Nestings by basin and index signature: their JSON's UTF-16 bytes and the objects. */
+const nestings = (rt: Runtime) => rt.cache<Nesting>('nesting', (n) => 2 * JSON.stringify(n).length + 512);
+
+async function computeNesting(
+  db: Database,
+  index: ReadonlyMap<string, IndexEntry>,
+  me: IndexEntry,
+): Promise<Nesting> {
   const entries = [...index.values()];
   const polygons = new Map<string, Promise<AreaGeometry>>();
   const polygon = (t: string) => {

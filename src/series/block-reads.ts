@@ -6,8 +6,8 @@
  */
 import { OpenFiles } from '../io/open-files.js';
 import type { Store } from '../io/store.js';
-import type { DType, TypedArray } from '../raster/dtype.js';
-import { decodeBlock, type PageHeader } from './page.js';
+import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { BLOCK_PIXELS, decodeBlock, type PageHeader } from './page.js';
 import type { SeriesView } from './read.js';
 
 /** Where some blocks of one page lie: plain data, so a worker thread can read them. */
@@ -150,28 +150,46 @@ function acrossRuns(rs: readonly BlockRanges[], j: number): [number, number, num
   return runs;
 }
 
-/** Decode block `j` of each page of `rs` from its run's bytes, into `out` (pages' order). */
+/**
+ * Decode block `j` of each page of `rs` from its run's bytes, into `out` (pages' order): with
+ * `scratch`, page m's values go into `scratch[m]` (grown when too small), valid until the next call.
+ */
 function decodeAcross(
   rs: readonly BlockRanges[],
   j: number,
   run: [number, number, number[]],
   bytes: Uint8Array,
   out: TypedArray[],
+  scratch?: Uint8Array[],
 ): void {
   for (const m of run[2]) {
-    const at = rs[m]!.starts[j]! - run[0];
-    out[m] = decodeBlock(bytes.subarray(at, at + rs[m]!.lengths[j]!), rs[m]!.dtype, rs[m]!.dates);
+    const r = rs[m]!;
+    const at = r.starts[j]! - run[0];
+    let into: Uint8Array | undefined;
+    if (scratch !== undefined) {
+      const need = r.dates * BLOCK_PIXELS * DTYPES[r.dtype].bytes;
+      if ((scratch[m]?.byteLength ?? 0) < need) scratch[m] = Buffer.allocUnsafeSlow(need);
+      into = scratch[m];
+    }
+    out[m] = decodeBlock(bytes.subarray(at, at + r.lengths[j]!), r.dtype, r.dates, into);
   }
 }
 
 /**
  * Block `j` of several pages of one local file, decoded, in `rs` order: one read per run of
- * streams side by side (a pack: one read for a block's whole year). Synchronous: worker threads run it.
+ * streams side by side (a pack: one read for a block's whole year). Synchronous: worker threads
+ * run it. With `scratch` (a scan's, reduced block by block) the values live in it until the next
+ * call: a worker's year-long scan then leaves no decoded garbage (which V8 frees only past ~64 MB).
  */
-export function readAcross(rs: readonly BlockRanges[], j: number, files: OpenFiles): TypedArray[] {
+export function readAcross(
+  rs: readonly BlockRanges[],
+  j: number,
+  files: OpenFiles,
+  scratch?: Uint8Array[],
+): TypedArray[] {
   const out: TypedArray[] = [];
   for (const run of acrossRuns(rs, j))
-    decodeAcross(rs, j, run, files.read(rs[0]!.path, run[0], run[1] - run[0]), out);
+    decodeAcross(rs, j, run, files.read(rs[0]!.path, run[0], run[1] - run[0]), out, scratch);
   return out;
 }
 

@@ -116,6 +116,7 @@ export function runScan(job: ScanJob): ScanResult {
   const target: ScanTarget = { runs: job.runs, nodata: job.nodata, sums, product: job.product };
   const read: number[] = [];
   const files = new OpenFiles();
+  const scratch: Uint8Array[] = []; // decoded blocks of a pack's pages, reused block after block
   const cancelled = () => job.cancel !== undefined && Atomics.load(job.cancel, 0) !== 0;
   try {
     for (const group of byFile(job.pages)) {
@@ -143,7 +144,7 @@ export function runScan(job: ScanJob): ScanResult {
         if (cancelled()) return { ...sums, read: [] };
         let blocks: TypedArray[];
         try {
-          blocks = readAcross(ranges, b, files);
+          blocks = readAcross(ranges, b, files, scratch);
         } catch {
           ok = false; // damaged: the group's dates come from the COGs
           for (const p of pages) forgetPage(p, target);

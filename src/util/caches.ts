@@ -1,5 +1,5 @@
 /**
- * The caches a runtime owns, all named here with their default budgets (608 MiB in all: they fit
+ * The caches a runtime owns, all named here with their default budgets (648 MiB in all: they fit
  * a 2-core, 4 GB host beside the worker threads). The composition root (the CLI's context, which
  * `api serve` and `worker` run in) makes one `Caches` sized from the settings, inside its
  * `Runtime`; a module asks the runtime it is given for its cache by name, and `report` tells what
@@ -16,6 +16,7 @@ export const CACHES = {
   'series-blocks': { what: 'decoded series-store blocks (small, repeated queries)', mib: 64 },
   'basin-records': { what: 'basin records with their polygons as JSON bytes', mib: 64 },
   'basin-outlines': { what: 'simplified basin outlines (GeoJSON bytes) for the map', mib: 32 },
+  nesting: { what: 'the basins each basin lies in and holds (parents, children)', mib: 8 },
   'group-coverage': { what: "groups' unions: exact coverage weights per dataset grid", mib: 32 },
   'replica-files': { what: "a replica's whole small files (configs, indexes, records)", mib: 64 },
   'replica-chunks': { what: "a replica's blob bytes in 64 KiB chunks", mib: 256 },

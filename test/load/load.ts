@@ -190,6 +190,12 @@ try {
   const late = Math.max(0, ...probe.map((p) => p.ms));
   clearInterval(sampler);
   const alive = (await fetch(`${origin}/version`)).status === 200;
+  // What the server's caches hold after the run (MB), beside its peak RSS.
+  const status = (await (await fetch(`${origin}/status`)).json()) as {
+    caches?: { name: string; bytes: number }[];
+  };
+  const held = (status.caches ?? []).filter((x) => x.bytes > 0);
+  console.log(`caches: ${held.map((x) => `${x.name} ${(x.bytes / 2 ** 20).toFixed(1)}`).join(', ')} MB`);
   const line = (name: string, r: WrkResult) =>
     `${name.padEnd(9)} ${String(r.requests).padStart(7)} requests  ${r.rps.toFixed(1).padStart(8)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(0)} ms  non-2xx ${r.non2xx}  ${r.errors.join('; ') || 'no errors'}`;
   console.log(line('cheap', c));

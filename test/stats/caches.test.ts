@@ -117,6 +117,7 @@ describe('caches', () => {
         'basin-records',
         'basins',
         'group-coverage',
+        'nesting',
         'normals',
         'replica-chunks',
         'replica-files',
