@@ -220,8 +220,8 @@ export function accumulateRuns(
 
 /**
  * `accumulateRuns` for two dates of one block at once (values from `base` and `base2`, sums at
- * `at` and `at2`): two independent chains of additions per pixel instead of one, about twice the
- * speed. Each (date, cell) sum adds the same pixels in the same order as `accumulateRuns`: the same bits.
+ * `at` and `at2`): two independent chains of additions per pixel instead of one (1.5–2× in
+ * isolation, ~10 % of a query's reduction in place). Each (date, cell) sum adds the same pixels in the same order as `accumulateRuns`: the same bits.
  */
 export function accumulateRunsPair(
   basin: BasinRuns,
