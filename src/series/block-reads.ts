@@ -6,8 +6,8 @@
  */
 import { OpenFiles } from '../io/open-files.js';
 import type { Store } from '../io/store.js';
-import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
-import { BLOCK_PIXELS, decodeBlock, type PageHeader } from './page.js';
+import type { DType, TypedArray } from '../raster/dtype.js';
+import { blockBytes, decodeBlock, type PageHeader } from './page.js';
 import type { SeriesView } from './read.js';
 
 /** Where some blocks of one page lie: plain data, so a worker thread can read them. */
@@ -167,7 +167,7 @@ function decodeAcross(
     const at = r.starts[j]! - run[0];
     let into: Uint8Array | undefined;
     if (scratch !== undefined) {
-      const need = r.dates * BLOCK_PIXELS * DTYPES[r.dtype].bytes;
+      const need = blockBytes(r.dtype, r.dates);
       if ((scratch[m]?.byteLength ?? 0) < need) scratch[m] = Buffer.allocUnsafeSlow(need);
       into = scratch[m];
     }

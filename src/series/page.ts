@@ -82,13 +82,16 @@ export function appendBlock(stream: Uint8Array, values: TypedArray, level = 1): 
   return Buffer.concat([stream.subarray(0, stream.length - FINAL.length), flushed(values, level), FINAL]);
 }
 
+/** Bytes of one decoded block of `dates` dates. */
+export const blockBytes = (dtype: DType, dates: number): number => dates * BLOCK_PIXELS * DTYPES[dtype].bytes;
+
 /**
  * Decompress one block of `dates` dates into the page's dtype (dates × BLOCK_PIXELS samples): into
  * the start of `into` when it is large enough (a scan's scratch, reused once reduced), else new memory.
  */
 export function decodeBlock(stream: Uint8Array, dtype: DType, dates: number, into?: Uint8Array): TypedArray {
   // Not zero-filled (a 365-date query's 19 MB cost ~5 ms to clear): inflate writes every byte, or throws below.
-  const need = dates * BLOCK_PIXELS * DTYPES[dtype].bytes;
+  const need = blockBytes(dtype, dates);
   const bytes =
     into !== undefined && into.byteLength >= need ? into.subarray(0, need) : Buffer.allocUnsafeSlow(need);
   const out = new DTYPES[dtype].ctor(bytes.buffer, bytes.byteOffset, dates * BLOCK_PIXELS);

@@ -8,7 +8,7 @@
 import { OpenFiles } from '../io/open-files.js';
 import type { TypedArray } from '../raster/dtype.js';
 import { type BlockRanges, decodeBlockRuns, readAcross, readBlocks } from '../series/block-reads.js';
-import { accumulateRuns, accumulateRunsPair, type BasinRuns } from './basin.js';
+import { accumulateRuns, type BasinRuns } from './basin.js';
 
 /** One page of a scan: where its blocks lie, and the dates to take from it. */
 export interface ScanPage {
@@ -48,33 +48,21 @@ export interface ScanTarget {
   readonly product: number;
 }
 
-/** Add a page's dates from its block `b` (the basin's b-th block, decoded) into sums at row × product: two dates a pass. */
+/** Add a page's dates from its block `b` (the basin's b-th block, decoded) into sums at row × product. */
 export function reduceBlock(
   block: TypedArray,
   b: number,
   page: Pick<ScanPage, 'tOff' | 'row'>,
   t: ScanTarget,
 ): void {
-  const { runs, sums, product, nodata } = t;
-  const [r0, r1] = [runs.blockRun[b]!, runs.blockRun[b + 1]!];
-  const n = page.tOff.length;
-  let m = 0;
-  // Rows are distinct dates (a pair sharing one would lose an addition): checked, not assumed.
-  for (; m + 1 < n && page.row[m] !== page.row[m + 1]; m += 2)
-    accumulateRunsPair(
-      runs,
-      r0,
-      r1,
-      { vals: block, base: page.tOff[m]!, base2: page.tOff[m + 1]!, idx: runs.pos, nodata },
-      { sw: sums.sw, sv: sums.sv, at: page.row[m]! * product, at2: page.row[m + 1]! * product },
-    );
-  for (; m < n; m++)
+  const { runs, sums } = t;
+  for (let m = 0; m < page.tOff.length; m++)
     accumulateRuns(
       runs,
-      r0,
-      r1,
-      { vals: block, base: page.tOff[m]!, idx: runs.pos, nodata },
-      { sw: sums.sw, sv: sums.sv, at: page.row[m]! * product },
+      runs.blockRun[b]!,
+      runs.blockRun[b + 1]!,
+      { vals: block, base: page.tOff[m]!, idx: runs.pos, nodata: t.nodata },
+      { sw: sums.sw, sv: sums.sv, at: page.row[m]! * t.product },
     );
 }
 

@@ -16,6 +16,7 @@ import {
   inflateRawSync,
   inflateSync,
 } from 'node:zlib';
+import { withKeptStream } from './zlib-kept.js';
 
 /** Stream framing: gzip member(s), zlib (RFC 1950), or raw deflate (RFC 1951). */
 export type Framing = 'gzip' | 'zlib' | 'raw';
@@ -31,37 +32,11 @@ export class InflateError extends Error {
   }
 }
 
-/** A Node zlib stream's handle: `writeSync` is the call Node's own `zlibBufferSync` makes. */
-interface Handle {
-  writeSync(
-    flush: number,
-    src: Uint8Array,
-    inOff: number,
-    inLen: number,
-    out: Uint8Array,
-    outOff: number,
-    outLen: number,
-  ): void;
-  onerror: (message: string, errno: number, code?: string) => void;
-}
-/** What `inflateInto` and `deflateRawFlushed` (deflate.ts) use of a zlib stream beyond its public API. */
-export interface ZlibInternals {
-  _handle?: Handle;
-  /** [output room left, input left] after a `writeSync`. */
-  _writeState?: Uint32Array;
-  /** Back to a fresh stream's state (zlib's inflateReset / deflateReset): public on every zlib stream. */
-  reset(): void;
-  close(): void;
-}
-
 const STREAMS = { gzip: createGunzip, zlib: createInflate, raw: createInflateRaw } as const;
 const SYNC = { gzip: gunzipSync, zlib: inflateSync, raw: inflateRawSync } as const;
 
-/**
- * One stream per framing kept between calls and reset: building and freeing a zlib stream per
- * call cost ~20 % of inflating a 16 KB series block (measured, 1,200 blocks: 78–100 ms → 62–76).
- */
-const kept: Partial<Record<Framing, ReturnType<(typeof STREAMS)[Framing]>>> = {};
+/** One stream per framing, kept between calls (zlib-kept.ts). */
+const kept = new Map<Framing, ReturnType<(typeof STREAMS)[Framing]>>();
 
 /** One spare output byte: a stream that still writes into it has more than the buffer holds. */
 const probe = new Uint8Array(1);
@@ -73,36 +48,24 @@ const probe = new Uint8Array(1);
  *   `out` is written), `corrupt` when zlib refuses it or it ends early.
  */
 export function inflateInto(framing: Framing, src: Uint8Array, out: Uint8Array): number {
-  const z = kept[framing] ?? STREAMS[framing]();
-  delete kept[framing]; // taken: a failure below leaves it closed, never reused
-  const { _handle: h, _writeState: state } = z as unknown as ZlibInternals;
-  if (h === undefined || state === undefined || typeof h.writeSync !== 'function') {
-    z.close();
-    return inflateIntoPortable(framing, src, out);
-  }
-  let failure: string | undefined;
-  h.onerror = (message) => {
-    failure ??= message;
-  };
-  let ok = false;
-  try {
-    h.writeSync(constants.Z_FINISH, src, 0, src.length, out, 0, out.length);
-    if (failure !== undefined) throw new InflateError('corrupt', failure);
-    const written = out.length - state[0]!;
-    if (state[0] === 0) {
-      // Full buffer: the stream ends here only if one more byte of room stays empty.
-      h.writeSync(constants.Z_FINISH, src, src.length - state[1]!, state[1]!, probe, 0, 1);
-      if (failure !== undefined) throw new InflateError('corrupt', failure);
-      if (state[0] === 0) throw new InflateError('overflow', `inflates past ${out.length} bytes`);
-    } // else output room left: the stream ended (or zlib said why not)
-    ok = true;
-    return written;
-  } finally {
-    if (ok) {
-      (z as unknown as ZlibInternals).reset(); // kept for the next stream of this framing (one per thread: calls are synchronous)
-      kept[framing] = z;
-    } else z.close();
-  }
+  return withKeptStream(
+    kept,
+    framing,
+    () => STREAMS[framing](),
+    (z) => {
+      z.write(constants.Z_FINISH, src, 0, src.length, out, 0, out.length);
+      if (z.failure() !== undefined) throw new InflateError('corrupt', z.failure()!);
+      const written = out.length - z.state[0]!;
+      if (z.state[0] === 0) {
+        // Full buffer: the stream ends here only if one more byte of room stays empty.
+        z.write(constants.Z_FINISH, src, src.length - z.state[1]!, z.state[1]!, probe, 0, 1);
+        if (z.failure() !== undefined) throw new InflateError('corrupt', z.failure()!);
+        if (z.state[0] === 0) throw new InflateError('overflow', `inflates past ${out.length} bytes`);
+      } // else output room left: the stream ended (or zlib said why not)
+      return written;
+    },
+    () => inflateIntoPortable(framing, src, out),
+  );
 }
 
 /** `inflateInto` through Node's public API: a fresh buffer, copied into `out` (same results and errors). */
