@@ -9,7 +9,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { geodesicArea } from '../../src/raster/geodesic.js';
-import { type AreaGeometry, containsPoint, polygonsBounds, polygonsOf } from '../../src/raster/geometry.js';
+import { type AreaGeometry, lineCrossings, polygonsBounds, polygonsOf } from '../../src/raster/geometry.js';
 import type { AwdbWorld, DoubleForecast, DoubleSeries, DtoStation } from './awdb-double.js';
 import { climateAt, DEMO_DATES, stationSeason, sweOf, type Terrain, waterYearDay } from './snow.js';
 
@@ -129,14 +129,19 @@ function sitesOf(id: string, basin: AreaGeometry, terrain: Terrain, n: number): 
   const polys = polygonsOf(basin);
   const [w, s, e, north] = polygonsBounds(polys);
   const pts: { lon: number; lat: number; m: number }[] = [];
-  for (let lat = s + 0.005; lat < north; lat += 0.01)
-    for (let lon = w + 0.005; lon < e; lon += 0.01)
-      if (containsPoint(polys, lon, lat))
+  for (let lat = s + 0.005; lat < north; lat += 0.01) {
+    const xs = lineCrossings(polys, lat); // inside: xs[2k] ≤ lon < xs[2k + 1]
+    let k = 0;
+    for (let lon = w + 0.005; lon < e; lon += 0.01) {
+      while (k < xs.length && xs[k]! <= lon) k++;
+      if (k % 2 === 1)
         pts.push({
           lon: Math.round(lon * 1e4) / 1e4,
           lat: Math.round(lat * 1e4) / 1e4,
           m: terrain.at(lon, lat),
         });
+    }
+  }
   pts.sort((a, b) => a.m - b.m);
   if (pts.length < 3 || pts.at(-1)!.m < 1800) return [];
   const name = id.split(':')[0]!;

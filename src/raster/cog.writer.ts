@@ -87,6 +87,25 @@ function uniformKey(bytes: Uint8Array, bps: number, tileSize: number): string | 
   return Buffer.from(bytes.buffer, bytes.byteOffset, bps).toString('hex');
 }
 
+/**
+ * Whether the square of `rows` rows of `rowBytes` bytes from byte `at` of `image` (rows `stride`
+ * bytes apart) holds one `bps`-byte bit pattern: its first row repeats with period `bps`, and every
+ * row equals the first (native compares, a row each; NaN equals NaN).
+ */
+function uniformSquare(
+  image: Buffer,
+  at: number,
+  stride: number,
+  rowBytes: number,
+  rows: number,
+  bps: number,
+): boolean {
+  if (image.compare(image, at + bps, at + rowBytes, at, at + rowBytes - bps) !== 0) return false;
+  for (let r = 1, o = at + stride; r < rows; r++, o += stride)
+    if (image.compare(image, at, at + rowBytes, o, o + rowBytes) !== 0) return false;
+  return true;
+}
+
 /** Compress every tile of an image, row-major; edge tiles padded with `fill`. */
 function encodeTiles(
   img: Pixels,
@@ -104,12 +123,26 @@ function encodeTiles(
   const left = Buffer.alloc(tileBytes.length); // the previous tile of this tile row, unencoded
   const across = Math.ceil(img.width / tileSize);
   const down = Math.ceil(img.height / tileSize);
+  const image =
+    'data' in img ? Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength) : undefined;
   for (let ty = 0; ty < down; ty++) {
     for (let tx = 0; tx < across; tx++) {
       const c0 = tx * tileSize;
       const r0 = ty * tileSize;
       const w = Math.min(tileSize, img.width - c0);
       const h = Math.min(tileSize, img.height - r0);
+      // A whole tile of one value already encoded is known in the image itself, without a copy
+      // (most tiles of a CONUS grid are nodata or snow-free).
+      if (image !== undefined && w === tileSize && h === tileSize) {
+        const at = (r0 * img.width + c0) * bps;
+        if (uniformSquare(image, at, img.width * bps, tileSize * bps, tileSize, bps)) {
+          const same = uniform.get(image.toString('hex', at, at + bps));
+          if (same !== undefined) {
+            out.push(same);
+            continue;
+          }
+        }
+      }
       if (w < tileSize || h < tileSize) tile.fill(fill);
       if ('data' in img)
         for (let r = 0; r < h; r++) {

@@ -46,6 +46,25 @@ export function containsPoint(polygons: readonly PolygonCoords[], x: number, y: 
 }
 
 /**
+ * Where the line at height `y` crosses the edges of every ring of every part (half-open in y, as
+ * `containsPoint` counts them), ascending: a point (x, y) is inside exactly when
+ * xs[2k] ≤ x < xs[2k + 1] for some k.
+ */
+export function lineCrossings(polygons: readonly PolygonCoords[], y: number): number[] {
+  const xs: number[] = [];
+  for (const poly of polygons)
+    for (const ring of poly)
+      for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+        const xi = ring[i]![0]!;
+        const yi = ring[i]![1]!;
+        const xj = ring[j]![0]!;
+        const yj = ring[j]![1]!;
+        if (yi > y !== yj > y) xs.push(((xj - xi) * (y - yi)) / (yj - yi) + xi);
+      }
+  return xs.sort((a, b) => a - b);
+}
+
+/**
  * A point inside the polygons for a label or a marker: on the horizontal line through the middle
  * of the largest polygon's bounds, the middle of the widest span inside it (even–odd, holes
  * excluded). Degenerate input falls back to the bounds' centre.
@@ -59,14 +78,7 @@ export function labelPoint(polygons: readonly PolygonCoords[]): [number, number]
   }
   const [w, s, e, n] = polygonsBounds(best ? [best] : polygons);
   const y = (s + n) / 2;
-  const xs: number[] = []; // crossings of the line y with every edge, half-open in y
-  for (const ring of best ?? [])
-    for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
-      const [xi, yi] = ring[i] as [number, number];
-      const [xj, yj] = ring[j] as [number, number];
-      if (yi > y !== yj > y) xs.push(xi + ((y - yi) / (yj - yi)) * (xj - xi));
-    }
-  xs.sort((a, b) => a - b);
+  const xs = lineCrossings(best ? [best] : [], y);
   let at: [number, number] = [(w + e) / 2, y];
   let widest = -1;
   for (let k = 0; k + 1 < xs.length; k += 2)
