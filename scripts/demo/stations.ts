@@ -20,18 +20,21 @@ const LAST = `${DEMO_DATES.at(-1)!.slice(0, 4)}-${DEMO_DATES.at(-1)!.slice(4, 6)
 const SITE_FACTOR = 1.1;
 const M_PER_FT = 0.3048;
 
-const isoDays = (from: string, to: string): string[] => {
+/** Every day of the stations' records, ISO, and each one's water-year day (made once: 33 sites share them). */
+const DAYS: readonly string[] = (() => {
   const out: string[] = [];
-  for (let t = Date.parse(from); t <= Date.parse(to); t += 86_400_000)
+  for (let t = Date.parse(FIRST); t <= Date.parse(LAST); t += 86_400_000)
     out.push(new Date(t).toISOString().slice(0, 10));
   return out;
-};
+})();
+const WY_DAY = new Map(DAYS.map((d) => [d, waterYearDay(d.replaceAll('-', ''))]));
+const wyDay = (iso: string) => WY_DAY.get(iso) ?? waterYearDay(iso.replaceAll('-', ''));
 const wyOf = (iso: string) => Number(iso.slice(0, 4)) + (iso.slice(5, 7) >= '10' ? 1 : 0);
 
 /** SWE (in, 0.1 steps) at a site of elevation `m` on an ISO date. */
 function siteSwe(m: number, lon: number, lat: number, iso: string): number {
   const { scale, shift } = stationSeason(wyOf(iso), lat);
-  const mm = sweOf(climateAt(m, lon, lat), waterYearDay(iso.replaceAll('-', '')), scale, shift) * SITE_FACTOR;
+  const mm = sweOf(climateAt(m, lon, lat), wyDay(iso), scale, shift) * SITE_FACTOR;
   return Math.round((mm / 25.4) * 10) / 10;
 }
 
@@ -64,7 +67,7 @@ interface Site {
 
 /** A daily SNOTEL record: SWE, depth, accumulated precipitation (in), mean temperature (°F). */
 function snotel(s: Site): Map<string, DoubleSeries> {
-  const days = isoDays(FIRST, LAST);
+  const days = DAYS;
   const swe = new Map(days.map((d) => [d, siteSwe(s.m, s.lon, s.lat, d)]));
   const med = mediansOf(swe);
   let peak = 0;
@@ -74,12 +77,8 @@ function snotel(s: Site): Map<string, DoubleSeries> {
     return { date: d, value: Math.round(peak * 12.5) / 10, qcFlag: 'V' };
   });
   const t = (d: string) =>
-    Math.round(
-      (45 - 0.0035 * s.m - 18 * Math.cos((2 * Math.PI * (waterYearDay(d.replaceAll('-', '')) - 100)) / 365)) *
-        10,
-    ) / 10;
-  const depth = (d: string) =>
-    Math.round(swe.get(d)! * (4.5 - Math.min(2.3, waterYearDay(d.replaceAll('-', '')) / 90)) * 10) / 10;
+    Math.round((45 - 0.0035 * s.m - 18 * Math.cos((2 * Math.PI * (wyDay(d) - 100)) / 365)) * 10) / 10;
+  const depth = (d: string) => Math.round(swe.get(d)! * (4.5 - Math.min(2.3, wyDay(d) / 90)) * 10) / 10;
   return new Map<string, DoubleSeries>([
     [
       'WTEQ',

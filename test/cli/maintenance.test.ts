@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { logicalTree } from '../helpers/fs.js';
 import { COLS, ROWS } from '../helpers/snodas.js';
-import { buildZionDb, HOLE_COL, ZION, ZION_DAYS } from '../helpers/zion-db.js';
+import { buildZionDb, HOLE_COL, ZION, ZION_DAYS, zionSwe } from '../helpers/zion-db.js';
 
 describe('operator commands: dataset dates, dataset remove-date, pourpoint remove, listings as CSV', () => {
   let dir: string;
@@ -99,7 +99,7 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
       nodata_pct: hole,
     });
     // 2024-01-16 (the default: the last date): SWE from the generator's formula, summed here.
-    const swe = ZION_DAYS[1]![1];
+    const swe = zionSwe(ZION_DAYS[1]![1]);
     let sum = 0;
     for (let row = 0; row < ROWS; row++)
       for (let col = 0; col < COLS; col++) if (col !== HOLE_COL) sum += swe(row, col);

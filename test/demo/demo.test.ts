@@ -11,7 +11,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import type { Browser } from 'playwright-core';
 import { DEMO_DATES, SPIRES_DATES, sweMm, waterYearDay } from '../../scripts/demo/snow.js';
 import { launchChromium } from '../helpers/browser.js';
-import { snowdb, snowdbProcess, tempDir } from '../helpers/cli.js';
+import { snowdb, tempDir } from '../helpers/cli.js';
 import { type OracleInfo, oracle } from '../helpers/gdal.js';
 import { fixturePath } from '../helpers/raster.js';
 import { importOffGrid, OFFGRID } from '../helpers/zion-db.js';
@@ -392,11 +392,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
         for (const line of code!.split('\n').filter((l) => l.trim() !== '')) {
           const words = shellWords(line);
           const redirect = words.indexOf('>');
-          // The user's shell: a process in the recipe's folder, stdout into the file it names.
-          const r = await snowdbProcess(words.slice(2, redirect < 0 ? undefined : redirect), {
-            env: env(),
-            cwd: work,
-          });
+          // The user's shell in the recipe's folder: `--out` relative to it, stdout into the file `>` names.
+          const args = words
+            .slice(2, redirect < 0 ? undefined : redirect)
+            .map((w, i, a) => (a[i - 1] === '--out' ? join(work, w) : w));
+          const r = await snowdb(args, { env: env() });
           assert.equal(r.code, 0, `${line}: ${r.stderr}`);
           if (redirect >= 0) await writeFile(join(work, words[redirect + 1]!), r.stdout);
         }

@@ -7,7 +7,7 @@ import { cliOk, snowdb } from './cli.js';
 import { copyFixture } from './fixture-cache.js';
 import { shiftedRecord } from './fs.js';
 import { fixturePath } from './raster.js';
-import { COLS, datBytes, PRODUCTS, ROWS } from './snodas.js';
+import { COLS, datBytes, PRODUCTS, ROWS, rawRow } from './snodas.js';
 
 export const ZION = '09406000:UT:USGS';
 const SWE = PRODUCTS.findIndex((p) => p.variable === 'swe');
@@ -20,26 +20,54 @@ export const ZION_DAYS: readonly [string, (row: number, col: number) => number][
   ['20240116', (row, col) => 20 + ((row * 7 + col * 3) % 41)],
 ];
 
-/** `.dat.gz` bytes of product k in the generator's pattern (all but SWE), made once per process. */
+/**
+ * The SNODAS cells where a Zion tar follows its day's SWE formula: the 256 × 256 COG tile that
+ * holds the Virgin basin (rows 1833–1903, columns 1381–1472). Elsewhere SWE is the formula's value
+ * at the window's first cell, one value a date, so the rest of CONUS ingests as uniform tiles.
+ */
+export const ZION_WINDOW = { row: 1792, col: 1280, size: 256 } as const;
+
+/** SWE (mm) of a Zion tar at (row, col) for a day's formula `swe`: nodata in HOLE_COL, the formula in ZION_WINDOW. */
+export function zionSwe(swe: (row: number, col: number) => number): (row: number, col: number) => number {
+  const { row: r0, col: c0, size } = ZION_WINDOW;
+  const outside = swe(r0, c0);
+  return (row, col) =>
+    col === HOLE_COL
+      ? -9999
+      : row >= r0 && row < r0 + size && col >= c0 && col < c0 + size
+        ? swe(row, col)
+        : outside;
+}
+
+/**
+ * `.dat.gz` bytes of product k, made once per process: the generator's pattern (test/helpers/snodas.ts)
+ * in ZION_WINDOW's columns, nodata elsewhere (the band of rows it fills does not reach the basin).
+ */
 const patternGz = new Map<number, Buffer>();
 function patternMember(k: number): { gz: Buffer } {
   let gz = patternGz.get(k);
   if (gz === undefined) {
-    gz = gzipSync(datBytes(k), { level: 1 });
+    const { col, size } = ZION_WINDOW;
+    const rowOf = (p: number, row: number, out: Int16Array) => {
+      rawRow(p, row, out);
+      out.fill(-9999, 0, col).fill(-9999, col + size);
+    };
+    gz = gzipSync(datBytes(k, undefined, rowOf), { level: 1 });
     patternGz.set(k, gz);
   }
   return { gz };
 }
 
-/** A generated SNODAS tar of `date` whose SWE is `swe` (nodata in HOLE_COL); other products keep the generator's pattern. */
+/** A generated SNODAS tar of `date` whose SWE is `zionSwe(swe)`; other products keep the windowed pattern. */
 export async function zionTar(dir: string, date: string, swe: (row: number, col: number) => number) {
+  const { row: r0, col: c0, size } = ZION_WINDOW;
   const tar = await snodasTar(fixturePath('snodas/fake_snodas.hdr'), date, (p) => {
     const k = PRODUCTS.indexOf(p);
     if (k !== SWE) return patternMember(k);
-    const a = new Int16Array(COLS * ROWS);
-    for (let row = 0; row < ROWS; row++)
-      for (let col = 0, at = row * COLS; col < COLS; col++, at++)
-        a[at] = col === HOLE_COL ? -9999 : swe(row, col);
+    const a = new Int16Array(COLS * ROWS).fill(swe(r0, c0));
+    for (let row = r0; row < r0 + size; row++)
+      for (let col = c0, at = row * COLS + col; col < c0 + size; col++, at++) a[at] = swe(row, col);
+    for (let row = 0; row < ROWS; row++) a[row * COLS + HOLE_COL] = -9999;
     return a;
   });
   await mkdir(dir, { recursive: true });
