@@ -344,8 +344,11 @@ def make_swann(out, order, seed, bad_depth=None):
     cols = np.arange(W)[None, :]
     base = ((rows * 3 + cols) % 400).astype(np.int16)
     mask = ((rows // 50 + cols // 70) % 5 == 0) | (cols < 300)
+    # Snow (a pattern plus noise) in rows 900-1499, a fifth of the grid; 0 on the rest of the land.
+    snow = slice(900, 1500)
     for name, scale in (('SWE', 1), ('DEPTH', 4)):
-        a = (base * scale + rng.integers(0, 3, size=(H, W))).astype(np.int16)
+        a = np.zeros((H, W), dtype=np.int16)
+        a[snow] = (base[snow] * scale + rng.integers(0, 3, size=(600, W))).astype(np.int16)
         a[mask] = -999
         if bad_depth is not None and name == 'DEPTH':
             a[1000, 4000] = int(bad_depth)  # one out-of-range cell, as a stale buffer would hold
