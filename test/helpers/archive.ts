@@ -31,7 +31,10 @@ export async function snodasArchiveFile(dir: string, date: string): Promise<[str
 /** Water year of `YYYYMMDD`. */
 const wy = (date: string) => Number(date.slice(0, 4)) + (Number(date.slice(4, 6)) >= 10 ? 1 : 0);
 
-/** `UA_SWE_Depth_800m_v1_<date>_<stage>.nc` at `/swann/WY<YYYY>/`: SWE = `swe` mm in a block. */
+/**
+ * `UA_SWE_Depth_800m_v1_<date>_<stage>.nc` at `/swann/WY<YYYY>/`: SWE = `swe` mm in a block, 0
+ * (no snow) elsewhere; only the block's chunks are written (the rest reads as HDF5's fill, 0).
+ */
 export async function swannArchiveFile(
   dir: string,
   date: string,
@@ -39,15 +42,15 @@ export async function swannArchiveFile(
   swe: number,
 ): Promise<[string, string]> {
   const { width: W, height: H } = SWANN_GRID;
-  const s = new Int16Array(W * H).fill(-999);
-  const d = new Int16Array(W * H).fill(-999);
+  const s = new Int16Array(W * H);
+  const d = new Int16Array(W * H);
   for (let r = 1000; r < 1010; r++) {
     s.fill(swe, r * W + 4000, r * W + 4010);
     d.fill(swe * 3, r * W + 4000, r * W + 4010);
   }
   const name = `UA_SWE_Depth_800m_v1_${date}_${stage}.nc`;
   const file = join(dir, name);
-  await writeSwann(file, date, s, d);
+  await writeSwann(file, date, s, d, true);
   return [`/swann/WY${wy(date)}/${name}`, file];
 }
 
