@@ -1,6 +1,6 @@
 import { aoiHash, readHeader } from '../../datasets/artifacts.js';
 import { ingestedDates } from '../../datasets/inventory.js';
-import { readOnto } from '../../datasets/read-onto.js';
+import { RasterSession, readOnto } from '../../datasets/read-onto.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
@@ -95,18 +95,26 @@ async function datasetFacts(
     zoneLayers.push({ spec, header: await readHeader(d.store, layerPath(d, spec)) });
   const present = zoneLayers.filter((l) => l.header !== null).map((l) => l.spec);
   const basins: BasinFacts[] = [];
-  for (const e of index.values()) {
-    const coverage = e.coverage[d.name] ?? 'none';
-    const has = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
-    const aoi = has ? await readHeader(d.store, d.paths.aoi(e.triplet)) : null;
-    basins.push({
-      triplet: e.triplet,
-      coverage,
-      aoi,
-      wantHash: aoiHash(d, e.geometryHash),
-      classified:
-        aoi === null || opts.classified === false ? new Map() : await classifiedShares(d, e.triplet, present),
-    });
+  // Zone layers open once for every basin: a tile under several basins is decoded once.
+  const session = new RasterSession();
+  try {
+    for (const e of index.values()) {
+      const coverage = e.coverage[d.name] ?? 'none';
+      const has = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
+      const aoi = has ? await readHeader(d.store, d.paths.aoi(e.triplet)) : null;
+      basins.push({
+        triplet: e.triplet,
+        coverage,
+        aoi,
+        wantHash: aoiHash(d, e.geometryHash),
+        classified:
+          aoi === null || opts.classified === false
+            ? new Map()
+            : await classifiedShares(d, e.triplet, present, session),
+      });
+    }
+  } finally {
+    await session.close();
   }
   const series = await seriesFacts(d, dates);
   return { dataset: d, area, dates, incomplete, firstCog, aoiFiles, basins, zoneLayers, series };
@@ -117,6 +125,7 @@ async function classifiedShares(
   d: Dataset,
   triplet: string,
   layers: readonly ZoneLayerSpec[],
+  session: RasterSession,
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
   const aoi = await readOnto(d.store, d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).catch(() => null);
@@ -130,6 +139,7 @@ async function classifiedShares(
       'SNOWDB_ZONE_WINDOW',
       aoi.window,
       spec.nodata,
+      session,
     ).catch(() => null);
     if (layer === null) continue;
     let kept = 0;
