@@ -22,6 +22,25 @@ export interface DateResult {
 /** Samples per native compare in `checkRange`: a large run first, then its small runs. */
 const RUNS = [65_536, 1024] as const;
 
+/** How many samples of data[i0, i1) lie outside lo…hi and are not nodata (NaN is neither). */
+function countOutside(data: TypedArray, i0: number, i1: number, lo: number, hi: number, nodata: number): number {
+  let n = 0;
+  for (let i = i0; i < i1; i++) {
+    const v = data[i]!;
+    if ((v < lo || v > hi) && v !== nodata) n++;
+  }
+  return n;
+}
+
+/** The first such sample's index (−1: none). */
+function firstOutside(data: TypedArray, i0: number, i1: number, lo: number, hi: number, nodata: number): number {
+  for (let i = i0; i < i1; i++) {
+    const v = data[i]!;
+    if ((v < lo || v > hi) && v !== nodata) return i;
+  }
+  return -1;
+}
+
 /**
  * Refuse a variable holding a value outside its valid ranges (the dataset's and the file's own,
  * both inclusive, in stored units): a corrupt or misread source must not become data.
@@ -62,7 +81,8 @@ export function checkRange(
       for (let j = i0; j < i1; j += step) check(j, Math.min(i1, j + step), level + 1);
       return;
     }
-    for (let i = i0; i < i1; i++) if (outside(data[i]!) && bad++ === 0) first = i;
+    bad += countOutside(data, i0, i1, lo, hi, nodata);
+    if (bad > 0 && first < 0) first = firstOutside(data, i0, i1, lo, hi, nodata);
   };
   for (let i0 = 0; i0 < data.length; i0 += RUNS[0]) check(i0, Math.min(data.length, i0 + RUNS[0]), 0);
   if (bad > 0)
