@@ -22,23 +22,23 @@ export interface DateResult {
 /** Samples per native compare in `checkRange`: a large run first, then its small runs. */
 const RUNS = [65_536, 1024] as const;
 
-/** How many samples of data[i0, i1) lie outside lo…hi and are not nodata (NaN is neither). */
-function countOutside(data: TypedArray, i0: number, i1: number, lo: number, hi: number, nodata: number): number {
-  let n = 0;
+/**
+ * Count into `acc` the samples of data[i0, i1) outside lo…hi that are not nodata (NaN is neither),
+ * keeping the first one's index.
+ */
+function countOutside(
+  data: TypedArray,
+  i0: number,
+  i1: number,
+  lo: number,
+  hi: number,
+  nodata: number,
+  acc: { bad: number; first: number },
+): void {
   for (let i = i0; i < i1; i++) {
     const v = data[i]!;
-    if ((v < lo || v > hi) && v !== nodata) n++;
+    if ((v < lo || v > hi) && v !== nodata && acc.bad++ === 0) acc.first = i;
   }
-  return n;
-}
-
-/** The first such sample's index (−1: none). */
-function firstOutside(data: TypedArray, i0: number, i1: number, lo: number, hi: number, nodata: number): number {
-  for (let i = i0; i < i1; i++) {
-    const v = data[i]!;
-    if ((v < lo || v > hi) && v !== nodata) return i;
-  }
-  return -1;
 }
 
 /**
@@ -60,8 +60,7 @@ export function checkRange(
     hi = Math.min(hi, r[1]);
   }
   if (lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY) return;
-  let bad = 0;
-  let first = -1;
+  const acc = { bad: 0, first: -1 }; // cells outside, and the first one's index
   const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
   const bps = data.BYTES_PER_ELEMENT;
   // Range first: it is false for almost every sample, and nodata is rarely outside it.
@@ -71,8 +70,8 @@ export function checkRange(
   const check = (i0: number, i1: number, level: number): void => {
     if (repeats(bytes.subarray(i0 * bps, i1 * bps), bps)) {
       if (outside(data[i0]!)) {
-        if (bad === 0) first = i0;
-        bad += i1 - i0;
+        if (acc.bad === 0) acc.first = i0;
+        acc.bad += i1 - i0;
       }
       return;
     }
@@ -81,10 +80,10 @@ export function checkRange(
       for (let j = i0; j < i1; j += step) check(j, Math.min(i1, j + step), level + 1);
       return;
     }
-    bad += countOutside(data, i0, i1, lo, hi, nodata);
-    if (bad > 0 && first < 0) first = firstOutside(data, i0, i1, lo, hi, nodata);
+    countOutside(data, i0, i1, lo, hi, nodata, acc);
   };
   for (let i0 = 0; i0 < data.length; i0 += RUNS[0]) check(i0, Math.min(data.length, i0 + RUNS[0]), 0);
+  const { bad, first } = acc;
   if (bad > 0)
     throw new SnowdbError(
       'invalid-source',

@@ -1,5 +1,4 @@
 import { writeFileAtomic } from '../io/atomic.js';
-import { repeats } from '../util/bytes.js';
 import { allocate, DTYPES, type DType, dtypeOf, isFloat, type TypedArray } from './dtype.js';
 import type { Grid } from './grid.js';
 import { type Compression, CompressionCode, encodeTile } from './tiff/codecs.js';
@@ -15,6 +14,7 @@ import {
 } from './tiff/ifd.writer.js';
 import { encodeFloat, encodeHorizontal } from './tiff/predictor.js';
 import { Tag } from './tiff/tags.js';
+import { uniformImage, uniformKey, uniformSquare } from './uniform.js';
 
 export interface CogWriteOptions {
   /** Tile compression; default deflate. */
@@ -75,37 +75,6 @@ function halve(img: Image, dtype: DType): Image {
   return { width, height, data };
 }
 
-/**
- * The key (hex bytes of the value) of a tile whose samples (`bps` bytes each) are all one value,
- * NaN included, else undefined: the first row is compared in JS, which rejects most tiles at once,
- * then the tile against itself shifted by a row, one native memcmp (each row equals the one above).
- */
-function uniformKey(bytes: Uint8Array, bps: number, tileSize: number): string | undefined {
-  const rowBytes = tileSize * bps;
-  for (let i = bps; i < rowBytes; i++) if (bytes[i] !== bytes[i - bps]) return undefined;
-  if (!repeats(bytes, rowBytes)) return undefined;
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bps).toString('hex');
-}
-
-/**
- * Whether the square of `rows` rows of `rowBytes` bytes from byte `at` of `image` (rows `stride`
- * bytes apart) holds one `bps`-byte bit pattern: its first row repeats with period `bps`, and every
- * row equals the first (native compares, a row each; NaN equals NaN).
- */
-function uniformSquare(
-  image: Buffer,
-  at: number,
-  stride: number,
-  rowBytes: number,
-  rows: number,
-  bps: number,
-): boolean {
-  if (image.compare(image, at + bps, at + rowBytes, at, at + rowBytes - bps) !== 0) return false;
-  for (let r = 1, o = at + stride; r < rows; r++, o += stride)
-    if (image.compare(image, at, at + rowBytes, o, o + rowBytes) !== 0) return false;
-  return true;
-}
-
 /** Compress every tile of an image, row-major; edge tiles padded with `fill`. */
 function encodeTiles(
   img: Pixels,
@@ -123,8 +92,7 @@ function encodeTiles(
   const left = Buffer.alloc(tileBytes.length); // the previous tile of this tile row, unencoded
   const across = Math.ceil(img.width / tileSize);
   const down = Math.ceil(img.height / tileSize);
-  const image =
-    'data' in img ? Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength) : undefined;
+  const image = 'data' in img ? uniformImage(img.data) : undefined;
   for (let ty = 0; ty < down; ty++) {
     for (let tx = 0; tx < across; tx++) {
       const c0 = tx * tileSize;
@@ -134,9 +102,9 @@ function encodeTiles(
       // A whole tile of one value already encoded is known in the image itself, without a copy
       // (most tiles of a CONUS grid are nodata or snow-free).
       if (image !== undefined && w === tileSize && h === tileSize) {
-        const at = (r0 * img.width + c0) * bps;
-        if (uniformSquare(image, at, img.width * bps, tileSize * bps, tileSize, bps)) {
-          const same = uniform.get(image.toString('hex', at, at + bps));
+        const at = r0 * img.width + c0;
+        if (uniformSquare(image, at, img.width, tileSize)) {
+          const same = uniform.get(image.bytes.toString('hex', at * bps, (at + 1) * bps));
           if (same !== undefined) {
             out.push(same);
             continue;
