@@ -66,7 +66,6 @@ export async function packClosedYears(
     const names = new Set(await namesIn(d.store, d.paths.seriesVariable(v)));
     for (const [wy, pages] of byYear) {
       if (!yearClosed(wy, today) || stale.has(wy)) continue;
-      const paths = pages.map((p) => d.paths.seriesPage(v, p));
       if (names.has(`wy${wy}.pack`)) {
         const pack = d.paths.seriesPack(v, wy);
         const left = pages.filter((p) => names.has(`${p}.page`));
@@ -81,6 +80,7 @@ export async function packClosedYears(
         await rm(pack, { force: true }); // damaged, or left by a rebuild killed before it removed it
       }
       if (!pages.every((p) => names.has(`${p}.page`))) continue;
+      const paths = pages.map((p) => d.paths.seriesPage(v, p));
       await packYear(d.paths.seriesPack(v, wy), paths, set.id, d.config.variables[v]!.dtype).then(
         () => packs++,
         (e) => {
