@@ -61,14 +61,14 @@ export function checkRange(
   }
   if (lo === Number.NEGATIVE_INFINITY && hi === Number.POSITIVE_INFINITY) return;
   const acc = { bad: 0, first: -1 }; // cells outside, and the first one's index
-  const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const bps = data.BYTES_PER_ELEMENT;
   // Range first: it is false for almost every sample, and nodata is rarely outside it.
   const outside = (v: number) => (v < lo || v > hi) && v !== nodata;
   // Runs of one value (nodata outside the producer's domain, 0 for no snow) are judged by their
   // first sample after one native compare; the rest is checked one sample at a time.
   const check = (i0: number, i1: number, level: number): void => {
-    if (repeats(bytes.subarray(i0 * bps, i1 * bps), bps)) {
+    if (repeats(bytes, bps, i0 * bps, i1 * bps)) {
       if (outside(data[i0]!)) {
         if (acc.bad === 0) acc.first = i0;
         acc.bad += i1 - i0;

@@ -100,11 +100,14 @@ function encodeTiles(
       const w = Math.min(tileSize, img.width - c0);
       const h = Math.min(tileSize, img.height - r0);
       // A whole tile of one value already encoded is known in the image itself, without a copy
-      // (most tiles of a CONUS grid are nodata or snow-free).
-      if (image !== undefined && w === tileSize && h === tileSize) {
+      // (most tiles of a CONUS grid are nodata or snow-free); other tiles are judged once copied.
+      const inPlace = image !== undefined && w === tileSize && h === tileSize;
+      let key: string | undefined;
+      if (inPlace) {
         const at = r0 * img.width + c0;
         if (uniformSquare(image, at, img.width, tileSize)) {
-          const same = uniform.get(image.bytes.toString('hex', at * bps, (at + 1) * bps));
+          key = image.bytes.toString('hex', at * bps, (at + 1) * bps);
+          const same = uniform.get(key);
           if (same !== undefined) {
             out.push(same);
             continue;
@@ -120,11 +123,13 @@ function encodeTiles(
       else for (let r = 0; r < h; r++) img.row(r0 + r, c0, tile.subarray(r * tileSize, r * tileSize + w));
       // A tile of one value (ocean, snow-free land) encodes to the same bytes every time, and so
       // does a tile equal to its left neighbour (rows of an area raster, of a latitude band).
-      const key = uniformKey(tileBytes, bps, tileSize);
-      const known = key === undefined ? undefined : uniform.get(key);
-      if (known !== undefined) {
-        out.push(known);
-        continue;
+      if (!inPlace) {
+        key = uniformKey(tileBytes, bps, tileSize);
+        const known = key === undefined ? undefined : uniform.get(key);
+        if (known !== undefined) {
+          out.push(known);
+          continue;
+        }
       }
       const raw = Buffer.from(tileBytes.buffer, tileBytes.byteOffset, tileBytes.length);
       if (tx > 0 && left.equals(raw)) {

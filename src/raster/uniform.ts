@@ -37,8 +37,7 @@ export function uniformImage(data: TypedArray): UniformImage | undefined {
   const runs = new Uint8Array(Math.ceil(length / RUN));
   for (let k = 0; k < runs.length; k++) {
     const o = k * RUN * bps;
-    const e = Math.min(bytes.length, o + RUN * bps);
-    runs[k] = bytes.compare(bytes, o + bps, e, o, e - bps) === 0 ? 1 : 0;
+    runs[k] = repeats(bytes, bps, o, Math.min(bytes.length, o + RUN * bps)) ? 1 : 0;
   }
   return { bytes, bps, words, runs };
 }
@@ -64,7 +63,7 @@ export function uniformSquare(img: UniformImage, at: number, width: number, size
     if (known) continue;
     if (!firstChecked) {
       // The first row's samples all v: then any row equal to it is.
-      if (bytes.compare(bytes, a + bps, a + rowBytes, a, a + rowBytes - bps) !== 0) return false;
+      if (!repeats(bytes, bps, a, a + rowBytes)) return false;
       firstChecked = true;
     }
     const o = s * bps;

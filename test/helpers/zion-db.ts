@@ -61,13 +61,15 @@ function patternMember(k: number): { gz: Buffer } {
 /** A generated SNODAS tar of `date` whose SWE is `zionSwe(swe)`; other products keep the windowed pattern. */
 export async function zionTar(dir: string, date: string, swe: (row: number, col: number) => number) {
   const { row: r0, col: c0, size } = ZION_WINDOW;
+  const at = zionSwe(swe);
   const tar = await snodasTar(fixturePath('snodas/fake_snodas.hdr'), date, (p) => {
     const k = PRODUCTS.indexOf(p);
     if (k !== SWE) return patternMember(k);
-    const a = new Int16Array(COLS * ROWS).fill(swe(r0, c0));
+    // Outside the window and the hole, one value (row 0, column 0 is such a cell).
+    const a = new Int16Array(COLS * ROWS).fill(at(0, 0));
     for (let row = r0; row < r0 + size; row++)
-      for (let col = c0, at = row * COLS + col; col < c0 + size; col++, at++) a[at] = swe(row, col);
-    for (let row = 0; row < ROWS; row++) a[row * COLS + HOLE_COL] = -9999;
+      for (let col = c0; col < c0 + size; col++) a[row * COLS + col] = at(row, col);
+    for (let row = 0; row < ROWS; row++) a[row * COLS + HOLE_COL] = at(row, HOLE_COL);
     return a;
   });
   await mkdir(dir, { recursive: true });
