@@ -7,6 +7,7 @@
 import { OpenFiles } from '../io/open-files.js';
 import type { Store } from '../io/store.js';
 import type { DType, TypedArray } from '../raster/dtype.js';
+import type { BlockSet } from './blocks.js';
 import { blockBytes, decodeBlock, type PageHeader } from './page.js';
 import type { SeriesView } from './read.js';
 
@@ -14,21 +15,28 @@ import type { SeriesView } from './read.js';
 export interface BlockRanges {
   readonly path: string;
   readonly dtype: DType;
-  /** Dates the page holds (each block is dates × BLOCK_PIXELS samples). */
+  /** Dates the page holds (each block is dates × its count samples). */
   readonly dates: number;
   /** Per wanted block: its stream's absolute offset in the file and its length, bytes. */
   readonly starts: readonly number[];
   readonly lengths: readonly number[];
+  /** Per wanted block: samples per date (the pixels its mask stores). */
+  readonly counts: readonly number[];
 }
 
-/** The ranges of blocks `ordinals` (block-set ordinals) of a page whose header is `header`. */
-export function blockRanges(header: PageHeader, ordinals: readonly number[]): BlockRanges {
+/** The ranges of blocks `ordinals` of `set` in a page of that set whose header is `header`. */
+export function blockRanges(
+  header: PageHeader,
+  set: Pick<BlockSet, 'counts'>,
+  ordinals: readonly number[],
+): BlockRanges {
   return {
     path: header.path,
     dtype: header.dtype,
     dates: header.days.length,
     starts: ordinals.map((k) => header.dataStart + header.offsets[k]!),
     lengths: ordinals.map((k) => header.lengths[k]!),
+    counts: ordinals.map((k) => set.counts[k]!),
   };
 }
 
@@ -56,7 +64,9 @@ function decodeRun(
   const out: TypedArray[] = [];
   for (let m = i; m < j; m++) {
     const at = r.starts[want[m]!]! - first;
-    out.push(decodeBlock(bytes.subarray(at, at + r.lengths[want[m]!]!), r.dtype, r.dates));
+    out.push(
+      decodeBlock(bytes.subarray(at, at + r.lengths[want[m]!]!), r.dtype, r.dates, r.counts[want[m]!]!),
+    );
   }
   return out;
 }
@@ -167,11 +177,11 @@ function decodeAcross(
     const at = r.starts[j]! - run[0];
     let into: Uint8Array | undefined;
     if (scratch !== undefined) {
-      const need = blockBytes(r.dtype, r.dates);
+      const need = blockBytes(r.dtype, r.dates, r.counts[j]!);
       if ((scratch[m]?.byteLength ?? 0) < need) scratch[m] = Buffer.allocUnsafeSlow(need);
       into = scratch[m];
     }
-    out[m] = decodeBlock(bytes.subarray(at, at + r.lengths[j]!), r.dtype, r.dates, into);
+    out[m] = decodeBlock(bytes.subarray(at, at + r.lengths[j]!), r.dtype, r.dates, r.counts[j]!, into);
   }
 }
 

@@ -1,8 +1,13 @@
 /**
  * The block set of a dataset's series store: every BLOCK × BLOCK grid block holding a pixel of
- * some basin (AOI weight > 0), ids `row × blocksAcross + col`, ascending. A pixel shared by nested
- * basins lies in one block, stored once. File `series/blocks.bin`: "SDBSBL01" · u32 count · ids, in
- * stored order: ascending after a rebuild, blocks added by a later import after them.
+ * some basin (AOI weight > 0), ids `row × blocksAcross + col`, and per block the mask of those
+ * pixels: a page stores only them (a block's samples per date are its mask's pixels, row-major).
+ * A pixel shared by nested basins is stored once.
+ *
+ * File `series/blocks.bin` (little-endian): "SDBSBL02" · u32 count · count × u32 id · count ×
+ * MASK_BYTES mask (bit p % 8 of byte p >> 3: pixel p = row × BLOCK + column), in stored order:
+ * ascending after a rebuild, blocks added by a later import after them. "SDBSBL01" (older
+ * releases: ids only) is read as every mask full, which is what its pages hold.
  */
 
 import { join } from 'node:path';
@@ -14,41 +19,93 @@ import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
 import { type Grid, parseWindowTag } from '../raster/grid.js';
 import { mapPool } from '../util/pool.js';
-import { BLOCK } from './page.js';
+import { BLOCK, BLOCK_PIXELS } from './page.js';
 
-const MAGIC = 'SDBSBL01';
+const MAGIC = 'SDBSBL02';
+const MAGIC_V1 = 'SDBSBL01';
+/** Bytes of one block's pixel mask (one bit per pixel). */
+export const MASK_BYTES = BLOCK_PIXELS / 8;
 
 export interface BlockSet {
   /** Block ids in stored order (a page's streams follow it). */
   readonly ids: Uint32Array;
-  /** FNV-1a of the ids: pages record it, so a page of another block set is never misread. */
+  /** Per stored block, MASK_BYTES of pixel bits: the pixels its streams hold. */
+  readonly masks: Uint8Array;
+  /** Per stored block, samples per date (its mask's pixels, 1 … BLOCK_PIXELS). */
+  readonly counts: Uint16Array;
+  /** Per stored block, where its samples start in a date's values of every block (Σ earlier counts); one more: the total. */
+  readonly starts: Uint32Array;
+  /** FNV-1a of the ids (and of the masks unless every one is full): pages record it, so a page of another block set is never misread. */
   readonly id: number;
   readonly across: number;
   /** Block id → ordinal in `ids` (−1 = not stored), over every block of the grid. */
   readonly ordinal: Int32Array;
+  /** Block k's pixel → its sample's index in the block's date (−1: not stored); built on first use. */
+  rank(k: number): Int16Array;
 }
 
 export const blocksAcross = (g: Grid): number => Math.ceil(g.width / BLOCK);
 const blocksDown = (g: Grid): number => Math.ceil(g.height / BLOCK);
 
-/** A block set from its ids (unique). */
-export function blockSetOf(g: Grid, ids: Uint32Array): BlockSet {
-  let h = 0x811c9dc5;
-  for (const v of ids) {
+/** Pixel p of mask bytes `m` (one block's) is set. */
+export const maskHas = (m: Uint8Array, p: number): boolean => ((m[p >> 3]! >> (p & 7)) & 1) === 1;
+
+/** Masks of `n` blocks with every pixel set. */
+export const fullMasks = (n: number): Uint8Array => new Uint8Array(n * MASK_BYTES).fill(0xff);
+
+function fnv(h: number, words: Uint32Array): number {
+  for (const v of words) {
     h ^= v;
     h = Math.imul(h, 0x01000193) >>> 0;
   }
+  return h;
+}
+
+/** A block set from its ids (unique) and their masks (every pixel stored when omitted). */
+export function blockSetOf(g: Grid, ids: Uint32Array, masks: Uint8Array = fullMasks(ids.length)): BlockSet {
+  if (masks.length !== ids.length * MASK_BYTES) throw new Error('one mask per block');
+  const counts = new Uint16Array(ids.length);
+  const starts = new Uint32Array(ids.length + 1);
+  let full = true;
+  for (let k = 0; k < ids.length; k++) {
+    let n = 0;
+    for (let p = 0; p < BLOCK_PIXELS; p++) n += (masks[k * MASK_BYTES + (p >> 3)]! >> (p & 7)) & 1;
+    if (n === 0) throw new Error(`block ${ids[k]} stores no pixel`);
+    counts[k] = n;
+    starts[k + 1] = starts[k]! + n;
+    full &&= n === BLOCK_PIXELS;
+  }
+  let h = fnv(0x811c9dc5, ids);
+  // Full masks hash as the ids alone: the id an older (ids-only) block list gave the same layout.
+  if (!full) h = fnv(h, new Uint32Array(masks.slice().buffer));
   const ordinal = new Int32Array(blocksAcross(g) * blocksDown(g)).fill(-1);
   ids.forEach((b, k) => {
     ordinal[b] = k;
   });
-  return { ids, id: h >>> 0, across: blocksAcross(g), ordinal };
+  const ranks = new Map<number, Int16Array>();
+  const rank = (k: number): Int16Array => {
+    let r = ranks.get(k);
+    if (r === undefined) {
+      r = new Int16Array(BLOCK_PIXELS).fill(-1);
+      const m = masks.subarray(k * MASK_BYTES, (k + 1) * MASK_BYTES);
+      for (let p = 0, n = 0; p < BLOCK_PIXELS; p++) if (maskHas(m, p)) r[p] = n++;
+      ranks.set(k, r);
+    }
+    return r;
+  };
+  return { ids, masks, counts, starts, id: h >>> 0, across: blocksAcross(g), ordinal, rank };
 }
 
-/** The blocks under every AOI raster's nonzero weights (reads each AOI raster once). */
-export async function basinBlocks(d: Dataset): Promise<Uint32Array> {
+/** Blocks holding some basin's pixels: ids ascending and their masks (MASK_BYTES each). */
+export interface BasinBlocks {
+  readonly ids: Uint32Array;
+  readonly masks: Uint8Array;
+}
+
+/** The blocks and pixels under every AOI raster's nonzero weights (reads each AOI raster once). */
+export async function basinBlocks(d: Dataset): Promise<BasinBlocks> {
   const across = blocksAcross(d.grid);
-  const hit = new Uint8Array(across * blocksDown(d.grid));
+  const bits = new Map<number, Uint8Array>(); // block id → mask
   const files = (await namesIn(d.store, d.paths.aoiDir)).filter((n) => n.endsWith('.tif'));
   await mapPool(files, 4, async (f) => {
     const src = new FileSource(join(d.paths.aoiDir, f));
@@ -58,36 +115,99 @@ export async function basinBlocks(d: Dataset): Promise<Uint32Array> {
       if (w === null) throw new SnowdbError('invalid-raster', `${f}: no SNOWDB_AOI_WINDOW tag`);
       const weights = await cog.readWindow({ col: 0, row: 0, width: w.width, height: w.height });
       for (let r = 0; r < w.height; r++)
-        for (let c = 0; c < w.width; c++)
-          if (weights[r * w.width + c]! > 0)
-            hit[Math.floor((w.row + r) / BLOCK) * across + Math.floor((w.col + c) / BLOCK)] = 1;
+        for (let c = 0; c < w.width; c++) {
+          if (!(weights[r * w.width + c]! > 0)) continue;
+          const [gr, gc] = [w.row + r, w.col + c];
+          const id = Math.floor(gr / BLOCK) * across + Math.floor(gc / BLOCK);
+          let m = bits.get(id);
+          if (m === undefined) bits.set(id, (m = new Uint8Array(MASK_BYTES)));
+          const p = (gr % BLOCK) * BLOCK + (gc % BLOCK);
+          m[p >> 3]! |= 1 << (p & 7);
+        }
     } finally {
       await src.close();
     }
   });
-  const ids: number[] = [];
-  hit.forEach((h, b) => {
-    if (h) ids.push(b);
+  const ids = Uint32Array.from([...bits.keys()].sort((a, b) => a - b));
+  const masks = new Uint8Array(ids.length * MASK_BYTES);
+  ids.forEach((id, k) => {
+    masks.set(bits.get(id)!, k * MASK_BYTES);
   });
-  return Uint32Array.from(ids);
+  return { ids, masks };
 }
 
 export async function readBlockSet(d: Dataset): Promise<BlockSet | null> {
   const b = await readFileIfExists(d.store, d.paths.seriesBlocks);
   if (b === null) return null;
-  if (b.length < 12 || b.toString('latin1', 0, 8) !== MAGIC || b.length !== 12 + 4 * b.readUInt32LE(8))
+  const magic = b.length < 12 ? '' : b.toString('latin1', 0, 8);
+  const n = b.length < 12 ? 0 : b.readUInt32LE(8);
+  const masked = magic === MAGIC;
+  if ((!masked && magic !== MAGIC_V1) || b.length !== 12 + (masked ? 4 + MASK_BYTES : 4) * n)
     throw new SnowdbError('invalid-series', `${d.paths.seriesBlocks}: damaged block list`);
-  const ids = new Uint32Array(b.readUInt32LE(8));
-  for (let i = 0; i < ids.length; i++) ids[i] = b.readUInt32LE(12 + 4 * i);
-  return blockSetOf(d.grid, ids);
+  const ids = new Uint32Array(n);
+  for (let i = 0; i < n; i++) ids[i] = b.readUInt32LE(12 + 4 * i);
+  const masks = masked ? Uint8Array.from(b.subarray(12 + 4 * n)) : fullMasks(n);
+  try {
+    return blockSetOf(d.grid, ids, masks);
+  } catch {
+    throw new SnowdbError('invalid-series', `${d.paths.seriesBlocks}: damaged block list`);
+  }
 }
 
-export async function writeBlockSet(d: Dataset, ids: Uint32Array): Promise<void> {
-  const b = Buffer.alloc(12 + 4 * ids.length);
+export async function writeBlockSet(d: Dataset, set: Pick<BlockSet, 'ids' | 'masks'>): Promise<void> {
+  const n = set.ids.length;
+  const b = Buffer.alloc(12 + (4 + MASK_BYTES) * n);
   b.write(MAGIC, 0, 'latin1');
-  b.writeUInt32LE(ids.length, 8);
-  ids.forEach((v, i) => {
+  b.writeUInt32LE(n, 8);
+  set.ids.forEach((v, i) => {
     b.writeUInt32LE(v, 12 + 4 * i);
   });
+  b.set(set.masks, 12 + 4 * n);
   await writeFileAtomic(d.paths.seriesBlocks, b);
+}
+
+/**
+ * `old` grown to hold `want`: old blocks keep their ordinals, their masks OR-ed with the wanted
+ * pixels; new blocks follow, ascending. `grown[k]`: old block k's mask gained pixels (its streams
+ * must be read again from the COGs).
+ */
+export function grownBlockSet(
+  g: Grid,
+  old: BlockSet,
+  want: BasinBlocks,
+): { set: BlockSet; grown: Uint8Array } {
+  const masks: Uint8Array[] = [old.masks];
+  const ids: number[] = [...old.ids];
+  const merged = Uint8Array.from(old.masks);
+  const grown = new Uint8Array(old.ids.length);
+  const added: number[] = [];
+  want.ids.forEach((id, i) => {
+    const k = old.ordinal[id] ?? -1;
+    if (k < 0) {
+      added.push(i);
+      return;
+    }
+    for (let x = 0; x < MASK_BYTES; x++) {
+      const was = merged[k * MASK_BYTES + x]!;
+      const now = was | want.masks[i * MASK_BYTES + x]!;
+      if (now !== was) {
+        merged[k * MASK_BYTES + x] = now;
+        grown[k] = 1;
+      }
+    }
+  });
+  masks[0] = merged;
+  added.sort((a, b) => want.ids[a]! - want.ids[b]!);
+  for (const i of added) {
+    ids.push(want.ids[i]!);
+    masks.push(want.masks.subarray(i * MASK_BYTES, (i + 1) * MASK_BYTES));
+  }
+  if (added.length === 0 && !grown.includes(1)) return { set: old, grown };
+  const all = new Uint8Array(ids.length * MASK_BYTES);
+  let at = 0;
+  for (const m of masks) {
+    all.set(m, at);
+    at += m.length;
+  }
+  return { set: blockSetOf(g, Uint32Array.from(ids), all), grown };
 }

@@ -7,7 +7,14 @@ import { writeFileAtomic } from '../io/atomic.js';
 import { namesIn, pathExists } from '../io/fs.js';
 import { withFileLock } from '../io/lock.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
-import { type BlockSet, basinBlocks, blockSetOf, readBlockSet, writeBlockSet } from './blocks.js';
+import {
+  type BlockSet,
+  basinBlocks,
+  blockSetOf,
+  grownBlockSet,
+  readBlockSet,
+  writeBlockSet,
+} from './blocks.js';
 import { todayIso, waterYearOfPage } from './pack.js';
 import {
   appendBlock,
@@ -48,12 +55,19 @@ async function readPage(path: string): Promise<{ header: PageHeader; bytes: Buff
   }
 }
 
+/** An old page whose streams may be kept: those of blocks `reuse` says hold the same pixels at the same ordinal. */
+interface OldPage {
+  readonly header: PageHeader;
+  readonly bytes: Buffer;
+  reuse(k: number): boolean;
+}
+
 /**
  * Write one page of `variable` for `dates`. Block k's values for date t come from `old` (a
- * current page of the same block ordinals) unless t is in `fresh` or the page lacks it; then from
- * the date's COG. Blocks at or past `old.blocks` are always read from the COGs. When the page only
- * gains later dates (a daily ingest), each old stream is kept and the new dates' values appended
- * (page.ts `appendBlock`): nothing old is decoded or compressed again.
+ * current page whose block k `old.reuse`s) unless t is in `fresh` or the page lacks it; then from
+ * the date's COG. Other blocks are always read from the COGs. When the page only gains later dates
+ * (a daily ingest), each old stream is kept and the new dates' values appended (page.ts
+ * `appendBlock`): nothing old is decoded or compressed again.
  */
 async function writePage(
   d: Dataset,
@@ -62,7 +76,7 @@ async function writePage(
   set: BlockSet,
   dates: readonly string[],
   cache: BlockValuesCache,
-  old: { header: PageHeader; bytes: Buffer; blocks: number } | null,
+  old: OldPage | null,
   fresh: ReadonlySet<string>,
 ): Promise<number> {
   const dtype = d.config.variables[variable]!.dtype;
@@ -75,7 +89,7 @@ async function writePage(
   const cogValues = await Promise.all(
     dates.map((date, t) => (fromCog[t] || old === null ? cache.of(d, date, variable, set) : null)),
   );
-  const needCog = (k: number) => old === null || k >= old.blocks;
+  const needCog = (k: number) => old === null || !old.reuse(k);
   const held = old?.header.days.length ?? 0;
   // The old dates, unchanged, then only later ones: old streams are continued.
   const appends =
@@ -91,29 +105,30 @@ async function writePage(
   const oldStream = (k: number) => streamIn(old!.header, old!.bytes, k);
   const fromCogInto = async (into: TypedArray, t: number, at: number, k: number) => {
     const src = (cogValues[t] ?? (await cache.of(d, dates[t]!, variable, set))) as TypedArray;
-    into.set(src.subarray(k * BLOCK_PIXELS, (k + 1) * BLOCK_PIXELS) as never, at);
+    into.set(src.subarray(set.starts[k]!, set.starts[k + 1]!) as never, at);
   };
   for (let k = 0; k < set.ids.length; k++) {
+    const n = set.counts[k]!; // samples per date
     if (!needCog(k) && sameDates) {
       streams.push(oldStream(k));
       appendable &&= old!.header.appendable;
       continue;
     }
     if (!needCog(k) && appends) {
-      const later = values.subarray(0, (dates.length - held) * BLOCK_PIXELS);
-      for (let t = held; t < dates.length; t++) await fromCogInto(later, t, (t - held) * BLOCK_PIXELS, k);
+      const later = values.subarray(0, (dates.length - held) * n);
+      for (let t = held; t < dates.length; t++) await fromCogInto(later, t, (t - held) * n, k);
       streams.push(appendBlock(oldStream(k), later));
       continue;
     }
-    const prior = needCog(k) ? null : decodeBlock(oldStream(k), dtype, held);
+    const prior = needCog(k) ? null : decodeBlock(oldStream(k), dtype, held, n);
     for (let t = 0; t < dates.length; t++) {
-      const dst = t * BLOCK_PIXELS;
+      const dst = t * n;
       if (prior !== null && !fromCog[t]) {
-        const i = oldIndex.get(days[t]!)! * BLOCK_PIXELS;
-        values.set(prior.subarray(i, i + BLOCK_PIXELS) as never, dst);
+        const i = oldIndex.get(days[t]!)! * n;
+        values.set(prior.subarray(i, i + n) as never, dst);
       } else await fromCogInto(values, t, dst, k);
     }
-    streams.push(encodeBlock(values));
+    streams.push(encodeBlock(values.subarray(0, dates.length * n)));
   }
   return writeFileAtomic(d.paths.seriesPage(variable, page), [
     encodePage(set.id, dtype, days, streams, appendable),
@@ -190,9 +205,10 @@ async function rebuildLocked(
 ): Promise<SeriesBuildReport> {
   // The marks before any COG is read: an ingest that swaps a date meanwhile leaves a newer one.
   const seen = await staleMarks(d);
-  const set = blockSetOf(d.grid, await basinBlocks(d));
+  const want = await basinBlocks(d);
+  const set = blockSetOf(d.grid, want.ids, want.masks);
   await mkdir(d.paths.seriesDir, { recursive: true });
-  await writeBlockSet(d, set.ids);
+  await writeBlockSet(d, set);
   const dates = await ingestedDates(d);
   const pages = datesByPage(dates);
   const variables = seriesVariables(d);
@@ -260,8 +276,7 @@ async function refreshLocked(d: Dataset, today: string): Promise<number> {
         continue;
       }
       const old = await readPage(path);
-      const usable =
-        old !== null && old.header.blockSet === set.id ? { ...old, blocks: set.ids.length } : null;
+      const usable = old !== null && old.header.blockSet === set.id ? { ...old, reuse: () => true } : null;
       await writePage(d, v, page, set, dates, cache, usable, new Set(stale));
       written++;
     }
@@ -274,11 +289,12 @@ async function refreshLocked(d: Dataset, today: string): Promise<number> {
 }
 
 /**
- * After basins were imported: add the blocks of new AOI rasters to every page (old blocks are
- * copied as stored, new ones read from the COGs). The pages are written first and the block list
+ * After basins were imported: add the blocks and pixels of new AOI rasters to every page (old
+ * blocks whose mask is unchanged are copied as stored; new blocks, and old ones that gained
+ * pixels, read from the COGs). The pages are written first and the block list
  * last: a kill in between leaves pages readers ignore (another block set) and the next call, with
  * the same new blocks, finishes them; a page already on the new set is kept. No-op without a store.
- * @returns the number of blocks added.
+ * @returns the number of blocks added or grown.
  */
 export async function extendSeries(d: Dataset): Promise<number> {
   if (!(await pathExists(d.paths.seriesBlocks))) return 0;
@@ -288,13 +304,10 @@ export async function extendSeries(d: Dataset): Promise<number> {
 async function extendLocked(d: Dataset): Promise<number> {
   const old = await readBlockSet(d);
   if (old === null) return 0;
-  const want = await basinBlocks(d);
-  const added = [...want].filter((b) => old.ordinal[b] === -1);
   // Old blocks keep their ordinals; new ones follow, so old streams are reused as they are.
-  const set =
-    added.length === 0
-      ? old
-      : blockSetOf(d.grid, Uint32Array.from([...old.ids, ...added.sort((a, b) => a - b)]));
+  const { set, grown } = grownBlockSet(d.grid, old, await basinBlocks(d));
+  const changed = set.ids.length - old.ids.length + grown.reduce((a, g) => a + g, 0);
+  const reuse = (k: number) => k < old.ids.length && grown[k] === 0;
   const cache = new BlockValuesCache();
   const ingested = await ingestedDates(d);
   const pages = datesByPage(ingested);
@@ -306,12 +319,11 @@ async function extendLocked(d: Dataset): Promise<number> {
       if (done.has(waterYearOfPage(page))) continue;
       if ((await pageBlockSet(d.paths.seriesPage(v, page))) === set.id) continue;
       const prev = await readPage(d.paths.seriesPage(v, page));
-      const usable =
-        prev !== null && prev.header.blockSet === old.id ? { ...prev, blocks: old.ids.length } : null;
+      const usable = prev !== null && prev.header.blockSet === old.id ? { ...prev, reuse } : null;
       await writePage(d, v, page, set, dates, cache, usable, new Set());
     }
   }
   await packClosedYears(d, set, ingested, todayIso());
-  if (added.length > 0) await writeBlockSet(d, set.ids);
-  return added.length;
+  if (changed > 0) await writeBlockSet(d, set);
+  return changed;
 }

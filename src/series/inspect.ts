@@ -8,10 +8,9 @@
  */
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
-import { type BlockSet, basinBlocks, readBlockSet } from './blocks.js';
+import { type BlockSet, basinBlocks, MASK_BYTES, readBlockSet } from './blocks.js';
 import { type PackIndex, waterYearOfPage } from './pack.js';
 import {
-  BLOCK_PIXELS,
   datesByPage,
   dayNumber,
   decodeBlock,
@@ -29,7 +28,7 @@ export interface SeriesFacts {
   readonly blocks: 'absent' | 'damaged' | number;
   /** Dates marked stale (ISO). */
   readonly stale: readonly string[];
-  /** Blocks under some basin that the store lacks. */
+  /** Blocks under some basin that the store lacks, or holds without some of the basin's pixels. */
   readonly missingBlocks: number;
   /** Stored blocks under no basin any more (removed basins): space a rebuild gives back. */
   readonly unusedBlocks: number;
@@ -60,7 +59,9 @@ async function differentDate(
 ): Promise<{ date: string; blocks: number } | null> {
   const { header } = page;
   const decoded = await Promise.all(
-    Array.from(set.ids, async (_, k) => decodeBlock(await page.stream(k), header.dtype, header.days.length)),
+    Array.from(set.ids, async (_, k) =>
+      decodeBlock(await page.stream(k), header.dtype, header.days.length, set.counts[k]!),
+    ),
   );
   const width = decoded[0]?.BYTES_PER_ELEMENT ?? 1;
   for (const date of dates) {
@@ -70,12 +71,9 @@ async function differentDate(
     const now = new Uint8Array(cog.buffer, cog.byteOffset, cog.byteLength);
     let blocks = 0;
     decoded.forEach((block, k) => {
-      const was = new Uint8Array(
-        block.buffer,
-        block.byteOffset + slot * BLOCK_PIXELS * width,
-        BLOCK_PIXELS * width,
-      );
-      if (Buffer.compare(was, now.subarray(k * BLOCK_PIXELS * width, (k + 1) * BLOCK_PIXELS * width)) !== 0)
+      const n = set.counts[k]! * width; // bytes a date
+      const was = new Uint8Array(block.buffer, block.byteOffset + slot * n, n);
+      if (Buffer.compare(was, now.subarray(set.starts[k]! * width, set.starts[k + 1]! * width)) !== 0)
         blocks++;
     });
     if (blocks > 0) return { date, blocks };
@@ -89,8 +87,8 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
   if (set === null) return { blocks: 'absent', ...none };
   if (set === 'damaged') return { blocks: 'damaged', ...none };
   const want = await basinBlocks(d);
-  const missingBlocks = [...want].filter((b) => set.ordinal[b] === -1).length;
-  const wanted = new Set(want);
+  const missingBlocks = want.ids.filter((b, i) => !holds(set, b, want.masks.subarray(i * MASK_BYTES))).length;
+  const wanted = new Set(want.ids);
   const unusedBlocks = set.ids.filter((b) => !wanted.has(b)).length;
   const problems: { target: string; issue: string }[] = [];
   const pages = datesByPage(dates);
@@ -141,6 +139,14 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
         problems.push({ target: `series/${v}/${orphan}`, issue: 'holds no ingested date' });
   }
   return { blocks: set.ids.length, stale: await staleSeriesDates(d), missingBlocks, unusedBlocks, problems };
+}
+
+/** Whether `set` stores block `id` with every pixel of `mask` (its first MASK_BYTES bytes). */
+function holds(set: BlockSet, id: number, mask: Uint8Array): boolean {
+  const k = set.ordinal[id] ?? -1;
+  if (k < 0) return false;
+  for (let x = 0; x < MASK_BYTES; x++) if ((mask[x]! & ~set.masks[k * MASK_BYTES + x]!) !== 0) return false;
+  return true;
 }
 
 /** The variable's packs by water year (null: damaged or of another block list, reported). */

@@ -1,7 +1,8 @@
 /**
  * One page of the time-contiguous store: every stored grid block of one variable over the dates
  * of one 8-day page, each block a separate raw-deflate stream of its samples as stored in the
- * COGs, date-major (all BLOCK² values of the first date, then the next). No time delta: undoing
+ * COGs, date-major (the values of the block's stored pixels — its mask's, blocks.ts, row-major —
+ * for the first date, then the next). No time delta: undoing
  * one cost a fifth of a long query, and deflate already finds the days that repeat.
  *
  * A stream written by this release ends with a full flush (byte-aligned, no dictionary carried
@@ -72,29 +73,37 @@ const FINAL = Buffer.from([0x03, 0x00]);
 const flushed = (values: TypedArray, level: number): Buffer =>
   deflateRawFlushed(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), level);
 
-/** Compress one block: `values` holds dates × BLOCK_PIXELS samples, date-major (an appendable stream). */
+/** Compress one block: `values` holds dates × its samples per date, date-major (an appendable stream). */
 export function encodeBlock(values: TypedArray, level = 1): Buffer {
   return Buffer.concat([flushed(values, level), FINAL]);
 }
 
-/** An appendable stream with later dates' `values` (dates × BLOCK_PIXELS) added: only they are compressed. */
+/** An appendable stream with later dates' `values` (dates × samples per date) added: only they are compressed. */
 export function appendBlock(stream: Uint8Array, values: TypedArray, level = 1): Buffer {
   return Buffer.concat([stream.subarray(0, stream.length - FINAL.length), flushed(values, level), FINAL]);
 }
 
-/** Bytes of one decoded block of `dates` dates. */
-export const blockBytes = (dtype: DType, dates: number): number => dates * BLOCK_PIXELS * DTYPES[dtype].bytes;
+/** Bytes of one decoded block of `dates` dates, `count` samples a date (its mask's pixels). */
+export const blockBytes = (dtype: DType, dates: number, count: number): number =>
+  dates * count * DTYPES[dtype].bytes;
 
 /**
- * Decompress one block of `dates` dates into the page's dtype (dates × BLOCK_PIXELS samples): into
- * the start of `into` when it is large enough (a scan's scratch, reused once reduced), else new memory.
+ * Decompress one block of `dates` dates, `count` samples a date, into the page's dtype (dates ×
+ * count samples): into the start of `into` when it is large enough (a scan's scratch, reused once
+ * reduced), else new memory.
  */
-export function decodeBlock(stream: Uint8Array, dtype: DType, dates: number, into?: Uint8Array): TypedArray {
+export function decodeBlock(
+  stream: Uint8Array,
+  dtype: DType,
+  dates: number,
+  count: number,
+  into?: Uint8Array,
+): TypedArray {
   // Not zero-filled (a 365-date query's 19 MB cost ~5 ms to clear): inflate writes every byte, or throws below.
-  const need = blockBytes(dtype, dates);
+  const need = blockBytes(dtype, dates, count);
   const bytes =
     into !== undefined && into.byteLength >= need ? into.subarray(0, need) : Buffer.allocUnsafeSlow(need);
-  const out = new DTYPES[dtype].ctor(bytes.buffer, bytes.byteOffset, dates * BLOCK_PIXELS);
+  const out = new DTYPES[dtype].ctor(bytes.buffer, bytes.byteOffset, dates * count);
   let n: number;
   try {
     n = inflateInto('raw', stream, bytes);

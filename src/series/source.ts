@@ -10,7 +10,7 @@ import { Cog } from '../raster/cog.reader.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
 import { TileCache } from '../raster/tile.cache.js';
 import { AsyncLru } from '../util/lru.js';
-import type { BlockSet } from './blocks.js';
+import { type BlockSet, MASK_BYTES } from './blocks.js';
 import { BLOCK, BLOCK_PIXELS } from './page.js';
 
 /** The variables a dataset keeps in its series store (config `series.variables`, default all). */
@@ -28,8 +28,8 @@ export class BlockValuesCache {
   }
 
   /**
-   * Every stored block's values of a date's COG: blocks × BLOCK_PIXELS samples, block-set order,
-   * row-major inside a block, nodata outside the grid.
+   * Every stored block's values of a date's COG, block-set order: block k's stored pixels
+   * (row-major) at `set.starts[k]` … `set.starts[k + 1]`, nodata outside the grid.
    * @throws SnowdbError `date-incomplete` when the COG is absent.
    */
   async of(d: Dataset, date: string, variable: string, set: BlockSet): Promise<TypedArray> {
@@ -44,7 +44,8 @@ export class BlockValuesCache {
 
 async function readBlocks(d: Dataset, path: string, variable: string, set: BlockSet): Promise<TypedArray> {
   const spec = d.config.variables[variable]!;
-  const out = allocate(spec.dtype, set.ids.length * BLOCK_PIXELS);
+  const out = allocate(spec.dtype, set.starts[set.ids.length]!);
+  const whole = allocate(spec.dtype, BLOCK_PIXELS); // one block, row-major, before its mask is applied
   const src = new FileSource(path);
   try {
     const cog = await Cog.open(src, new TileCache(512 * 1024 * 1024));
@@ -55,10 +56,17 @@ async function readBlocks(d: Dataset, path: string, variable: string, set: Block
       const row = Math.floor(id / set.across) * BLOCK;
       const w = { col, row, width: Math.min(BLOCK, W - col), height: Math.min(BLOCK, H - row) };
       const part = await cog.readWindow(w);
-      const base = k * BLOCK_PIXELS;
-      if (w.width < BLOCK || w.height < BLOCK) out.fill(spec.nodata, base, base + BLOCK_PIXELS);
+      if (w.width < BLOCK || w.height < BLOCK) whole.fill(spec.nodata);
       for (let r = 0; r < w.height; r++)
-        out.set(part.subarray(r * w.width, (r + 1) * w.width), base + r * BLOCK);
+        whole.set(part.subarray(r * w.width, (r + 1) * w.width) as never, r * BLOCK);
+      const base = set.starts[k]!;
+      if (set.counts[k] === BLOCK_PIXELS) {
+        out.set(whole as never, base);
+        continue;
+      }
+      const m = k * MASK_BYTES;
+      for (let p = 0, n = base; p < BLOCK_PIXELS; p++)
+        if ((set.masks[m + (p >> 3)]! >> (p & 7)) & 1) out[n++] = whole[p]!;
     }
   } finally {
     await src.close();

@@ -156,7 +156,8 @@ const prepared = (rt: Runtime) =>
       b.runCell.byteLength +
       b.pos.byteLength +
       4096 + // the basin object, its nine typed arrays' objects and its key's share (~3 KiB measured)
-      8 * b.blocks.length, // its block ordinals in the series layout (stats/series-path.ts)
+      8 * b.blocks.length + // its block ordinals in the series layout (stats/series-path.ts) …
+      4 * b.pos.length, // … and its pixels' sample indices there
   );
 
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */

@@ -13,8 +13,8 @@ import { accumulateRuns, type BasinRuns } from './basin.js';
 /** One page of a scan: where its blocks lie, and the dates to take from it. */
 export interface ScanPage {
   readonly ranges: BlockRanges;
-  /** Per date taken: offset of its samples in each block (page date × BLOCK_PIXELS). */
-  readonly tOff: readonly number[];
+  /** Per date taken: its index in the page (its samples in block b start at slot × `ranges.counts[b]`). */
+  readonly slots: readonly number[];
   /** Per date taken: its row in the job's sums. */
   readonly row: readonly number[];
   /** The blocks' compressed bytes, when fetched already (a replica's page): decoded, not read. */
@@ -40,7 +40,10 @@ export interface ScanResult {
   readonly read: number[];
 }
 
-/** Where a scan's reductions go: the basin's runs, the variable's nodata, sums of `product` cells a row. */
+/**
+ * Where a scan's reductions go: the basin's runs (`pos`: each pixel's sample index in its stored
+ * block, series-path.ts), the variable's nodata, sums of `product` cells a row.
+ */
 export interface ScanTarget {
   readonly runs: BasinRuns;
   readonly nodata: number;
@@ -52,16 +55,17 @@ export interface ScanTarget {
 export function reduceBlock(
   block: TypedArray,
   b: number,
-  page: Pick<ScanPage, 'tOff' | 'row'>,
+  page: Pick<ScanPage, 'slots' | 'row' | 'ranges'>,
   t: ScanTarget,
 ): void {
   const { runs, sums } = t;
-  for (let m = 0; m < page.tOff.length; m++)
+  const n = page.ranges.counts[b]!; // samples a date
+  for (let m = 0; m < page.slots.length; m++)
     accumulateRuns(
       runs,
       runs.blockRun[b]!,
       runs.blockRun[b + 1]!,
-      { vals: block, base: page.tOff[m]!, idx: runs.pos, nodata: t.nodata },
+      { vals: block, base: page.slots[m]! * n, idx: runs.pos, nodata: t.nodata },
       { sw: sums.sw, sv: sums.sv, at: page.row[m]! * t.product },
     );
 }
@@ -69,7 +73,7 @@ export function reduceBlock(
 /** Add a page's dates, from its decoded blocks (basin order), into sums at row × product. */
 export function reducePage(
   blocks: readonly TypedArray[],
-  page: Pick<ScanPage, 'tOff' | 'row'>,
+  page: Pick<ScanPage, 'slots' | 'row' | 'ranges'>,
   t: ScanTarget,
 ): void {
   for (let b = 0; b < blocks.length; b++) reduceBlock(blocks[b]!, b, page, t);

@@ -9,7 +9,6 @@
 import { OpenFiles } from '../io/open-files.js';
 import { DTYPES } from '../raster/dtype.js';
 import { blockRanges, cachedAcross, cachedBlocks, fetchBlockRuns } from '../series/block-reads.js';
-import { BLOCK_PIXELS } from '../series/page.js';
 import type { SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
 import type { Runtime } from '../util/runtime.js';
@@ -28,16 +27,37 @@ import {
   type ScanTarget,
 } from './scan.js';
 
-/** The store ordinal of each of the basin's blocks (basin order); null when one is not stored. */
-const layouts = new WeakMap<PreparedBasin, { set: number; ordinals: number[] | null }>();
+/**
+ * The basin in the store's layout: the store ordinal of each of its blocks (basin order) and each
+ * pixel's sample index in its stored block (its rank in the block's mask); null when a block, or
+ * a pixel of one (a drawn basin's), is not stored.
+ */
+interface Layout {
+  readonly ordinals: number[];
+  readonly pos: Int32Array;
+}
+const layouts = new WeakMap<PreparedBasin, { set: number; layout: Layout | null }>();
 
-function ordinalsOf(basin: PreparedBasin, view: SeriesView): number[] | null {
+function layoutOf(basin: PreparedBasin, view: SeriesView): Layout | null {
   const hit = layouts.get(basin);
-  if (hit !== undefined && hit.set === view.set.id) return hit.ordinals;
-  const ordinals = [...basin.blocks].map((b) => view.set.ordinal[b] ?? -1);
-  const out = ordinals.every((k) => k >= 0) ? ordinals : null;
-  layouts.set(basin, { set: view.set.id, ordinals: out });
-  return out;
+  if (hit !== undefined && hit.set === view.set.id) return hit.layout;
+  const { set } = view;
+  const ordinals = [...basin.blocks].map((b) => set.ordinal[b] ?? -1);
+  let layout: Layout | null = null;
+  if (ordinals.every((k) => k >= 0)) {
+    const pos = new Int32Array(basin.pos.length);
+    let ok = true;
+    ordinals.forEach((k, b) => {
+      const rank = set.rank(k);
+      for (let j = basin.runStart[basin.blockRun[b]!]!; j < basin.runStart[basin.blockRun[b + 1]!]!; j++) {
+        pos[j] = rank[basin.pos[j]!]!;
+        ok &&= pos[j]! >= 0;
+      }
+    });
+    if (ok) layout = { ordinals, pos };
+  }
+  layouts.set(basin, { set: set.id, layout });
+  return layout;
 }
 
 /** Per-cell sums of one variable over the plan's dates, flat: date index × product + cell. */
@@ -77,20 +97,30 @@ export async function reduceFromSeries(
   const { threadsAbove = THREADS_ABOVE_BYTES, signal } = opts;
   const done = new Set<number>();
   const d = plan.dataset;
-  const ordinals = reads.pages.length === 0 ? null : ordinalsOf(basin, view);
-  if (ordinals === null) return done;
+  const layout = reads.pages.length === 0 ? null : layoutOf(basin, view);
+  if (layout === null) return done;
+  const { ordinals } = layout;
   const spec = d.config.variables[reads.variable]!;
   let pages: ScanPage[] = reads.pages.map((p) => ({
-    ranges: blockRanges(p.header, ordinals),
-    tOff: p.slots.map((t) => t * BLOCK_PIXELS),
+    ranges: blockRanges(p.header, view.set, ordinals),
+    slots: p.slots,
     row: [...p.rows],
   }));
   const P = plan.product;
-  const bytes = pages.length * ordinals.length * BLOCK_PIXELS * 8 * DTYPES[spec.dtype].bytes;
+  const samples = ordinals.reduce((a, k) => a + view.set.counts[k]!, 0); // a date's, over the basin's blocks
+  const bytes = pages.length * samples * 8 * DTYPES[spec.dtype].bytes;
+  // The reduction's runs, each pixel's index that of its sample in the stored block.
+  const runs: BasinRuns = {
+    blockRun: basin.blockRun,
+    runStart: basin.runStart,
+    runCell: basin.runCell,
+    weight: basin.weight,
+    pos: layout.pos,
+  };
   if (bytes <= threadsAbove) {
     const files = new OpenFiles();
     const slicer = new Slicer(signal);
-    const target: ScanTarget = { runs: basin, nodata: spec.nodata, sums, product: P };
+    const target: ScanTarget = { runs, nodata: spec.nodata, sums, product: P };
     try {
       for (const group of byFile(pages)) {
         signal?.throwIfAborted();
@@ -134,13 +164,6 @@ export async function reduceFromSeries(
     pages = pages.flatMap((p, k) => (fetched[k] ? [{ ...p, fetched: fetched[k] }] : []));
   }
   // Execute: contiguous runs of pages, one job per worker, each job's rows its own.
-  const runs: BasinRuns = {
-    blockRun: basin.blockRun,
-    runStart: basin.runStart,
-    runCell: basin.runCell,
-    weight: basin.weight,
-    pos: basin.pos,
-  };
   const workers = scanPool(plan.dataset.runtime);
   // One shared flag for the jobs: set when the query is abandoned, so they stop at their next page.
   // (Removed at the end: a long-lived signal, a cache fill's, would keep this scan's memory.)

@@ -10,6 +10,7 @@ import { SnowdbError } from '../../src/errors.js';
 import { ingestDate } from '../../src/ingest/date.js';
 import { ingesterFor } from '../../src/ingest/ingesters.js';
 import { ingestSources } from '../../src/ingest/run.js';
+import { basinBlocks, MASK_BYTES, readBlockSet } from '../../src/series/blocks.js';
 import { rebuildSeries, refreshSeries, writeRebuildPage } from '../../src/series/build.js';
 import {
   datesByPage,
@@ -37,6 +38,8 @@ const LATER: readonly [string, (row: number, col: number) => number][] = [
   ['20240203', (row) => 40 + (row % 17)],
 ];
 const LATER_BASIN = 'LATER:UT:TEST';
+/** Zion shifted by ~2 SNODAS pixels: mostly Zion's blocks, with pixels they do not hold yet. */
+const NEAR_BASIN = 'NEAR:UT:TEST';
 const ZONES = [
   [],
   ['terrain.elevation'],
@@ -70,11 +73,42 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     );
     await cli('pourpoint', 'import', record);
     await cli('dataset', 'activate', 'snodas');
+    const db = await Database.open(root());
+    const d = await openDataset(db, 'snodas');
+    // A basin beside Zion grows the masks of Zion's blocks: those blocks' streams are written again.
+    const before = (await readBlockSet(d))!;
+    const near = join(dir, 'NEAR_UT_TEST.geojson');
+    await writeFile(
+      near,
+      await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), NEAR_BASIN, 0.02, 0.015),
+    );
+    await cli('pourpoint', 'import', near);
+    const grown = (await readBlockSet(d))!;
+    assert.deepEqual(
+      [...grown.ids.subarray(0, before.ids.length)],
+      [...before.ids],
+      'old blocks keep their places',
+    );
+    const gained = [...before.ids].filter((_b, k) => grown.counts[k]! > before.counts[k]!);
+    assert.ok(gained.length > 0, 'some of Zion’s blocks gained pixels');
+    // The masks are exactly the basins' pixels (a rebuild would write the same).
+    const want = await basinBlocks(d);
+    const maskOf = (set: { ids: Uint32Array; masks: Uint8Array }, id: number) => {
+      const k = set.ids.indexOf(id);
+      return [...set.masks.subarray(k * MASK_BYTES, (k + 1) * MASK_BYTES)];
+    };
+    assert.deepEqual(
+      [...grown.ids].sort((a, b) => a - b),
+      [...want.ids],
+    );
+    for (const id of want.ids) assert.deepEqual(maskOf(grown, id), maskOf(want, id), `block ${id}`);
+    assert.ok(
+      grown.counts.some((n) => n < 1024),
+      'blocks store only basin pixels',
+    );
     const doctor = await snowdb(['doctor', '--include-inactive', '--format', 'json'], { env });
     assert.doesNotMatch(doctor.stdout, /"check": ?"series"/, doctor.stdout);
 
-    const db = await Database.open(root());
-    const d = await openDataset(db, 'snodas');
     const view = await seriesView(d);
     assert.ok(view !== null, 'the ingest built a store');
     assert.deepEqual(view.variables, ['depth', 'swe']);
@@ -87,7 +121,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       const b = pick(all.filter((x) => x >= a));
       const q: StatsQuery = {
         dataset: 'snodas',
-        pourpoint: pick([ZION, LATER_BASIN]),
+        pourpoint: pick([ZION, LATER_BASIN, NEAR_BASIN]),
         dates: { type: 'DateRange', start_date: a, end_date: b },
         zones: pick(ZONES),
         variables: pick([['swe'], ['depth', 'swe'], ['swe', 'precip_solid'], []]),
@@ -181,7 +215,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     await cli('dataset', 'rebuild-series', 'snodas');
     const fixed = await snowdb(['doctor', '--include-inactive'], { env });
     assert.doesNotMatch(fixed.stdout + fixed.stderr, /series/);
-    assert.equal((await readFile(join(series, 'blocks.bin'))).subarray(0, 8).toString(), 'SDBSBL01');
+    assert.equal((await readFile(join(series, 'blocks.bin'))).subarray(0, 8).toString(), 'SDBSBL02');
   });
 
   it('the open water year stays in 8-day pages; once closed, each variable’s year is one pack of the same streams', async () => {
@@ -373,10 +407,11 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     const nh = parsePageHeader(now, path);
     assert.ok(nh.appendable);
     assert.equal(nh.days.length, h.days.length + 1);
+    const set = (await readBlockSet(d))!;
     nh.lengths.forEach((_l, k) => {
       assert.equal(
-        decodeBlock(stream(nh, now, k), nh.dtype, nh.days.length).length,
-        nh.days.length * 1024,
+        decodeBlock(stream(nh, now, k), nh.dtype, nh.days.length, set.counts[k]!).length,
+        nh.days.length * set.counts[k]!,
         `block ${k}`,
       );
     });
@@ -471,5 +506,64 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     // The original bytes back: the COG is newer than its page, but equal to it: nothing to report.
     await writeFile(cog('20240116'), original);
     assert.deepEqual(await series(), []);
+  });
+
+  it('a store of an older release (block list of ids only, every block whole) is read as such, never misread', async () => {
+    const db = await Database.open(root());
+    const d = await openDataset(db, 'snodas');
+    await rebuildSeries(d, () => {}, undefined, '2024-02-10');
+    const masked = (await readBlockSet(d))!;
+    // As an older release wrote it: "SDBSBL01", the ids, no masks; its pages hold every pixel.
+    const v1 = Buffer.alloc(12 + 4 * masked.ids.length);
+    v1.write('SDBSBL01', 0, 'latin1');
+    v1.writeUInt32LE(masked.ids.length, 8);
+    masked.ids.forEach((id, i) => {
+      v1.writeUInt32LE(id, 12 + 4 * i);
+    });
+    await writeFile(d.paths.seriesBlocks, v1);
+    const whole = (await readBlockSet(d))!;
+    assert.deepEqual([...new Set(whole.counts)], [1024]);
+    assert.notEqual(whole.id, masked.id, 'the masked pages are of another block set');
+    const q: StatsQuery = {
+      dataset: 'snodas',
+      pourpoint: ZION,
+      dates: { type: 'DateRange', start_date: '2024-01-10', end_date: '2024-02-08' },
+      zones: ['terrain.elevation'],
+      variables: ['swe', 'depth'],
+    };
+    const plain = await executeStats(await openStatsPlan(db, q), { series: false });
+    // Pages of the masked set are not read against the whole one: the COGs answer.
+    let plan = await openStatsPlan(db, q);
+    let reads = planReads(plan, await storeInputs(d, (await seriesView(d))!, plan));
+    assert.deepEqual(
+      reads.map((r) => r.pages.length),
+      [0, 0],
+    );
+    assert.deepEqual(await executeStats(plan), plain);
+    // Every date refreshed on the old list: whole blocks, as the older release wrote them.
+    for (const date of await ingestedDates(d)) await markSeriesStale(d, date);
+    await refreshSeries(d, '2024-02-10');
+    const path = d.paths.seriesPage('swe', '202401-1');
+    const bytes = await readFile(path);
+    const h = parsePageHeader(bytes, path);
+    assert.equal(h.blockSet, whole.id);
+    assert.equal(
+      decodeBlock(
+        bytes.subarray(h.dataStart + h.offsets[0]!, h.dataStart + h.offsets[0]! + h.lengths[0]!),
+        h.dtype,
+        h.days.length,
+        1024,
+      ).length,
+      h.days.length * 1024,
+    );
+    plan = await openStatsPlan(db, q);
+    reads = planReads(plan, await storeInputs(d, (await seriesView(d))!, plan));
+    assert.ok(reads.every((r) => r.cogs.length === 0));
+    assert.deepEqual(await executeStats(plan), plain);
+    assert.deepEqual(await executeStats(plan, { threadsAbove: 0 }), plain);
+    // A rebuild writes the masked layout again.
+    await rebuildSeries(d, () => {}, undefined, '2024-02-10');
+    assert.equal((await readBlockSet(d))!.id, masked.id);
+    assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
   });
 });

@@ -202,7 +202,12 @@ const seriesStore: DatasetCheck = (f) => {
         ]
       : []),
     ...(s.missingBlocks > 0
-      ? [fail('series/blocks.bin', `${s.missingBlocks} block(s) under basins are not stored (${fix})`)]
+      ? [
+          fail(
+            'series/blocks.bin',
+            `${s.missingBlocks} block(s) under basins are not stored, or lack some basin pixels (${fix})`,
+          ),
+        ]
       : []),
     ...s.problems.map((p) => fail(p.target, `${p.issue} (${fix})`)),
     ...(s.unusedBlocks > 0
