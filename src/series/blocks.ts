@@ -119,8 +119,8 @@ export async function basinBlocks(d: Dataset): Promise<BasinBlocks> {
           if (!(weights[r * w.width + c]! > 0)) continue;
           const [gr, gc] = [w.row + r, w.col + c];
           const id = Math.floor(gr / BLOCK) * across + Math.floor(gc / BLOCK);
-          let m = bits.get(id);
-          if (m === undefined) bits.set(id, (m = new Uint8Array(MASK_BYTES)));
+          const m = bits.get(id) ?? new Uint8Array(MASK_BYTES);
+          bits.set(id, m);
           const p = (gr % BLOCK) * BLOCK + (gc % BLOCK);
           m[p >> 3]! |= 1 << (p & 7);
         }
@@ -176,38 +176,24 @@ export function grownBlockSet(
   old: BlockSet,
   want: BasinBlocks,
 ): { set: BlockSet; grown: Uint8Array } {
-  const masks: Uint8Array[] = [old.masks];
-  const ids: number[] = [...old.ids];
-  const merged = Uint8Array.from(old.masks);
-  const grown = new Uint8Array(old.ids.length);
-  const added: number[] = [];
+  const n = old.ids.length;
+  const added = [...want.ids.keys()].filter((i) => (old.ordinal[want.ids[i]!] ?? -1) < 0); // ascending ids
+  const ids = Uint32Array.from([...old.ids, ...added.map((i) => want.ids[i]!)]);
+  const masks = new Uint8Array(ids.length * MASK_BYTES);
+  masks.set(old.masks);
+  added.forEach((i, a) => {
+    masks.set(want.masks.subarray(i * MASK_BYTES, (i + 1) * MASK_BYTES), (n + a) * MASK_BYTES);
+  });
+  const grown = new Uint8Array(n);
   want.ids.forEach((id, i) => {
     const k = old.ordinal[id] ?? -1;
-    if (k < 0) {
-      added.push(i);
-      return;
-    }
-    for (let x = 0; x < MASK_BYTES; x++) {
-      const was = merged[k * MASK_BYTES + x]!;
+    for (let x = 0; k >= 0 && x < MASK_BYTES; x++) {
+      const was = masks[k * MASK_BYTES + x]!;
       const now = was | want.masks[i * MASK_BYTES + x]!;
-      if (now !== was) {
-        merged[k * MASK_BYTES + x] = now;
-        grown[k] = 1;
-      }
+      masks[k * MASK_BYTES + x] = now;
+      if (now !== was) grown[k] = 1;
     }
   });
-  masks[0] = merged;
-  added.sort((a, b) => want.ids[a]! - want.ids[b]!);
-  for (const i of added) {
-    ids.push(want.ids[i]!);
-    masks.push(want.masks.subarray(i * MASK_BYTES, (i + 1) * MASK_BYTES));
-  }
-  if (added.length === 0 && !grown.includes(1)) return { set: old, grown };
-  const all = new Uint8Array(ids.length * MASK_BYTES);
-  let at = 0;
-  for (const m of masks) {
-    all.set(m, at);
-    at += m.length;
-  }
-  return { set: blockSetOf(g, Uint32Array.from(ids), all), grown };
+  const same = added.length === 0 && !grown.includes(1);
+  return { set: same ? old : blockSetOf(g, ids, masks), grown };
 }
