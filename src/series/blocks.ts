@@ -53,6 +53,13 @@ export const maskHas = (m: Uint8Array, p: number): boolean => ((m[p >> 3]! >> (p
 /** Masks of `n` blocks with every pixel set. */
 export const fullMasks = (n: number): Uint8Array => new Uint8Array(n * MASK_BYTES).fill(0xff);
 
+/** Set bits of each byte value. */
+const BITS = Uint8Array.from({ length: 256 }, (_, v) => {
+  let n = 0;
+  for (let b = v; b > 0; b >>= 1) n += b & 1;
+  return n;
+});
+
 function fnv(h: number, words: Uint32Array): number {
   for (const v of words) {
     h ^= v;
@@ -69,7 +76,7 @@ export function blockSetOf(g: Grid, ids: Uint32Array, masks: Uint8Array = fullMa
   let full = true;
   for (let k = 0; k < ids.length; k++) {
     let n = 0;
-    for (let p = 0; p < BLOCK_PIXELS; p++) n += (masks[k * MASK_BYTES + (p >> 3)]! >> (p & 7)) & 1;
+    for (let x = k * MASK_BYTES; x < (k + 1) * MASK_BYTES; x++) n += BITS[masks[x]!]!;
     if (n === 0) throw new Error(`block ${ids[k]} stores no pixel`);
     counts[k] = n;
     starts[k + 1] = starts[k]! + n;
