@@ -7,6 +7,9 @@ import { localStore } from '../../src/io/store.js';
 import { type IndexEntry, indexGeoJson, readIndex } from '../../src/pourpoints/index-file.js';
 import { tempDir } from '../helpers/cli.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed index, mutated field by field
+type Json = Record<string, any>;
+
 const ENTRIES: IndexEntry[] = [
   {
     triplet: 'A:UT:TEST',
@@ -48,7 +51,7 @@ describe('pourpoint index file', () => {
       await writeFile(file, JSON.stringify(extra));
       assert.deepEqual([...(await readIndex(localStore, file)).values()], ENTRIES);
       // Each mutation breaks one field of the first feature: the fast check must not accept any.
-      const broken: [string, (f: Record<string, any>) => void][] = [
+      const broken: [string, (f: Json) => void][] = [
         ['type', (f) => (f.type = 'Feature2')],
         ['id', (f) => (f.id = 7)],
         ['geometry.type', (f) => (f.geometry.type = 'Polygon')],
@@ -65,7 +68,7 @@ describe('pourpoint index file', () => {
         ['properties.outlet_outside_m', (f) => (f.properties.outlet_outside_m = -3)],
       ];
       for (const [where, mutate] of broken) {
-        const bad = structuredClone(good) as { features: Record<string, any>[] };
+        const bad = structuredClone(good) as { features: Json[] };
         mutate(bad.features[0]!);
         await writeFile(file, JSON.stringify(bad));
         await assert.rejects(
