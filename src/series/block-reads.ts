@@ -34,8 +34,8 @@ export function blockRanges(
     path: header.path,
     dtype: header.dtype,
     dates: header.days.length,
-    starts: ordinals.map((k) => header.dataStart + header.offsets[k]!),
-    lengths: ordinals.map((k) => header.lengths[k]!),
+    starts: ordinals.map((k) => header.dataStart + header.offset(k)),
+    lengths: ordinals.map((k) => header.length(k)),
     counts: ordinals.map((k) => set.counts[k]!),
   };
 }

@@ -74,9 +74,23 @@ export function parsePack(bytes: Uint8Array, path: string, pageKey: (day: number
   const firstDay = new Uint32Array(np + 1); // page i's days: days[firstDay[i] … firstDay[i+1])
   for (let i = 0; i < np; i++) firstDay[i + 1] = firstDay[i]! + counts[i]!;
   if (firstDay[np] !== nd) throw new SnowdbError('invalid-series', `${path}: damaged series pack index`);
-  // Offset of stream (block k, page i) from the data's start: prefix sums, block-major.
-  const start = new Float64Array(nb * np + 1);
-  for (let j = 0; j < nb * np; j++) start[j + 1] = start[j]! + lengths[j]!;
+  // Where block k's streams start (from the data's start): the lengths summed block by block;
+  // inside a block, a page's offset is summed when the block is first asked for (a query wants few).
+  const blockStart = new Float64Array(nb + 1);
+  for (let k = 0, at = 0; k < nb; k++) {
+    for (let j = k * np; j < (k + 1) * np; j++) at += lengths[j]!;
+    blockStart[k + 1] = at;
+  }
+  const within = new Map<number, Float64Array>(); // block → its pages' offsets from its start
+  const offsetsOf = (k: number): Float64Array => {
+    let o = within.get(k);
+    if (o === undefined) {
+      o = new Float64Array(np);
+      for (let i = 1; i < np; i++) o[i] = o[i - 1]! + lengths[k * np + i - 1]!;
+      within.set(k, o);
+    }
+    return o;
+  };
   const pages = Array.from({ length: np }, (_, i) => pageKey(days[firstDay[i]!]!));
   const appendable = b.readUInt8(17) === 1;
   return {
@@ -85,24 +99,17 @@ export function parsePack(bytes: Uint8Array, path: string, pageKey: (day: number
     dtype,
     appendable,
     pages,
-    header: (i) => {
-      const offsets = new Float64Array(nb);
-      const lens = new Uint32Array(nb);
-      for (let k = 0; k < nb; k++) {
-        offsets[k] = start[k * np + i]!;
-        lens[k] = lengths[k * np + i]!;
-      }
-      return {
-        path,
-        blockSet: b.readUInt32LE(12),
-        dtype,
-        appendable,
-        days: days.subarray(firstDay[i]!, firstDay[i + 1]!),
-        offsets,
-        lengths: lens,
-        dataStart: length,
-      };
-    },
+    header: (i) => ({
+      path,
+      blockSet: b.readUInt32LE(12),
+      dtype,
+      appendable,
+      days: days.subarray(firstDay[i]!, firstDay[i + 1]!),
+      blocks: nb,
+      offset: (k) => blockStart[k]! + offsetsOf(k)[i]!,
+      length: (k) => lengths[k * np + i]!,
+      dataStart: length,
+    }),
   };
 }
 
@@ -139,8 +146,8 @@ export async function packYear(
       return h;
     });
     const np = headers.length;
-    const nb = headers[0]?.lengths.length ?? 0;
-    if (headers.some((h) => h.lengths.length !== nb))
+    const nb = headers[0]?.blocks ?? 0;
+    if (headers.some((h) => h.blocks !== nb))
       throw new SnowdbError('invalid-series', `${target}: its pages hold different block counts`);
     const nd = headers.reduce((a, h) => a + h.days.length, 0);
     const head = Buffer.alloc(FIXED + 4 * (np + nd + nb * np));
@@ -158,8 +165,8 @@ export async function packYear(
     let total = head.length;
     for (let k = 0; k < nb; k++)
       for (const h of headers) {
-        at = head.writeUInt32LE(h.lengths[k]!, at);
-        total += h.lengths[k]!;
+        at = head.writeUInt32LE(h.length(k), at);
+        total += h.length(k);
       }
     if (total > MAX_BYTES) throw new SnowdbError('invalid-series', `${target}: a pack over 4 GiB`);
     // Block k of every page: one read per page, written in ~4 MiB batches.
@@ -170,7 +177,7 @@ export async function packYear(
       for (let k = 0; k < nb; k++) {
         headers.forEach((h, i) => {
           batch.push(pageStream(files, pagePaths[i]!, h, k));
-          bytes += h.lengths[k]!;
+          bytes += h.length(k);
         });
         if (bytes >= 4 << 20 || k === nb - 1) {
           await write(batch);
@@ -195,7 +202,7 @@ export async function unpackYear(index: PackIndex, pagePath: (page: string) => s
   try {
     for (let i = 0; i < index.pages.length; i++) {
       const h = index.header(i);
-      const streams = Array.from(h.lengths, (_len, k) => pageStream(files, index.path, h, k));
+      const streams = Array.from({ length: h.blocks }, (_x, k) => pageStream(files, index.path, h, k));
       await writeFileAtomic(pagePath(index.pages[i]!), [
         encodePage(h.blockSet, h.dtype, [...h.days], streams, h.appendable),
       ]);

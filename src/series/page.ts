@@ -38,9 +38,12 @@ export interface PageHeader {
   readonly appendable: boolean;
   /** Days since 1970-01-01 of the dates held, ascending. */
   readonly days: Uint32Array;
-  /** Per stored block (block-set order): stream offset (from `dataStart`) and length, bytes. */
-  readonly offsets: Uint32Array | Float64Array;
-  readonly lengths: Uint32Array;
+  /** Stored blocks held (the block set's count). */
+  readonly blocks: number;
+  /** Block k's stream (block-set order): its offset from `dataStart`, bytes. */
+  offset(k: number): number;
+  /** Block k's stream length, bytes. */
+  length(k: number): number;
   readonly dataStart: number;
 }
 
@@ -173,8 +176,8 @@ export function u32Words(b: Buffer, at: number, n: number): Uint32Array {
 
 /** Where block `k`'s stream lies in the file of header `h`: [first byte, end byte). */
 export function streamRange(h: PageHeader, k: number): [number, number] {
-  const at = h.dataStart + h.offsets[k]!;
-  return [at, at + h.lengths[k]!];
+  const at = h.dataStart + h.offset(k);
+  return [at, at + h.length(k)];
 }
 
 /** Block `k`'s stream, from `bytes` holding the header's file from its start. */
@@ -190,14 +193,17 @@ export function parsePageHeader(bytes: Uint8Array, path: string): PageHeader {
   const nb = b.readUInt32LE(24);
   if (dtype === undefined || length !== FIXED + 4 * nd + 8 * nb || b.length < length)
     throw new SnowdbError('invalid-series', `${path}: damaged series page header`);
+  const offsets = u32Words(b, FIXED + 4 * nd, nb);
+  const lengths = u32Words(b, FIXED + 4 * nd + 4 * nb, nb);
   return {
     path,
     blockSet: b.readUInt32LE(12),
     dtype,
     appendable: b.readUInt8(17) === 1,
     days: u32Words(b, FIXED, nd),
-    offsets: u32Words(b, FIXED + 4 * nd, nb),
-    lengths: u32Words(b, FIXED + 4 * nd + 4 * nb, nb),
+    blocks: nb,
+    offset: (k) => offsets[k]!,
+    length: (k) => lengths[k]!,
     dataStart: length,
   };
 }

@@ -137,7 +137,7 @@ export async function pageHeader(
     const index = await packIndex(d, view, variable, wy);
     const i = index?.pages.indexOf(page) ?? -1;
     header = index !== null && i >= 0 ? index.header(i) : null;
-    if (header !== null && header.offsets.length !== view.set.ids.length) header = null;
+    if (header !== null && header.blocks !== view.set.ids.length) header = null;
   } else if (view.pages.get(variable)?.has(page)) {
     const path = d.paths.seriesPage(variable, page);
     const store = d.store;
@@ -146,7 +146,7 @@ export async function pageHeader(
       const len = headerLength(buf, path);
       if (len > buf.length) buf = await store.readAt(path, 0, len);
       header = parsePageHeader(buf.subarray(0, len), path);
-      if (header.blockSet !== view.set.id || header.offsets.length !== view.set.ids.length) header = null;
+      if (header.blockSet !== view.set.id || header.blocks !== view.set.ids.length) header = null;
     } catch {
       header = null; // absent or damaged: the dates read from the COGs; doctor reports it
     }

@@ -118,8 +118,9 @@ describe('the stats plan (pure: no raster, no file)', () => {
       blockSet: 1,
       dtype,
       days: Uint32Array.from(held, dayNumber),
-      offsets: new Uint32Array(0),
-      lengths: new Uint32Array(0),
+      blocks: 0,
+      offset: () => 0,
+      length: () => 0,
       dataStart: 0,
     });
     const store: StoreInputs = {

@@ -18,6 +18,8 @@ import {
   encodePage,
   type PageHeader,
   parsePageHeader,
+  streamIn,
+  streamRange,
 } from '../../src/series/page.js';
 import { readPackIndex, seriesView } from '../../src/series/read.js';
 import { markSeriesStale, staleSeriesDates } from '../../src/series/stale.js';
@@ -241,18 +243,14 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       if (before === null) continue;
       const [was, now] = [before, await readFile(page)].map((b) => ({ b, h: parsePageHeader(b, page) }));
       assert.ok(now!.h.appendable && now!.h.days.length === was!.h.days.length + 1);
-      now!.h.lengths.forEach((_len, k) => {
-        const stream = (x: typeof was) =>
-          x!.b.subarray(
-            x!.h.dataStart + x!.h.offsets[k]!,
-            x!.h.dataStart + x!.h.offsets[k]! + x!.h.lengths[k]!,
-          );
+      for (let k = 0; k < now!.h.blocks; k++) {
+        const stream = (x: typeof was) => streamIn(x!.h, x!.b, k);
         const old = stream(was);
         assert.ok(
           Buffer.from(stream(now).subarray(0, old.length - 2)).equals(old.subarray(0, -2)),
           `block ${k}`,
         );
-      });
+      }
       const feb: StatsQuery = {
         dataset: 'snodas',
         pourpoint: ZION,
@@ -301,21 +299,14 @@ describe('series store: the fast path gives the straightforward engine’s numbe
       const h = index.header(i);
       const page = parsePageHeader(pageBytes[i]!, p);
       assert.deepEqual([...h.days], [...page.days], p);
-      h.lengths.forEach((len, k) => {
-        const at = h.dataStart + h.offsets[k]!;
-        const was = pageBytes[i]!.subarray(
-          page.dataStart + page.offsets[k]!,
-          page.dataStart + page.offsets[k]! + page.lengths[k]!,
-        );
-        assert.ok(Buffer.from(pack.subarray(at, at + len)).equals(was), `${p} block ${k}`);
+      for (let k = 0; k < h.blocks; k++) {
+        const [at, end] = streamRange(h, k);
+        const was = streamIn(page, pageBytes[i]!, k);
+        assert.ok(Buffer.from(pack.subarray(at, end)).equals(was), `${p} block ${k}`);
         if (i === 0 && k === 0) assert.equal(at, previousEnd);
-        if (i > 0)
-          assert.equal(
-            at,
-            index.header(i - 1).dataStart + index.header(i - 1).offsets[k]! + index.header(i - 1).lengths[k]!,
-          );
-      });
-      previousEnd = h.dataStart + h.offsets.at(-1)! + h.lengths.at(-1)!;
+        if (i > 0) assert.equal(at, streamRange(index.header(i - 1), k)[1]);
+      }
+      previousEnd = streamRange(h, h.blocks - 1)[1];
     });
     assert.equal(previousEnd, pack.length, 'the last page’s last block ends the file');
     // A query over the packed year reads the pack alone, and gives the same bits on either thread.
@@ -378,10 +369,9 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     const path = d.paths.seriesPage('swe', '202402-0');
     const h = parsePageHeader(await readFile(path), path);
     const bytes = await readFile(path);
-    const stream = (x: PageHeader, b: Buffer, k: number) =>
-      b.subarray(x.dataStart + x.offsets[k]!, x.dataStart + x.offsets[k]! + x.lengths[k]!);
+    const stream = (x: PageHeader, b: Buffer, k: number) => streamIn(x, b, k);
     // As an older release wrote it: each block one deflate stream ending in its final block.
-    const old = Array.from(h.lengths, (_l, k) =>
+    const old = Array.from({ length: h.blocks }, (_l, k) =>
       deflateRawSync(inflateRawSync(stream(h, bytes, k)), { level: 1 }),
     );
     await writeFile(path, encodePage(h.blockSet, h.dtype, [...h.days], old, false));
@@ -408,13 +398,12 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.ok(nh.appendable);
     assert.equal(nh.days.length, h.days.length + 1);
     const set = (await readBlockSet(d))!;
-    nh.lengths.forEach((_l, k) => {
+    for (let k = 0; k < nh.blocks; k++)
       assert.equal(
         decodeBlock(stream(nh, now, k), nh.dtype, nh.days.length, set.counts[k]!).length,
         nh.days.length * set.counts[k]!,
         `block ${k}`,
       );
-    });
     assert.deepEqual(await fromStore(), await plain());
   });
 
@@ -548,12 +537,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     const h = parsePageHeader(bytes, path);
     assert.equal(h.blockSet, whole.id);
     assert.equal(
-      decodeBlock(
-        bytes.subarray(h.dataStart + h.offsets[0]!, h.dataStart + h.offsets[0]! + h.lengths[0]!),
-        h.dtype,
-        h.days.length,
-        1024,
-      ).length,
+      decodeBlock(streamIn(h, bytes, 0), h.dtype, h.days.length, 1024).length,
       h.days.length * 1024,
     );
     plan = await openStatsPlan(db, q);
