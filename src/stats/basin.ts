@@ -156,8 +156,9 @@ const prepared = (rt: Runtime) =>
       b.runCell.byteLength +
       b.pos.byteLength +
       4096 + // the basin object, its nine typed arrays' objects and its key's share (~3 KiB measured)
-      8 * b.blocks.length + // its block ordinals in the series layout (stats/series-path.ts) …
-      4 * b.pos.length, // … and its pixels' sample indices there
+      512 + // its series layout (stats/series-path.ts): two objects and two arrays …
+      8 * b.blocks.length + // … its block ordinals …
+      4 * b.pos.length, // … and its pixels' sample indices
   );
 
 /** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */

@@ -76,9 +76,10 @@ describe('caches', () => {
       for (let i = 0; i < n; i++) await fill(i); // warm: code and shared state, then forget the entries
       db.runtime.clearCaches(name);
       // What n entries keep alive: the memory that becomes free when the cache lets them go
-      // (the median of three rounds: the heap moves by tens of kB on its own).
+      // (the median of five rounds: the heap moves by tens of kB on its own, and in about one
+      // round in five a collection frees ~200 kB more that no entry held).
       const rounds: { bytes: number; freed: number }[] = [];
-      for (let round = 0; round < 3; round++) {
+      for (let round = 0; round < 5; round++) {
         for (let i = 0; i < n; i++) await fill(n * (round + 1) + i);
         const { entries, bytes } = counted(db.runtime, name);
         assert.equal(entries, n, name);
@@ -87,7 +88,7 @@ describe('caches', () => {
         rounds.push({ bytes, freed: m0 - live() });
       }
       rounds.sort((a, b) => a.freed - b.freed);
-      const held = rounds[1]!;
+      const held = rounds[2]!;
       const freed = held.freed;
       // Within the heap's own movement between rounds after a full GC (up to ~3 %, Node 20 and 26).
       assert.ok(held.bytes >= 0.97 * freed, `${name}: counted ${held.bytes} B, the entries kept ${freed} B`);
