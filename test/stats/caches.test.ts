@@ -46,11 +46,14 @@ describe('caches', () => {
   after(() => app.close());
 
   it('prepared basins and normals tables: the bytes a cache counts are at least what its entries keep alive', async () => {
-    // Entries per round: many small basins (a few kB each), fewer normals tables (~2 MB each).
-    for (const [name, n, fill] of [
+    // Entries per round: many small basins (a few kB each), fewer normals tables (~2 MB each);
+    // rounds: the median of five for basins (in about one round in five a collection frees ~200 kB
+    // that no entry held: two such in three rounds would decide), of three for 20 MB of tables.
+    for (const [name, n, rounds, fill] of [
       [
         'basins',
         40,
+        5,
         (i: number) =>
           computeStats(db, {
             dataset: 'hist',
@@ -62,6 +65,7 @@ describe('caches', () => {
       [
         'normals',
         10,
+        3,
         async (i: number) =>
           executeNormals(
             await openNormalsPlan(db, {
@@ -76,19 +80,18 @@ describe('caches', () => {
       for (let i = 0; i < n; i++) await fill(i); // warm: code and shared state, then forget the entries
       db.runtime.clearCaches(name);
       // What n entries keep alive: the memory that becomes free when the cache lets them go
-      // (the median of five rounds: the heap moves by tens of kB on its own, and in about one
-      // round in five a collection frees ~200 kB more that no entry held).
-      const rounds: { bytes: number; freed: number }[] = [];
-      for (let round = 0; round < 5; round++) {
+      // (the median of the rounds: the heap moves by tens of kB on its own).
+      const measured: { bytes: number; freed: number }[] = [];
+      for (let round = 0; round < rounds; round++) {
         for (let i = 0; i < n; i++) await fill(n * (round + 1) + i);
         const { entries, bytes } = counted(db.runtime, name);
         assert.equal(entries, n, name);
         const m0 = live();
         db.runtime.clearCaches(name);
-        rounds.push({ bytes, freed: m0 - live() });
+        measured.push({ bytes, freed: m0 - live() });
       }
-      rounds.sort((a, b) => a.freed - b.freed);
-      const held = rounds[2]!;
+      measured.sort((a, b) => a.freed - b.freed);
+      const held = measured[(rounds - 1) / 2]!;
       const freed = held.freed;
       // Within the heap's own movement between rounds after a full GC (up to ~3 %, Node 20 and 26).
       assert.ok(held.bytes >= 0.97 * freed, `${name}: counted ${held.bytes} B, the entries kept ${freed} B`);
