@@ -54,7 +54,7 @@ export const maskHas = (m: Uint8Array, p: number): boolean => ((m[p >> 3]! >> (p
 export const fullMasks = (n: number): Uint8Array => new Uint8Array(n * MASK_BYTES).fill(0xff);
 
 /** Set bits of each byte value. */
-const BITS = Uint8Array.from({ length: 256 }, (_, v) => {
+export const BITS = Uint8Array.from({ length: 256 }, (_, v) => {
   let n = 0;
   for (let b = v; b > 0; b >>= 1) n += b & 1;
   return n;

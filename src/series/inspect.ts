@@ -8,7 +8,7 @@
  */
 import type { Dataset } from '../datasets/registry.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
-import { type BlockSet, basinBlocks, MASK_BYTES, readBlockSet } from './blocks.js';
+import { type BasinBlocks, BITS, type BlockSet, basinBlocks, MASK_BYTES, readBlockSet } from './blocks.js';
 import { type PackIndex, waterYearOfPage } from './pack.js';
 import {
   datesByPage,
@@ -30,8 +30,10 @@ export interface SeriesFacts {
   readonly stale: readonly string[];
   /** Blocks under some basin that the store lacks, or holds without some of the basin's pixels. */
   readonly missingBlocks: number;
-  /** Stored blocks under no basin any more (removed basins): space a rebuild gives back. */
-  readonly unusedBlocks: number;
+  /** Stored pixels under no basin (removed basins, or whole blocks of a store written before masks): space a rebuild gives back. */
+  readonly unusedPixels: number;
+  /** Pixels stored (every block's mask). */
+  readonly storedPixels: number;
   /** Pages that are missing, damaged, of another block set, or differ from the ingested dates. */
   readonly problems: readonly { readonly target: string; readonly issue: string }[];
 }
@@ -83,13 +85,13 @@ async function differentDate(
 
 export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise<SeriesFacts> {
   const set = await readBlockSet(d).catch(() => 'damaged' as const);
-  const none = { stale: [], missingBlocks: 0, unusedBlocks: 0, problems: [] };
+  const none = { stale: [], missingBlocks: 0, unusedPixels: 0, storedPixels: 0, problems: [] };
   if (set === null) return { blocks: 'absent', ...none };
   if (set === 'damaged') return { blocks: 'damaged', ...none };
   const want = await basinBlocks(d);
   const missingBlocks = want.ids.filter((b, i) => !holds(set, b, want.masks.subarray(i * MASK_BYTES))).length;
-  const wanted = new Set(want.ids);
-  const unusedBlocks = set.ids.filter((b) => !wanted.has(b)).length;
+  const storedPixels = set.starts[set.ids.length]!;
+  const unusedPixels = storedPixels - usedPixels(set, want);
   const problems: { target: string; issue: string }[] = [];
   const pages = datesByPage(dates);
   const values = new BlockValuesCache(64 * 1024 * 1024);
@@ -138,7 +140,14 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
       if (orphan.endsWith('.page') || packYearOf(orphan) !== null)
         problems.push({ target: `series/${v}/${orphan}`, issue: 'holds no ingested date' });
   }
-  return { blocks: set.ids.length, stale: await staleSeriesDates(d), missingBlocks, unusedBlocks, problems };
+  return {
+    blocks: set.ids.length,
+    stale: await staleSeriesDates(d),
+    missingBlocks,
+    unusedPixels,
+    storedPixels,
+    problems,
+  };
 }
 
 /** Whether `set` stores block `id` with every pixel of `mask` (its first MASK_BYTES bytes). */
@@ -147,6 +156,17 @@ function holds(set: BlockSet, id: number, mask: Uint8Array): boolean {
   if (k < 0) return false;
   for (let x = 0; x < MASK_BYTES; x++) if ((mask[x]! & ~set.masks[k * MASK_BYTES + x]!) !== 0) return false;
   return true;
+}
+
+/** Stored pixels of `set` that some basin of `want` covers. */
+function usedPixels(set: BlockSet, want: BasinBlocks): number {
+  let n = 0;
+  want.ids.forEach((id, i) => {
+    const k = set.ordinal[id] ?? -1;
+    for (let x = 0; k >= 0 && x < MASK_BYTES; x++)
+      n += BITS[set.masks[k * MASK_BYTES + x]! & want.masks[i * MASK_BYTES + x]!]!;
+  });
+  return n;
 }
 
 /** The variable's packs by water year (null: damaged or of another block list, reported). */

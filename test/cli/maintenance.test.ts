@@ -203,9 +203,11 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
     );
     const doc = await cli('doctor', '--include-inactive');
     assert.equal(doc.code, 0, doc.stdout);
-    // The series store still holds the removed basin's blocks (every one): information, not a
+    // The series store still holds the removed basin's pixels (every one): information, not a
     // failure, until a rebuild gives their space back.
-    const unused = /series\/blocks\.bin\s+(\d+) of (\d+) block\(s\) lie under no basin now/.exec(doc.stdout);
+    const unused = /series\/blocks\.bin\s+(\d+) of (\d+) stored pixel\(s\) lie under no basin now/.exec(
+      doc.stdout,
+    );
     assert.ok(unused !== null && Number(unused[1]) > 0 && unused[1] === unused[2], doc.stdout);
     const rebuilt = await cli('dataset', 'rebuild-series', 'snodas');
     assert.equal(rebuilt.code, 0, rebuilt.stderr);

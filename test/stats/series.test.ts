@@ -12,6 +12,7 @@ import { ingesterFor } from '../../src/ingest/ingesters.js';
 import { ingestSources } from '../../src/ingest/run.js';
 import { basinBlocks, MASK_BYTES, readBlockSet } from '../../src/series/blocks.js';
 import { rebuildSeries, refreshSeries, writeRebuildPage } from '../../src/series/build.js';
+import { seriesFacts } from '../../src/series/inspect.js';
 import {
   datesByPage,
   decodeBlock,
@@ -512,6 +513,10 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     await writeFile(d.paths.seriesBlocks, v1);
     const whole = (await readBlockSet(d))!;
     assert.deepEqual([...new Set(whole.counts)], [1024]);
+    // doctor's facts: every stored pixel outside the masks is space a rebuild gives back.
+    const dates = await ingestedDates(d);
+    const basinPixels = masked.starts[masked.ids.length]!;
+    assert.equal((await seriesFacts(d, dates)).unusedPixels, 1024 * masked.ids.length - basinPixels);
     assert.notEqual(whole.id, masked.id, 'the masked pages are of another block set');
     const q: StatsQuery = {
       dataset: 'snodas',
@@ -530,7 +535,7 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     );
     assert.deepEqual(await executeStats(plan), plain);
     // Every date refreshed on the old list: whole blocks, as the older release wrote them.
-    for (const date of await ingestedDates(d)) await markSeriesStale(d, date);
+    for (const date of dates) await markSeriesStale(d, date);
     await refreshSeries(d, '2024-02-10');
     const path = d.paths.seriesPage('swe', '202401-1');
     const bytes = await readFile(path);
@@ -545,9 +550,13 @@ describe('series store: the fast path gives the straightforward engine’s numbe
     assert.ok(reads.every((r) => r.cogs.length === 0));
     assert.deepEqual(await executeStats(plan), plain);
     assert.deepEqual(await executeStats(plan, { threadsAbove: 0 }), plain);
-    // A rebuild writes the masked layout again.
+    // A rebuild writes the masked layout again: no pixel outside a basin.
     await rebuildSeries(d, () => {}, undefined, '2024-02-10');
     assert.equal((await readBlockSet(d))!.id, masked.id);
+    assert.deepEqual(
+      [(await seriesFacts(d, dates)).unusedPixels, (await seriesFacts(d, dates)).storedPixels],
+      [0, basinPixels],
+    );
     assert.deepEqual(await executeStats(await openStatsPlan(db, q)), plain);
   });
 });

@@ -210,7 +210,7 @@ const seriesStore: DatasetCheck = (f) => {
         ]
       : []),
     ...s.problems.map((p) => fail(p.target, `${p.issue} (${fix})`)),
-    ...(s.unusedBlocks > 0
+    ...(s.unusedPixels > 0
       ? [
           finding(
             f.dataset,
@@ -218,7 +218,7 @@ const seriesStore: DatasetCheck = (f) => {
             'info',
           )(
             'series/blocks.bin',
-            `${s.unusedBlocks} of ${s.blocks} block(s) lie under no basin now (removed basins); stats are unaffected ('snowdb dataset rebuild-series ${f.dataset.name}' gives their space back)`,
+            `${s.unusedPixels} of ${s.storedPixels} stored pixel(s) lie under no basin now (removed basins, or whole blocks of a store written before masks); stats are unaffected ('snowdb dataset rebuild-series ${f.dataset.name}' gives their space back)`,
           ),
         ]
       : []),
