@@ -89,9 +89,9 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
   if (set === null) return { blocks: 'absent', ...none };
   if (set === 'damaged') return { blocks: 'damaged', ...none };
   const want = await basinBlocks(d);
-  const missingBlocks = want.ids.filter((b, i) => !holds(set, b, want.masks.subarray(i * MASK_BYTES))).length;
+  const { missingBlocks, usedPixels } = coverage(set, want);
   const storedPixels = set.starts[set.ids.length]!;
-  const unusedPixels = storedPixels - usedPixels(set, want);
+  const unusedPixels = storedPixels - usedPixels;
   const problems: { target: string; issue: string }[] = [];
   const pages = datesByPage(dates);
   const values = new BlockValuesCache(64 * 1024 * 1024);
@@ -150,23 +150,26 @@ export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise
   };
 }
 
-/** Whether `set` stores block `id` with every pixel of `mask` (its first MASK_BYTES bytes). */
-function holds(set: BlockSet, id: number, mask: Uint8Array): boolean {
-  const k = set.ordinal[id] ?? -1;
-  if (k < 0) return false;
-  for (let x = 0; x < MASK_BYTES; x++) if ((mask[x]! & ~set.masks[k * MASK_BYTES + x]!) !== 0) return false;
-  return true;
-}
-
-/** Stored pixels of `set` that some basin of `want` covers. */
-function usedPixels(set: BlockSet, want: BasinBlocks): number {
-  let n = 0;
+/**
+ * The basins' pixels against the store's masks, in one pass: blocks whose basin pixels the store
+ * lacks (the block, or some of its pixels), and stored pixels some basin covers.
+ */
+function coverage(set: BlockSet, want: BasinBlocks): { missingBlocks: number; usedPixels: number } {
+  let missingBlocks = 0;
+  let usedPixels = 0;
   want.ids.forEach((id, i) => {
     const k = set.ordinal[id] ?? -1;
-    for (let x = 0; k >= 0 && x < MASK_BYTES; x++)
-      n += BITS[set.masks[k * MASK_BYTES + x]! & want.masks[i * MASK_BYTES + x]!]!;
+    let wanted = 0;
+    let held = 0;
+    for (let x = 0; x < MASK_BYTES; x++) {
+      const w = want.masks[i * MASK_BYTES + x]!;
+      wanted += BITS[w]!;
+      if (k >= 0) held += BITS[w & set.masks[k * MASK_BYTES + x]!]!;
+    }
+    if (held < wanted) missingBlocks++;
+    usedPixels += held;
   });
-  return n;
+  return { missingBlocks, usedPixels };
 }
 
 /** The variable's packs by water year (null: damaged or of another block list, reported). */

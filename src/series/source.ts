@@ -10,7 +10,7 @@ import { Cog } from '../raster/cog.reader.js';
 import { allocate, type TypedArray } from '../raster/dtype.js';
 import { TileCache } from '../raster/tile.cache.js';
 import { AsyncLru } from '../util/lru.js';
-import { type BlockSet, MASK_BYTES } from './blocks.js';
+import type { BlockSet } from './blocks.js';
 import { BLOCK, BLOCK_PIXELS } from './page.js';
 
 /** The variables a dataset keeps in its series store (config `series.variables`, default all). */
@@ -64,9 +64,8 @@ async function readBlocks(d: Dataset, path: string, variable: string, set: Block
         out.set(whole as never, base);
         continue;
       }
-      const m = k * MASK_BYTES;
-      for (let p = 0, n = base; p < BLOCK_PIXELS; p++)
-        if ((set.masks[m + (p >> 3)]! >> (p & 7)) & 1) out[n++] = whole[p]!;
+      const rank = set.rank(k); // pixel → its sample's index, −1 when not stored
+      for (let p = 0; p < BLOCK_PIXELS; p++) if (rank[p]! >= 0) out[base + rank[p]!] = whole[p]!;
     }
   } finally {
     await src.close();
