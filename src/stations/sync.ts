@@ -204,59 +204,70 @@ function setMedian(
   medians[el] = byDay;
 }
 
-/** Daily values of one element, merged over an earlier series (later values win). */
+const DAY_MS = 86_400_000;
+/** Whole days since 1970-01-01 of an ISO date's first 10 characters (NaN if it is not one). */
+const dayNumber = (iso: string): number => Date.parse(iso.length === 10 ? iso : iso.slice(0, 10)) / DAY_MS;
+
+/**
+ * Daily values of each element, merged over an earlier series (later values win), from the first
+ * to the last day holding a value of any element. Days are keyed by number (~0.2 µs a value; a
+ * string key and a date parse each were ~1.2 µs, with ~500,000 values in a sync of 33 sites).
+ */
 function mergeDaily(
   rec: StationRecord | null,
   answers: readonly AwdbStationData[],
 ): Pick<StationRecord, 'start' | 'daily' | 'medians'> {
-  const days = new Map<string, Map<string, [number | null, string]>>();
+  const days = new Map<string, Map<number, [number | null, string]>>();
   const units = new Map<string, string>();
   const medians: Record<string, Record<string, number>> = structuredClone(rec?.medians ?? {});
-  if (rec?.start)
+  if (rec?.start) {
+    const start = dayNumber(rec.start);
     for (const [el, s] of Object.entries(rec.daily)) {
-      const m = new Map<string, [number | null, string]>();
-      for (let i = 0; i < s.values.length; i++)
-        m.set(addDays(rec.start, i), [s.values[i] ?? null, s.flags[i] ?? '-']);
+      const m = new Map<number, [number | null, string]>();
+      for (let i = 0; i < s.values.length; i++) {
+        m.set(start + i, [s.values[i] ?? null, s.flags[i] ?? '-']);
+      }
       days.set(el, m);
       units.set(el, s.unit);
     }
+  }
   for (const a of answers)
     for (const d of a.data) {
       const el = d.stationElement.elementCode;
-      const m = days.get(el) ?? new Map<string, [number | null, string]>();
+      const m = days.get(el) ?? new Map<number, [number | null, string]>();
       days.set(el, m);
       if (d.stationElement.storedUnitCode) units.set(el, d.stationElement.storedUnitCode);
       for (const v of d.values) {
         if (!v.date) continue;
-        const day = v.date.slice(0, 10);
+        const day = dayNumber(v.date);
+        if (Number.isNaN(day)) continue;
         m.set(day, [v.value ?? null, v.qcFlag?.slice(0, 1) || '-']);
-        if (typeof v.median === 'number') setMedian(medians, el, day.slice(5), v.median);
+        if (typeof v.median === 'number') setMedian(medians, el, v.date.slice(5, 10), v.median);
       }
     }
-  let first: string | null = null;
-  let last: string | null = null;
+  let first = Number.POSITIVE_INFINITY; // day numbers of the first and last value kept
+  let last = Number.NEGATIVE_INFINITY;
   for (const m of days.values())
     for (const [day, [v]] of m) {
       if (v === null) continue;
-      if (first === null || day < first) first = day;
-      if (last === null || day > last) last = day;
+      if (day < first) first = day;
+      if (day > last) last = day;
     }
   const daily: StationRecord['daily'] = {};
-  if (first !== null && last !== null) {
-    const n = Math.round((Date.parse(last) - Date.parse(first)) / 86_400_000) + 1;
-    for (const [el, m] of days) {
-      const values: (number | null)[] = new Array(n).fill(null);
-      const flags: string[] = new Array(n).fill('-');
-      for (const [day, [v, f]] of m) {
-        const i = Math.round((Date.parse(day) - Date.parse(first)) / 86_400_000);
-        if (i < 0 || i >= n) continue;
-        values[i] = v;
-        flags[i] = v === null ? '-' : f;
-      }
-      daily[el] = { unit: units.get(el) ?? '', values, flags: flags.join('') };
+  if (first > last) return { start: null, daily, medians };
+  const n = last - first + 1;
+  for (const [el, m] of days) {
+    const values: (number | null)[] = new Array(n).fill(null);
+    const flags: string[] = new Array(n).fill('-');
+    for (const [day, [v, f]] of m) {
+      const i = day - first;
+      if (i < 0 || i >= n) continue;
+      values[i] = v;
+      flags[i] = v === null ? '-' : f;
     }
+    daily[el] = { unit: units.get(el) ?? '', values, flags: flags.join('') };
   }
-  return { start: first, daily, medians };
+  return { start: new Date(first * DAY_MS).toISOString().slice(0, 10), daily, medians };
 }
 
 /** Snow-course measurements merged over earlier ones, by survey (later answers win). */
