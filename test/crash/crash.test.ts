@@ -13,15 +13,19 @@ describe('crash: a command killed with SIGKILL leaves whole dates, and its rerun
   let dir: string;
   let cleanup: () => Promise<void>;
   let inputs: string;
+  const tmpdirBefore = process.env.TMPDIR;
   before(async () => {
     ({ dir, cleanup } = await tempDir());
-    // The killed processes' temp-dir staging stays in this test's own temp dir.
+    // The killed processes' temp-dir staging stays in this test's own temp dir (restored after:
+    // other test files may share this process).
     process.env.TMPDIR = await mkdtemp(join(dir, 'tmp-'));
     inputs = join(dir, 'inputs');
     await prepareInputs(inputs);
   });
   after(async () => {
     await rm(process.env.TMPDIR!, { recursive: true, force: true });
+    if (tmpdirBefore === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = tmpdirBefore;
     await cleanup();
   });
 

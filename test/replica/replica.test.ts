@@ -418,8 +418,11 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     const s3dir = join(dir, 's3');
     const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: s3dir });
     const { port } = (await s3.run()) as { port: number };
+    // The AWS SDK reads credentials from the process environment, as it does for a user (both
+    // restored after: other test files may share this process).
+    const keys = ['AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY'] as const;
+    const had = keys.map((k) => process.env[k]);
     try {
-      // The AWS SDK reads credentials from the process environment, as it does for a user.
       process.env.AWS_ACCESS_KEY_ID = 'S3RVER';
       process.env.AWS_SECRET_ACCESS_KEY = 'S3RVER';
       const endpoint = `http://127.0.0.1:${port}`;
@@ -477,6 +480,11 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       }
       client.destroy();
     } finally {
+      for (const [i, k] of keys.entries()) {
+        const v = had[i];
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
       await s3.close();
     }
   });
