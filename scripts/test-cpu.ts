@@ -2,7 +2,9 @@
  * The suite's CPU seconds per test file (`npm run test:cpu [-- filter…]`): each file runs alone
  * under GNU time (`/usr/bin/time`, user + sys of the file's process and its children: CLIs,
  * servers, GDAL, Chromium), two at a time, sharing one fixture cache as in a suite run (the first
- * file that needs a fixture pays for its build). Prints a table, largest first, and the total.
+ * file that needs a fixture pays for its build). Prints a table, largest first, and the total:
+ * the sum of files alone, each loading its modules in a process of its own; `npm test` shares
+ * three processes among them and costs less than the sum (BENCHMARKS.md, fourteenth session).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
