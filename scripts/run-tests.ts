@@ -6,8 +6,8 @@
  *
  * The files run in SHARDS processes at once (test-shard.ts: a shard's files one after another in
  * one process), balanced by each file's measured weight; a file that needs a process of its own
- * (ISOLATED) gets one. One process per file, as `node --test` runs them, cost the suite ~60 CPU-s
- * more (Node 26, BENCHMARKS.md fourteenth session): every file loaded the same modules again.
+ * (ISOLATED) gets one. One process per file, as `node --test` runs them, cost the suite 40–60 CPU-s
+ * more (BENCHMARKS.md, fourteenth session): every file loaded the same modules again.
  * Each shard's report is printed when it ends, then the totals.
  */
 import { spawn } from 'node:child_process';

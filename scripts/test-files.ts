@@ -65,8 +65,8 @@ export function runFolders(): { root: string; fixtures: string; env: Record<stri
       SNOWDB_TEST_FIXTURES: fixtures,
       ...(base && { TMPDIR: base }),
       GLIBC_TUNABLES: withHugePages(process.env).GLIBC_TUNABLES!,
-      // Node ≥ 22.1 keeps the compiled code of every module here, for the ~170 processes of a run
-      // (test files, spawned CLIs, servers, workers) to skip compiling it again; Node 20 ignores it.
+      // Node ≥ 22.1 keeps the compiled code of every module here, for the processes of a run
+      // (shards, spawned CLIs, servers, workers) to skip compiling it again; Node 20 ignores it.
       NODE_COMPILE_CACHE: join(temp, 'node-compile-cache'),
     },
   };

@@ -206,12 +206,13 @@ function setMedian(
 
 const DAY_MS = 86_400_000;
 /** Whole days since 1970-01-01 of an ISO date's first 10 characters (NaN if it is not one). */
-const dayNumber = (iso: string): number => Date.parse(iso.length === 10 ? iso : iso.slice(0, 10)) / DAY_MS;
+const dayNumber = (iso: string): number =>
+  Math.round(Date.parse(iso.length === 10 ? iso : iso.slice(0, 10)) / DAY_MS);
 
 /**
  * Daily values of each element, merged over an earlier series (later values win), from the first
- * to the last day holding a value of any element. Days are keyed by number (~0.2 µs a value; a
- * string key and a date parse each were ~1.2 µs, with ~500,000 values in a sync of 33 sites).
+ * to the last day holding a value of any element. Days are keyed by number: with a date string
+ * per value and a date parse per day the merge took ~40 % longer (the demo's sync of 33 sites).
  */
 function mergeDaily(
   rec: StationRecord | null,
