@@ -144,23 +144,27 @@ def area_frame(basin, geographic, a, invf, proj4):
 
 
 def cell_intersections(ox, oy, cw, ch, win, basin, to_target):
-    """[intersection area, cell area] per cell of window win (col, row, width, height), row-major."""
+    """[intersection area, cell area] per cell of window win (col, row, width, height), row-major.
+    Each row's strip is intersected with the basin first, each cell of the row with that part (a
+    cell lies in its strip: the same area, against a far smaller polygon)."""
     col, row, width, height = win
     out = []
     for k in range(height):
+        y1 = oy - (row + k) * ch
+        y0 = y1 - ch
+        x0 = ox + col * cw
+        strip = rect(x0, y0, ox + (col + width) * cw, y1)
+        if to_target is not None:
+            strip.Transform(to_target)
+        part = strip.Intersection(basin) if strip.Intersects(basin) else None
+        if part is not None and part.IsEmpty():
+            part = None
         for c in range(width):
-            x0 = ox + (col + c) * cw
-            x1 = x0 + cw
-            y1 = oy - (row + k) * ch
-            y0 = y1 - ch
-            ring = ogr.Geometry(ogr.wkbLinearRing)
-            for x, y in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0)):
-                ring.AddPoint_2D(x, y)
-            cell = ogr.Geometry(ogr.wkbPolygon)
-            cell.AddGeometry(ring)
+            cx0 = ox + (col + c) * cw
+            cell = rect(cx0, y0, cx0 + cw, y1)
             if to_target is not None:
                 cell.Transform(to_target)
-            inter = cell.Intersection(basin) if cell.Intersects(basin) else None
+            inter = cell.Intersection(part) if part is not None and cell.Intersects(part) else None
             out.append([inter.GetArea() if inter is not None else 0.0, cell.GetArea()])
     return out
 
