@@ -62,6 +62,7 @@ Commands (JSON on stdout):
   difference GEOJSON...           OGR's first geometry less the others, as GeoJSON
 """
 import hashlib
+import itertools
 import json
 import math
 import sys
@@ -470,7 +471,8 @@ def sample_cells(src_ds, target_ds, s):
     W, H = src_ds.RasterXSize, src_ds.RasterYSize
     cc, rr = np.meshgrid(np.arange(W + 1), np.arange(H + 1))
     pts = np.stack([(gt[0] + cc * gt[1]).ravel(), (gt[3] + rr * gt[5]).ravel()], -1)
-    t = np.array(ct.TransformPoints(pts))
+    t = ct.TransformPoints(pts)  # a list of (x, y, z) tuples: flattened without a tuple each
+    t = np.fromiter(itertools.chain.from_iterable(t), np.float64, count=3 * len(t)).reshape(-1, 3)
     tg = target_ds.GetGeoTransform()
     tc = ((t[:, 0] - tg[0]) / tg[1]).reshape(H + 1, W + 1)
     tr = ((t[:, 1] - tg[3]) / tg[5]).reshape(H + 1, W + 1)
