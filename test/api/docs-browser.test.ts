@@ -31,7 +31,7 @@ describe('API documentation pages render offline in headless Chromium', () => {
   ] as const) {
     it(`${path} shows our title and the stats operations, with no request leaving 127.0.0.1`, async () => {
       const page = await browser.newPage();
-      const outside = await localOnly(page);
+      const outside = localOnly(page);
       await page.goto(`${base}${path}`);
       const title = page.locator(selector).first();
       await title.waitFor({ timeout: 30_000 });

@@ -71,6 +71,29 @@ describe('the web page with 150 basins', () => {
     await cleanup?.();
   });
 
+  it('no request leaves 127.0.0.1: one for elsewhere is listed and fails, by name, by address or over TLS', async () => {
+    const { page, outside } = await openPage(browser, `${base}/app/`);
+    const elsewhere = ['http://example.org/x', 'http://93.184.216.34/y', 'https://example.org/z'];
+    const got = await page.evaluate(
+      (urls) =>
+        Promise.all(
+          urls.map((u) =>
+            fetch(u, { mode: 'no-cors' }).then(
+              () => 'reached',
+              () => 'blocked',
+            ),
+          ),
+        ),
+      elsewhere,
+    );
+    assert.deepEqual(got, ['blocked', 'blocked', 'blocked']);
+    assert.deepEqual(outside, elsewhere);
+    // The page's own requests still go through.
+    assert.equal(await page.evaluate(`fetch('${base}/pourpoints?limit=1').then((r) => r.status)`), 200);
+    assert.deepEqual(outside, elsewhere);
+    await page.close();
+  });
+
   it('the list draws the rows in view; scrolling and the keys reach every basin', async () => {
     const { page, problems, outside } = await openPage(browser, `${base}/app/`);
     const first = await drawn(page);

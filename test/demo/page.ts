@@ -40,7 +40,7 @@ export async function openPage(browser: Browser, url: string, width = 1400, heig
     const why = r.failure()?.errorText ?? 'unknown';
     if (why !== 'net::ERR_ABORTED') problems.push(`failed: ${r.url()} (${why})`);
   });
-  const outside = await localOnly(page);
+  const outside = localOnly(page);
   await page.goto(url);
   await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
   return { page, problems, outside };
