@@ -35,14 +35,14 @@ interface Shard {
   files: string[];
   weight: number;
 }
-/** Longest first onto the lightest shard (LPT); isolated files alone. */
+/** Longest first (testFiles' order) onto the lightest shard (LPT); isolated files alone. */
 function plan(all: readonly string[]): Shard[] {
   const shared: Shard[] = Array.from({ length: Math.min(SHARDS, all.length) }, () => ({
     files: [],
     weight: 0,
   }));
   const alone: Shard[] = [];
-  for (const f of [...all].sort((a, b) => weightOf(name(b)) - weightOf(name(a)))) {
+  for (const f of all) {
     if (ISOLATED.some((s) => name(f).startsWith(s))) {
       alone.push({ files: [f], weight: weightOf(name(f)) });
       continue;

@@ -145,30 +145,36 @@ def area_frame(basin, geographic, a, invf, proj4):
     return osr.CoordinateTransformation(lonlat(), target) if geographic else None
 
 
-def cell_intersections(ox, oy, cw, ch, win, basin, to_target):
-    """[intersection area, cell area] per cell of window win (col, row, width, height), row-major.
-    Each row's strip is intersected with the basin first, each cell of the row with that part (a
-    cell lies in its strip: the same area, against a far smaller polygon)."""
+def row_parts(ox, oy, cw, ch, win, basin, to_target):
+    """Per row of window win (col, row, width, height): (y0, y1, the basin's part in the row's strip,
+    None when it has no area). A cell lies in its strip: intersecting it with that part gives its
+    intersection with the basin, against a far smaller polygon."""
     col, row, width, height = win
-    out = []
     for k in range(height):
         y1 = oy - (row + k) * ch
         y0 = y1 - ch
-        x0 = ox + col * cw
-        strip = rect(x0, y0, ox + (col + width) * cw, y1)
+        strip = rect(ox + col * cw, y0, ox + (col + width) * cw, y1)
         if to_target is not None:
             strip.Transform(to_target)
         part = strip.Intersection(basin) if strip.Intersects(basin) else None
-        if part is not None and part.IsEmpty():
-            part = None
-        for c in range(width):
-            cx0 = ox + (col + c) * cw
-            cell = rect(cx0, y0, cx0 + cw, y1)
-            if to_target is not None:
-                cell.Transform(to_target)
-            inter = cell.Intersection(part) if part is not None and cell.Intersects(part) else None
-            out.append([inter.GetArea() if inter is not None else 0.0, cell.GetArea()])
-    return out
+        yield y0, y1, None if part is None or part.IsEmpty() or part.GetArea() == 0 else part
+
+
+def cell_in(ox, cw, col, y0, y1, part, to_target):
+    """Cell col of a row as [intersection area with part, cell area], in the area frame."""
+    x0 = ox + col * cw
+    cell = rect(x0, y0, x0 + cw, y1)
+    if to_target is not None:
+        cell.Transform(to_target)
+    inter = cell.Intersection(part).GetArea() if part is not None and cell.Intersects(part) else 0.0
+    return [inter, cell.GetArea()]
+
+
+def cell_intersections(ox, oy, cw, ch, win, basin, to_target):
+    """[intersection area, cell area] per cell of window win (col, row, width, height), row-major."""
+    col, _, width, _ = win
+    return [cell_in(ox, cw, col + c, y0, y1, part, to_target)
+            for y0, y1, part in row_parts(ox, oy, cw, ch, win, basin, to_target) for c in range(width)]
 
 
 def cells(grid_path, geojson_path):
@@ -192,30 +198,17 @@ def rect(x0, y0, x1, y1):
 def positive_cells(g, geojson_path):
     basin = basin_geometry(geojson_path)
     to_target = area_frame(basin, g['geographic'], g['a'], g['invf'], g['proj4'])
-    basin = basin.MakeValid()
     w = g['window']
+    win = (w['col'], w['row'], w['width'], w['height'])
     ox, oy, cw, ch = g['originX'], g['originY'], g['cellWidth'], g['cellHeight']
     out = []
-    for k in range(w['height']):
-        y1 = oy - (w['row'] + k) * ch
-        y0 = y1 - ch
-        x0 = ox + w['col'] * cw
-        strip = rect(x0, y0, x0 + w['width'] * cw, y1)
-        if to_target is not None:
-            strip.Transform(to_target)
-        part = strip.Intersection(basin)
-        if part is None or part.IsEmpty() or part.GetArea() == 0:
+    for k, (y0, y1, part) in enumerate(row_parts(ox, oy, cw, ch, win, basin.MakeValid(), to_target)):
+        if part is None:
             continue
         for c in range(w['width']):
-            cx0 = ox + (w['col'] + c) * cw
-            cell = rect(cx0, y0, cx0 + cw, y1)
-            if to_target is not None:
-                cell.Transform(to_target)
-            if not cell.Intersects(part):
-                continue
-            area = cell.Intersection(part).GetArea()
+            area, cell_area = cell_in(ox, cw, w['col'] + c, y0, y1, part, to_target)
             if area > 0:
-                out.append([k * w['width'] + c, area, cell.GetArea()])
+                out.append([k * w['width'] + c, area, cell_area])
     return out
 
 
