@@ -34,6 +34,7 @@ import { stationRoutes } from './routes/stations.js';
 import { statsRoutes } from './routes/stats.js';
 import { webRoutes } from './routes/web.js';
 import { SHARED_SCHEMAS } from './schemas.js';
+import { buildSerializer } from './serializers.js';
 
 export interface AppOptions {
   /** Server log (pino options; false = none): one line per request, errors with their cause. */
@@ -77,6 +78,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     logger: opts.logger ?? false,
     logController: new LogController({ disableRequestLogging: true }),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
+    schemaController: { compilersFactory: { buildSerializer } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
     frameworkErrors: (error, req, reply) => {
       const problem =
