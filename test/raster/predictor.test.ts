@@ -16,6 +16,20 @@ function decodeByDefinition(tile: Uint8Array, width: number, height: number, bps
   return out;
 }
 
+/** TIFF predictor 3 by the definition: samples into planes (most significant byte first), then byte differences. */
+function encodeByDefinition(tile: Uint8Array, width: number, height: number, bps: number): Uint8Array {
+  const out = new Uint8Array(tile.length);
+  const rowBytes = width * bps;
+  for (let r = 0; r < height; r++) {
+    const planes = new Uint8Array(rowBytes);
+    for (let i = 0; i < width; i++)
+      for (let b = 0; b < bps; b++) planes[b * width + i] = tile[r * rowBytes + i * bps + (bps - 1 - b)]!;
+    for (let i = 0; i < rowBytes; i++)
+      out[r * rowBytes + i] = (planes[i]! - (i > 0 ? planes[i - 1]! : 0)) & 0xff;
+  }
+  return out;
+}
+
 describe('floating-point predictor (3)', () => {
   // Samples whose bytes change a lot from pixel to pixel, and whose planes' running sums wrap.
   const values = (n: number) =>
@@ -25,12 +39,19 @@ describe('floating-point predictor (3)', () => {
     ['float64, word-aligned rows', 8, 37, 0],
     ['float32, word-aligned rows', 4, 33, 0],
     ['float32, rows at an odd byte offset (the byte-at-a-time loop)', 4, 33, 1],
+    ['float64, rows at an odd byte offset', 8, 37, 3],
+    ['16-bit samples, word-aligned rows (the general plane split)', 2, 34, 0],
     ['float32, a row of 3 bytes short of a word multiple', 4, 5, 0],
   ] as const) {
-    it(`${what}: decode equals the definition and undoes encode`, () => {
+    it(`${what}: encode and decode equal the definition, and decode undoes encode`, () => {
       const height = 6;
       const n = width * height;
-      const samples = bps === 8 ? values(n) : Float32Array.from(values(n));
+      const samples =
+        bps === 8
+          ? values(n)
+          : bps === 4
+            ? Float32Array.from(values(n))
+            : Uint16Array.from(values(n), (v) => Math.abs(v) % 65536);
       const plain = new Uint8Array(samples.buffer.slice(0));
       const backing = new Uint8Array(offset + n * bps);
       const tile = backing.subarray(offset);
@@ -38,6 +59,7 @@ describe('floating-point predictor (3)', () => {
       encodeFloat(tile, width, height, bps, new Uint8Array(width * bps));
       const encoded = Uint8Array.from(tile);
       assert.notDeepEqual(encoded, plain);
+      assert.deepEqual(encoded, encodeByDefinition(plain, width, height, bps));
       decodeFloat(tile, width, height, bps, new Uint8Array(width * bps));
       assert.deepEqual(tile, decodeByDefinition(encoded, width, height, bps));
       assert.deepEqual(tile, plain);

@@ -73,14 +73,25 @@ export function encodeFloat(
   scratch: Uint8Array,
 ): void {
   const rowBytes = width * bps;
+  // Four bytes at a time where the rows and scratch are word-aligned (little-endian hosts).
+  const words =
+    LITTLE_ENDIAN && rowBytes % 4 === 0 && tile.byteOffset % 4 === 0 && scratch.byteOffset % 4 === 0
+      ? new Uint32Array(scratch.buffer, scratch.byteOffset, rowBytes >> 2)
+      : null;
   for (let r = 0; r < height; r++) {
     const row = tile.subarray(r * rowBytes, (r + 1) * rowBytes);
     // Plane b holds byte (bps-1-b) of each little-endian sample: most significant plane first.
-    for (let i = 0; i < width; i++) {
-      for (let b = 0; b < bps; b++) scratch[b * width + i] = row[i * bps + (bps - 1 - b)]!;
+    if (bps === 4) deinterleave4(row, scratch, width);
+    else if (bps === 8) deinterleave8(row, scratch, width);
+    else
+      for (let i = 0; i < width; i++) {
+        for (let b = 0; b < bps; b++) scratch[b * width + i] = row[i * bps + (bps - 1 - b)]!;
+      }
+    if (words) differenceWords(words, new Uint32Array(tile.buffer, row.byteOffset, rowBytes >> 2));
+    else {
+      for (let i = rowBytes - 1; i > 0; i--) row[i] = (scratch[i]! - scratch[i - 1]!) & 0xff;
+      row[0] = scratch[0]!;
     }
-    for (let i = rowBytes - 1; i > 0; i--) row[i] = (scratch[i]! - scratch[i - 1]!) & 0xff;
-    row[0] = scratch[0]!;
   }
 }
 
@@ -135,6 +146,47 @@ function prefixSumWords(row: Uint32Array, out: Uint32Array): void {
     y = ((y & LOW7) + (z & LOW7)) ^ ((y ^ z) & HIGH);
     out[i] = y;
     carry = y >>> 24;
+  }
+}
+
+/**
+ * Byte differences of a row, four bytes a word: each byte less the byte before it (0 before the
+ * first), mod 256, every subtract byte-wise (no borrow across bytes). Equal to
+ * `out[i] = (row[i] − row[i − 1]) & 0xff` over the bytes.
+ */
+function differenceWords(row: Uint32Array, out: Uint32Array): void {
+  let last = 0; // the previous word's top byte, 0…255
+  for (let i = 0; i < row.length; i++) {
+    const x = row[i]!;
+    const y = (x << 8) | last;
+    out[i] = ((x | HIGH) - (y & LOW7)) ^ ((x ^ ~y) & HIGH);
+    last = x >>> 24;
+  }
+}
+
+/** Little-endian 4-byte samples into planes (most significant first), unrolled. */
+function deinterleave4(row: Uint8Array, planes: Uint8Array, width: number): void {
+  const [p1, p2, p3] = [width, 2 * width, 3 * width];
+  for (let i = 0, o = 0; i < width; i++, o += 4) {
+    planes[p3 + i] = row[o]!;
+    planes[p2 + i] = row[o + 1]!;
+    planes[p1 + i] = row[o + 2]!;
+    planes[i] = row[o + 3]!;
+  }
+}
+
+/** Little-endian 8-byte samples into planes (most significant first), unrolled. */
+function deinterleave8(row: Uint8Array, planes: Uint8Array, width: number): void {
+  const w = width;
+  for (let i = 0, o = 0; i < w; i++, o += 8) {
+    planes[7 * w + i] = row[o]!;
+    planes[6 * w + i] = row[o + 1]!;
+    planes[5 * w + i] = row[o + 2]!;
+    planes[4 * w + i] = row[o + 3]!;
+    planes[3 * w + i] = row[o + 4]!;
+    planes[2 * w + i] = row[o + 5]!;
+    planes[w + i] = row[o + 6]!;
+    planes[i] = row[o + 7]!;
   }
 }
 
