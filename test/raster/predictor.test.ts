@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeFloat, encodeFloat } from '../../src/raster/tiff/predictor.js';
+import {
+  decodeFloat,
+  decodeHorizontal,
+  encodeFloat,
+  encodeHorizontal,
+} from '../../src/raster/tiff/predictor.js';
 
 /** TIFF predictor 3 undone by the definition (TIFF Technical Note 3): byte sums, then planes back to samples. */
 function decodeByDefinition(tile: Uint8Array, width: number, height: number, bps: number): Uint8Array {
@@ -63,6 +68,43 @@ describe('floating-point predictor (3)', () => {
       decodeFloat(tile, width, height, bps, new Uint8Array(width * bps));
       assert.deepEqual(tile, decodeByDefinition(encoded, width, height, bps));
       assert.deepEqual(tile, plain);
+    });
+  }
+});
+
+describe('horizontal predictor (2)', () => {
+  /** Each sample less the one before it in its row, mod 2^(8·bps): TIFF 6.0, section 14. */
+  const byDefinition = (samples: number[], width: number, bps: number) =>
+    samples.map((v, i) => (i % width === 0 ? v : (v - samples[i - 1]! + 2 ** (8 * bps)) % 2 ** (8 * bps)));
+
+  for (const [what, bps, width, offset] of [
+    ['16-bit, even rows at a word boundary (two samples a word)', 2, 34, 0],
+    ['16-bit, odd rows (a sample at a time)', 2, 33, 0],
+    ['16-bit, even rows at a 2-byte offset (a sample at a time)', 2, 34, 2],
+    ['8-bit', 1, 33, 0],
+    ['32-bit', 4, 33, 0],
+  ] as const) {
+    it(`${what}: encode equals the definition and decode undoes it, wrapping both ways`, () => {
+      const height = 5;
+      const n = width * height;
+      const top = 2 ** (8 * bps);
+      // Extremes next to each other, so differences and sums wrap in every lane.
+      const samples = Array.from({ length: n }, (_, i) =>
+        i % 3 === 0
+          ? top - 1 - (i % 7)
+          : i % 3 === 1
+            ? i % 5
+            : Math.floor((Math.sin(i) * 0.5 + 0.5) * (top - 1)),
+      );
+      const View = bps === 1 ? Uint8Array : bps === 2 ? Uint16Array : Uint32Array;
+      const backing = new ArrayBuffer(offset + n * bps);
+      const typed = new View(backing, offset, n);
+      typed.set(samples);
+      const tile = new Uint8Array(backing, offset, n * bps);
+      encodeHorizontal(tile, width, height, bps);
+      assert.deepEqual([...typed], byDefinition(samples, width, bps));
+      decodeHorizontal(tile, width, height, bps);
+      assert.deepEqual([...typed], samples);
     });
   }
 });
