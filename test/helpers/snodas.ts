@@ -16,15 +16,24 @@ const run = promisify(execFile);
 
 export { COLS, type Lattice, PRODUCTS, ROWS } from '../../scripts/demo/snodas.js';
 
-/** Raw values (header units) of row `row` of product index k into `out`: a band of data, nodata elsewhere. */
-export function rawRow(k: number, row: number, out: Int16Array): void {
+/**
+ * Raw values (header units) of row `row` of product index k into `out[c0, c1)` (all of it by
+ * default): a band of data, nodata elsewhere. Column col holds -9999 where col % 97 = 0, else
+ * base + (row·3 + col + k·7) % 95 (both residues stepped along the row, no division a sample).
+ */
+export function rawRow(k: number, row: number, out: Int16Array, c0 = 0, c1 = out.length): void {
   if (row < 900 || row >= 1500) {
-    out.fill(-9999);
+    out.fill(-9999, c0, c1);
     return;
   }
   const base = PRODUCTS[k]!.base;
-  for (let col = 0; col < out.length; col++)
-    out[col] = col % 97 === 0 ? -9999 : base + ((row * 3 + col + k * 7) % 95);
+  let hole = c0 % 97; // col % 97
+  let v = (row * 3 + c0 + k * 7) % 95; // (row·3 + col + k·7) % 95
+  for (let col = c0; col < c1; col++) {
+    out[col] = hole === 0 ? -9999 : base + v;
+    if (++hole === 97) hole = 0;
+    if (++v === 95) v = 0;
+  }
 }
 
 /** A header from the real template (the fixture) with this product's units, grid corners and data file. */

@@ -49,8 +49,8 @@ function patternMember(k: number): { gz: Buffer } {
   if (gz === undefined) {
     const { col, size } = ZION_WINDOW;
     const rowOf = (p: number, row: number, out: Int16Array) => {
-      rawRow(p, row, out);
       out.fill(-9999, 0, col).fill(-9999, col + size);
+      rawRow(p, row, out, col, col + size);
     };
     gz = gzipSync(datBytes(k, undefined, rowOf), { level: 1 });
     patternGz.set(k, gz);
