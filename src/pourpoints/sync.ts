@@ -17,7 +17,7 @@ import {
   readIndex,
   writeIndex,
 } from './index-file.js';
-import { addPending } from './pending.js';
+import { addPending, readPending } from './pending.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import type { SourceFile, SourceListing } from './sources.js';
 import { deleteBasin, readStoredRecord, storedTriplets } from './store.js';
@@ -79,11 +79,16 @@ interface Context {
   readonly coverageOf: CoverageOf;
   readonly datasetKeys: string;
   readonly staging: string;
+  /** Triplets the journal names (a killed run's): their index entries may predate their records. */
+  readonly journalled: ReadonlySet<string>;
 }
 
-/** The index entry can be kept as is: same record bytes, same registered datasets. */
+/**
+ * The index entry can be kept as is: same record bytes, same registered datasets, and not named
+ * by the journal (a run killed after writing a record and before the index left its old entry).
+ */
 function reusable(ctx: Context, triplet: string): IndexEntry | undefined {
-  const e = ctx.index.get(triplet);
+  const e = ctx.journalled.has(triplet) ? undefined : ctx.index.get(triplet);
   return e && Object.keys(e.coverage).sort().join('\n') === ctx.datasetKeys ? e : undefined;
 }
 
@@ -192,6 +197,7 @@ export async function syncPourpoints(
       coverageOf: opts.coverage.of,
       datasetKeys: [...opts.coverage.datasets].sort().join('\n'),
       staging,
+      journalled: new Set((await readPending(db)).aoi),
     };
     let done = 0;
     const raw = await mapPool(listing.files, opts.concurrency ?? 8, async (f, i) => {

@@ -3,10 +3,13 @@
  * uninterrupted time (the swap scenario inside its paused swap, the others past half-way).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { tempDir } from '../helpers/cli.js';
+import { Layout } from '../../src/db/layout.js';
+import { snowdb, tempDir } from '../helpers/cli.js';
+import { logicalTree } from '../helpers/fs.js';
+import { buildZionDb } from '../helpers/zion-db.js';
 import { killPoint, prepareInputs, reference, SCENARIOS } from './scenarios.js';
 
 describe('crash: a command killed with SIGKILL leaves whole dates, and its rerun converges', () => {
@@ -27,6 +30,36 @@ describe('crash: a command killed with SIGKILL leaves whole dates, and its rerun
     if (tmpdirBefore === undefined) delete process.env.TMPDIR;
     else process.env.TMPDIR = tmpdirBefore;
     await cleanup();
+  });
+
+  it('pourpoint sync killed between its records and its index (that state made by hand): the rerun rebuilds the stale index entry and AOI raster', async () => {
+    const sync = join(inputs, 'sync');
+    const run = async (crashed: boolean) => {
+      const env = await buildZionDb(await mkdtemp(join(dir, 'journal-')));
+      const root = env.SNOWDB_CONFIG!;
+      if (crashed) {
+        // What the killed run had written: the journal first, then both records (byte for byte
+        // the source's); the index and the AOI rasters still the old ones.
+        await writeFile(
+          join(root, Layout.pourpointPending),
+          JSON.stringify({ aoi: ['09406000:UT:USGS', 'NEAR:UT:TEST'], pruned: [] }),
+        );
+        for (const f of ['09406000_UT_USGS.geojson', 'NEAR_UT_TEST.geojson'])
+          await copyFile(join(sync, f), join(root, 'pourpoints', f));
+      }
+      const r = await snowdb(['pourpoint', 'sync', sync], { env });
+      assert.equal(r.code, 0, r.stderr);
+      return { tree: await logicalTree(root), out: r.stdout };
+    };
+    const ref = await run(false);
+    assert.match(ref.out, /1 new, 1 updated/);
+    const rerun = await run(true);
+    // Its records already current, the rerun finds them unchanged; the journal still names them.
+    assert.match(rerun.out, /0 new, 0 updated\), 2 unchanged/);
+    const diff = [...new Set([...ref.tree.keys(), ...rerun.tree.keys()])].filter(
+      (k) => ref.tree.get(k) !== rerun.tree.get(k),
+    );
+    assert.deepEqual(diff, []);
   });
 
   for (const s of SCENARIOS) {
