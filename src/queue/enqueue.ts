@@ -64,13 +64,18 @@ export async function runOnQueue<D, R>(b: Batch<D, R>): Promise<R[]> {
     b.onResult?.(r, ++done, b.items.length);
     if (pending.size === 0) settle();
   };
-  /** A job's outcome from Redis: its result, its failure once no attempt is left, or null. */
+  /**
+   * A job's outcome from Redis: its result, or its failure once no attempt is left. The state is
+   * read first and the job after it: completed and failed are final, so the job then holds its
+   * outcome (read the other way round, a job ending between the two reads gave a null result).
+   */
   const look = async (id: string): Promise<void> => {
+    const state = await queue.getJobState(id);
+    if (state !== 'completed' && state !== 'failed') return;
     const job = await Job.fromId(queue, id);
     if (!job) return;
-    const state = await job.getState();
     if (state === 'completed') take(id, job.returnvalue as R);
-    if (state === 'failed') take(id, b.failed(b.items[pending.get(id)!]!, job.failedReason));
+    else take(id, b.failed(b.items[pending.get(id)!]!, job.failedReason));
   };
   events.on('completed', ({ jobId }) => void look(jobId).catch(quiet));
   events.on('failed', ({ jobId }) => void look(jobId).catch(quiet));
