@@ -124,14 +124,16 @@ export function encodeFloat(
       : null;
   for (let r = 0; r < height; r++) {
     const row = tile.subarray(r * rowBytes, (r + 1) * rowBytes);
+    const row32 = words && new Uint32Array(tile.buffer, row.byteOffset, rowBytes >> 2);
     // Plane b holds byte (bps-1-b) of each little-endian sample: most significant plane first.
-    if (bps === 4) deinterleave4(row, scratch, width);
+    if (bps === 4 && row32) deinterleave4Words(row32, scratch, width);
+    else if (bps === 4) deinterleave4(row, scratch, width);
     else if (bps === 8) deinterleave8(row, scratch, width);
     else
       for (let i = 0; i < width; i++) {
         for (let b = 0; b < bps; b++) scratch[b * width + i] = row[i * bps + (bps - 1 - b)]!;
       }
-    if (words) differenceWords(words, new Uint32Array(tile.buffer, row.byteOffset, rowBytes >> 2));
+    if (words && row32) differenceWords(words, row32);
     else {
       for (let i = rowBytes - 1; i > 0; i--) row[i] = (scratch[i]! - scratch[i - 1]!) & 0xff;
       row[0] = scratch[0]!;
@@ -155,12 +157,14 @@ export function decodeFloat(
       : null;
   for (let r = 0; r < height; r++) {
     const row = tile.subarray(r * rowBytes, (r + 1) * rowBytes);
-    if (words) prefixSumWords(new Uint32Array(tile.buffer, row.byteOffset, rowBytes >> 2), words);
+    const row32 = words && new Uint32Array(tile.buffer, row.byteOffset, rowBytes >> 2);
+    if (row32 && words) prefixSumWords(row32, words);
     else {
       scratch[0] = row[0]!;
       for (let i = 1; i < rowBytes; i++) scratch[i] = (scratch[i - 1]! + row[i]!) & 0xff;
     }
     if (bps === 8) interleave8(row, scratch, width);
+    else if (bps === 4 && row32) interleave4Words(row32, scratch, width);
     else if (bps === 4) interleave4(row, scratch, width);
     else
       for (let i = 0; i < width; i++) {
@@ -232,6 +236,25 @@ function deinterleave8(row: Uint8Array, planes: Uint8Array, width: number): void
     planes[w + i] = row[o + 6]!;
     planes[i] = row[o + 7]!;
   }
+}
+
+/** Little-endian 4-byte samples, a word each, into planes (most significant first). */
+function deinterleave4Words(row: Uint32Array, planes: Uint8Array, width: number): void {
+  const [p1, p2, p3] = [width, 2 * width, 3 * width];
+  for (let i = 0; i < width; i++) {
+    const x = row[i]!;
+    planes[p3 + i] = x;
+    planes[p2 + i] = x >>> 8;
+    planes[p1 + i] = x >>> 16;
+    planes[i] = x >>> 24;
+  }
+}
+
+/** Planes (most significant first) back into little-endian 4-byte samples, a word each. */
+function interleave4Words(row: Uint32Array, planes: Uint8Array, width: number): void {
+  const [p1, p2, p3] = [width, 2 * width, 3 * width];
+  for (let i = 0; i < width; i++)
+    row[i] = planes[p3 + i]! | (planes[p2 + i]! << 8) | (planes[p1 + i]! << 16) | (planes[i]! << 24);
 }
 
 /** Planes (most significant first) back into little-endian 4-byte samples, unrolled. */
