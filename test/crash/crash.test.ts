@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Layout } from '../../src/db/layout.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
-import { logicalTree } from '../helpers/fs.js';
+import { logicalTree, treeDiff } from '../helpers/fs.js';
 import { buildZionDb } from '../helpers/zion-db.js';
 import { killPoint, prepareInputs, reference, SCENARIOS } from './scenarios.js';
 
@@ -56,10 +56,7 @@ describe('crash: a command killed with SIGKILL leaves whole dates, and its rerun
     const rerun = await run(true);
     // Its records already current, the rerun finds them unchanged; the journal still names them.
     assert.match(rerun.out, /0 new, 0 updated\), 2 unchanged/);
-    const diff = [...new Set([...ref.tree.keys(), ...rerun.tree.keys()])].filter(
-      (k) => ref.tree.get(k) !== rerun.tree.get(k),
-    );
-    assert.deepEqual(diff, []);
+    assert.deepEqual(treeDiff(ref.tree, rerun.tree), []);
   });
 
   for (const s of SCENARIOS) {

@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished, snowdb, spawnSnowdb } from '../helpers/cli.js';
-import { logicalTree, shiftedRecord } from '../helpers/fs.js';
+import { logicalTree, shiftedRecord, treeDiff } from '../helpers/fs.js';
 import { fixturePath } from '../helpers/raster.js';
 import { buildZionDb, zionTar, zionZoneSources } from '../helpers/zion-db.js';
 
@@ -187,10 +187,11 @@ export async function killPoint(
   assert.equal(again.code, 0, `${s.name} rerun after a kill at ${killAtMs} ms: ${again.stderr}`);
   assert.deepEqual(failures(await doctor(env)), ref.failures, `${s.name}: doctor after the rerun`);
   const tree = await logicalTree(root);
-  const diff = [...new Set([...tree.keys(), ...ref.tree.keys()])].filter(
-    (k) => tree.get(k) !== ref.tree.get(k),
+  assert.deepEqual(
+    treeDiff(tree, ref.tree),
+    [],
+    `${s.name} killed at ${killAtMs} ms: the rerun does not converge`,
   );
-  assert.deepEqual(diff, [], `${s.name} killed at ${killAtMs} ms: the rerun does not converge`);
   await rm(dir, { recursive: true, force: true });
   return { scenario: s.name, killAtMs, finished: !run.killed, afterKill: after };
 }

@@ -45,6 +45,10 @@ export async function shiftedRecord(
   return `${JSON.stringify(rec, null, 2)}\n`;
 }
 
+/** Paths whose content differs between two logical trees (or that only one holds), in key order of a then b. */
+export const treeDiff = (a: ReadonlyMap<string, string>, b: ReadonlyMap<string, string>): string[] =>
+  [...new Set([...a.keys(), ...b.keys()])].filter((k) => a.get(k) !== b.get(k));
+
 /**
  * The database as a reader sees it: every file (relative path → sha256) with dates followed
  * through their links (`data/<ds>/cogs/<day>/<file>`), the versions, links and locks beside them
