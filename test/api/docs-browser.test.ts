@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { launchChromium, localOnly } from '../helpers/browser.js';
+import { launchChromium, tab } from '../helpers/browser.js';
 import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
 
 describe('API documentation pages render offline in headless Chromium', () => {
@@ -30,8 +30,7 @@ describe('API documentation pages render offline in headless Chromium', () => {
     ['/redoc', 'h1', 'h2'],
   ] as const) {
     it(`${path} shows our title and the stats operations, with no request leaving 127.0.0.1`, async () => {
-      const page = await browser.newPage();
-      const outside = localOnly(page);
+      const { page, outside, release } = await tab(browser);
       await page.goto(`${base}${path}`);
       const title = page.locator(selector).first();
       await title.waitFor({ timeout: 30_000 });
@@ -50,7 +49,7 @@ describe('API documentation pages render offline in headless Chromium', () => {
       assert.match(text, /NORTHCK:UT:DEMO/, 'the stats response has an example');
       assert.doesNotMatch(text, /station triplet ::/);
       assert.deepEqual(outside, []);
-      await page.close();
+      release();
     });
   }
 });

@@ -72,7 +72,7 @@ describe('the web page with 150 basins', () => {
   });
 
   it('no request leaves 127.0.0.1: one for elsewhere is listed and fails, by name, by address or over TLS', async () => {
-    const { page, outside } = await openPage(browser, `${base}/app/`);
+    const { page, outside, release } = await openPage(browser, `${base}/app/`);
     const elsewhere = ['http://example.org/x', 'http://93.184.216.34/y', 'https://example.org/z'];
     const got = await page.evaluate(
       (urls) =>
@@ -91,11 +91,11 @@ describe('the web page with 150 basins', () => {
     // The page's own requests still go through.
     assert.equal(await page.evaluate(`fetch('${base}/pourpoints?limit=1').then((r) => r.status)`), 200);
     assert.deepEqual(outside, elsewhere);
-    await page.close();
+    release();
   });
 
   it('the list draws the rows in view; scrolling and the keys reach every basin', async () => {
-    const { page, problems, outside } = await openPage(browser, `${base}/app/`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/app/`);
     const first = await drawn(page);
     assert.equal(first.caption, '150 of 150 basins');
     // No dataset, so no % of median: rows sort by triplet. From the top: the rows in view and PAD more.
@@ -137,11 +137,11 @@ describe('the web page with 150 basins', () => {
     await chosen(page, ids[page1]!);
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('the map names the basin under the pointer and picks it on a click; the list scrolls to it', async () => {
-    const { page, problems, outside } = await openPage(browser, `${base}/app/`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/app/`);
     // An outflow point clear of the others (12 px), of the controls and of the legend.
     const target = (await page.evaluate(`(() => {
       const bm = snowdb.map;
@@ -180,7 +180,7 @@ describe('the web page with 150 basins', () => {
     await tip.waitFor({ state: 'detached' });
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it("serves the page's files gzipped, byte for byte the npm package's, with an ETag that answers 304", async () => {

@@ -553,7 +553,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   }
 
   it('search finds a basin by keyboard and zooms to it; the season chart is the API numbers; units convert exactly; the URL restores the view', async () => {
-    const { page, problems, outside } = await openPage(browser, `${base}/`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/`);
     assert.equal(new URL(page.url()).pathname, '/app/');
     assert.equal(await mappedBasins(page), 11);
     // Freshness: "as of" the dataset's newest date; the demo's 2025 dates are past every template's usual lag.
@@ -800,11 +800,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(await page.isChecked('#beside input[value=snodas]'), true);
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('the map colours every basin by the class of its % of median from the API, the list sorts by it, and the legend survives colour-blindness', async () => {
-    const { page, problems, outside } = await openPage(browser, `${base}/app/`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/app/`);
     await page.waitForSelector('#basins tbody tr td i.swatch');
     const all = await api<{
       variables: string[];
@@ -876,14 +876,16 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Emulation.setEmulatedVisionDeficiency', { type: 'deuteranopia' });
       await page.screenshot({ path: join(shots, 'map-deuteranopia.png') });
+      await cdp.send('Emulation.setEmulatedVisionDeficiency', { type: 'none' }); // the tab is reused
+      await cdp.detach();
     }
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('the map can colour by % of median peak: each basin as the every-basin water-years answer says; the choice is in the URL', async () => {
-    const { page, problems, outside } = await openPage(browser, `${base}/app/?colour=peak`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/app/?colour=peak`);
     await page.waitForSelector('#basins tbody tr td i.swatch');
     const all = await api<{
       variables: string[];
@@ -935,7 +937,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     if (shots) await page.screenshot({ path: join(shots, 'map-peak.png') });
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('nesting on the page: the basin a basin lies in and those inside it, as the API says; a click goes up', async () => {
@@ -944,7 +946,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     );
     assert.deepEqual(detail.properties.parents, [HURRICANE]);
     assert.deepEqual(detail.properties.children, ['NORTHCK:UT:DEMO']);
-    const { page, problems, outside } = await openPage(browser, `${base}/app/?basin=${VIRGIN}`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/app/?basin=${VIRGIN}`);
     await page.waitForSelector('#basin-nest a');
     assert.equal(
       await page.textContent('#basin-nest'),
@@ -960,11 +962,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(new URL(page.url()).searchParams.get('basin'), HURRICANE);
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('an uploaded polygon: its season from the drawn-polygon route, the numbers on show, a basin replaces it', async () => {
-    const { page, problems, outside } = await openPage(browser, `${base}/app/?units=metric`);
+    const { page, problems, outside, release } = await openPage(browser, `${base}/app/?units=metric`);
     await page.waitForSelector('#basins tbody tr td i.swatch');
     const file = join(dir, 'upload.geojson');
     const geometry = AREA;
@@ -1068,11 +1070,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       [],
     );
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('by zone: each band with its area and share, partial coverage named, the API numbers; year against year and every year on the day; CSV of what is shown', async () => {
-    const { page, problems, outside } = await openPage(
+    const { page, problems, outside, release } = await openPage(
       browser,
       `${base}/app/?basin=${VIRGIN}&view=zones&units=metric`,
     );
@@ -1183,11 +1185,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     });
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('stations on the page: the table is the API placement with each latest SWE, the season chart draws the sites inside as the station API says, bands mark their stations', async () => {
-    const { page, problems, outside } = await openPage(
+    const { page, problems, outside, release } = await openPage(
       browser,
       `${base}/app/?basin=${HURRICANE}&dataset=swann&variable=swe&date=2025-04-01&units=metric`,
     );
@@ -1307,11 +1309,11 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     );
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
-    await page.close();
+    release();
   });
 
   it('at 390 px the page stacks without sideways scrolling; a basin no zone layer reaches says so; a bad URL date shows the problem', async () => {
-    const { page, problems } = await openPage(browser, `${base}/app/?basin=${VIRGIN}`, 390, 800);
+    const { page, problems, release } = await openPage(browser, `${base}/app/?basin=${VIRGIN}`, 390, 800);
     await settled(page);
     const [overview, detail] = await Promise.all(
       ['#overview', '#detail'].map((s) => page.locator(s).boundingBox()),
@@ -1346,12 +1348,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       problems.filter((p) => !p.includes('400 (Bad Request)')),
       [],
     );
-    await page.close();
+    release();
     if (shots) {
       const wide = await openPage(browser, `${base}/app/?basin=${VIRGIN}`, 1400, 900);
       await settled(wide.page);
       await wide.page.screenshot({ path: join(shots, 'page-1400.png'), fullPage: true });
-      await wide.page.close();
+      wide.release();
     }
   });
 });

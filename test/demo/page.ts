@@ -4,46 +4,19 @@
  * (Machado, Oliveira & Fernandes 2009, severity 1) with CIE76 ΔE for telling colours apart.
  */
 import { inflateSync } from 'node:zlib';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { localOnly } from '../helpers/browser.js';
-
-export interface Opened {
-  page: Page;
-  problems: string[];
-  outside: string[];
-}
+import type { Browser, Page } from 'playwright-core';
+import { type Tab, tab } from '../helpers/browser.js';
 
 /**
- * One browser context per browser for every page a test file opens: a context costs Chromium
- * ~0.5 CPU-s, a page in it far less; the page keeps no state between tabs (no cookies or storage),
- * and each test still gets a tab of its own.
+ * Open `url` at `width` × `height` in a tab of `browser` (a reused one when a test released it)
+ * and wait until the page says it is ready; `release` gives the tab back.
  */
-const contexts = new WeakMap<Browser, Promise<BrowserContext>>();
-
-/** Open `url` at `width` × `height` in a new tab and wait until the page says it is ready. */
-export async function openPage(browser: Browser, url: string, width = 1400, height = 900): Promise<Opened> {
-  let context = contexts.get(browser);
-  if (context === undefined) {
-    context = browser.newContext({ acceptDownloads: true });
-    contexts.set(browser, context);
-  }
-  const page = await (await context).newPage();
-  await page.setViewportSize({ width, height });
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  // A request cut off by leaving the page (or by the page's own AbortController) is not a fault:
-  // net::ERR_ABORTED; anything else (refused, reset, DNS) is.
-  page.on('requestfailed', (r) => {
-    const why = r.failure()?.errorText ?? 'unknown';
-    if (why !== 'net::ERR_ABORTED') problems.push(`failed: ${r.url()} (${why})`);
-  });
-  const outside = localOnly(page);
-  await page.goto(url);
-  await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
-  return { page, problems, outside };
+export async function openPage(browser: Browser, url: string, width = 1400, height = 900): Promise<Tab> {
+  const t = await tab(browser);
+  await t.page.setViewportSize({ width, height });
+  await t.page.goto(url);
+  await t.page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+  return t;
 }
 
 /** Wait until the panel has drawn (its numbers table has rows and nothing is loading). */
