@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cliOk, serveApi, snowdb, tempDir } from '../helpers/cli.js';
+import { buildApp } from '../../src/api/app.js';
+import { Database } from '../../src/db/database.js';
+import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
 import { fixturePath } from '../helpers/raster.js';
 import { buildZionDb, importOffGrid, OFFGRID, ZION } from '../helpers/zion-db.js';
@@ -93,15 +95,20 @@ describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', 
     assert.match(unknown.stderr, /nosuch/);
   });
 
-  it('over HTTP: the same body as the CLI plus dataset, query and links; CSV as a named download; 400 names the parameter', async () => {
-    const { base, stop } = await serveApi(env);
+  it('over HTTP (in process): the same body as the CLI plus dataset, query and links; CSV as a named download; 400 names the parameter', async () => {
+    const app = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
+    // In process (app.inject): the request path of `snowdb api serve` without a process of its own.
+    const get = async (url: string, headers: Record<string, string> = {}) => {
+      const r = await app.inject({ method: 'GET', url, headers });
+      return { status: r.statusCode, headers: r.headers, text: r.body, json: () => r.json() as unknown };
+    };
     try {
       const cliBody = JSON.parse(
         await cli('stats-all', 'snodas', '--date', '2024-01-16', '--variable', 'swe'),
       ) as All;
-      const r = await fetch(`${base}/datasets/snodas/stats?date=2024-01-16&variable=swe`);
-      assert.equal(r.status, 200, await r.clone().text());
-      const { dataset, query, links, ...body } = (await r.json()) as All & {
+      const r = await get('/datasets/snodas/stats?date=2024-01-16&variable=swe');
+      assert.equal(r.status, 200, r.text);
+      const { dataset, query, links, ...body } = r.json() as All & {
         dataset: string;
         query: unknown;
         links: { rel: string }[];
@@ -113,9 +120,9 @@ describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', 
         links.map((l) => l.rel),
         ['self', 'root', 'alternate'],
       );
-      const csv = await fetch(`${base}/datasets/snodas/stats?date=2024-01-16&variable=swe&f=csv`);
+      const csv = await get('/datasets/snodas/stats?date=2024-01-16&variable=swe&f=csv');
       assert.equal(
-        csv.headers.get('content-disposition'),
+        csv.headers['content-disposition'],
         'attachment; filename="snodas_2024-01-16-2024-01-16_all.csv"',
       );
       const cliCsv = await cli(
@@ -128,33 +135,33 @@ describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', 
         '--format',
         'csv',
       );
-      assert.equal((await csv.text()).trimEnd(), cliCsv.trimEnd());
+      assert.equal(csv.text.trimEnd(), cliCsv.trimEnd());
       // ETag: 304 while nothing changed; a basin removed changes it. An unknown parameter is named.
-      const path = `${base}/datasets/snodas/stats?date=2024-01-16&variable=swe`;
-      const etag = r.headers.get('etag')!;
+      const path = '/datasets/snodas/stats?date=2024-01-16&variable=swe';
+      const etag = String(r.headers.etag);
       assert.match(etag, /^"[A-Za-z0-9_-]{27}\.json"$/);
-      assert.equal((await fetch(path, { headers: { 'If-None-Match': etag } })).status, 304);
-      assert.notEqual(csv.headers.get('etag'), etag);
-      const typo = await fetch(`${path}&with_normals=true`);
+      assert.equal((await get(path, { 'if-none-match': etag })).status, 304);
+      assert.notEqual(csv.headers.etag, etag);
+      const typo = await get(`${path}&with_normals=true`);
       assert.equal(typo.status, 400);
       assert.deepEqual(
-        ((await typo.json()) as { parameter: string; detail: string }).detail,
+        (typo.json() as { parameter: string; detail: string }).detail,
         'with_normals is not a parameter of this resource',
       );
       await cli('pourpoint', 'remove', MOVED);
-      const after = await fetch(path, { headers: { 'If-None-Match': etag } });
+      const after = await get(path, { 'if-none-match': etag });
       assert.equal(after.status, 200);
-      assert.notEqual(after.headers.get('etag'), etag);
+      assert.notEqual(after.headers.etag, etag);
       assert.deepEqual(
-        ((await after.json()) as All).basins.map((b) => b.pourpoint),
+        (after.json() as All).basins.map((b) => b.pourpoint),
         [ZION],
       );
-      const missing = await fetch(`${base}/datasets/snodas/stats`);
+      const missing = await get('/datasets/snodas/stats');
       assert.equal(missing.status, 400);
-      assert.match(missing.headers.get('content-type')!, /^application\/problem\+json/);
-      assert.equal(((await missing.json()) as { parameter: string }).parameter, 'date');
+      assert.match(String(missing.headers['content-type']), /^application\/problem\+json/);
+      assert.equal((missing.json() as { parameter: string }).parameter, 'date');
     } finally {
-      await stop();
+      await app.close();
     }
   });
 });
