@@ -1,7 +1,8 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SPIRES_VARIABLES, SWANN_GRID, writeSpiresTile, writeSwann } from '../../scripts/demo/netcdf.js';
 import { COLS, ROWS, snodasTar } from '../../scripts/demo/snodas.js';
+import { cachedFixture } from './fixture-cache.js';
 import { fixturePath } from './raster.js';
 
 /**
@@ -54,16 +55,22 @@ export async function swannArchiveFile(
   return [`/swann/WY${wy(date)}/${name}`, file];
 }
 
-/** One SPIRES NRT tile (all fill values) at `/spires/<tile>/<YYYY>/`. */
+/**
+ * One SPIRES NRT tile (all fill values) at `/spires/<tile>/<YYYY>/`: written once per run (the
+ * fixture cache; h5wasm deflates its 2400 × 2400 × 9 values in ~0.25 CPU-s) and copied.
+ */
 export async function spiresArchiveFile(dir: string, tile: string, date: string): Promise<[string, string]> {
   const [h, v] = [Number(tile.slice(1, 3)), Number(tile.slice(4, 6))];
   const name = `SPIRES_NRT_${tile}_MOD09GA061_${date}_V1.0.nc`;
+  const made = await cachedFixture(`spires-${tile}-${date}`, async (into) => {
+    const fill = new Map(SPIRES_VARIABLES.map(([n, dtype, f]) => [n, { dtype, f }]));
+    await writeSpiresTile(join(into, name), h, v, date, (n) => {
+      const { dtype, f } = fill.get(n)!;
+      return dtype === 'u8' ? new Uint8Array(2400 * 2400).fill(f) : new Uint16Array(2400 * 2400).fill(f);
+    });
+  });
   const file = join(dir, 'spires', tile, name);
   await mkdir(join(dir, 'spires', tile), { recursive: true });
-  const fill = new Map(SPIRES_VARIABLES.map(([n, dtype, f]) => [n, { dtype, f }]));
-  await writeSpiresTile(file, h, v, date, (n) => {
-    const { dtype, f } = fill.get(n)!;
-    return dtype === 'u8' ? new Uint8Array(2400 * 2400).fill(f) : new Uint16Array(2400 * 2400).fill(f);
-  });
+  await copyFile(join(made, name), file);
   return [`/spires/${tile}/${date.slice(0, 4)}/${name}`, file];
 }
