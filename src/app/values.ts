@@ -4,6 +4,8 @@ import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
+import type { TypedArray } from '../raster/dtype.js';
+import { repeats } from '../util/bytes.js';
 import { dateOption, requireIngested } from './dates.js';
 
 /** One variable of one date over the whole grid: min, max, mean in its unit (null when every cell is nodata). */
@@ -23,10 +25,32 @@ export interface ValuesReport {
   readonly variables: readonly VariableValues[];
 }
 
-/** Rows of the grid read at a time (a band of tiles). */
-const BAND_ROWS = 512;
+/** Min, max, sum and count of the non-nodata (and non-NaN) cells of one tile's `w` × `h` cells in the grid. */
+function tileStats(
+  tile: TypedArray,
+  tileWidth: number,
+  w: number,
+  h: number,
+  nodata: number,
+): { min: number; max: number; sum: number; n: number } {
+  let [min, max, sum, n] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, 0];
+  for (let r = 0; r < h; r++)
+    for (let i = r * tileWidth, end = i + w; i < end; i++) {
+      const v = tile[i]!;
+      if (v === nodata || Number.isNaN(v)) continue;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      sum += v;
+      n++;
+    }
+  return { min, max, sum, n };
+}
 
-/** Min, max, sum and count of the non-nodata (and non-NaN) cells of a COG, in stored units. */
+/**
+ * Min, max, sum and count of the non-nodata (and non-NaN) cells of a COG, in stored units, tile by
+ * tile. A whole tile of one value (most tiles of a CONUS grid are nodata or snow-free) is known
+ * from one native compare of its bytes, not summed cell by cell.
+ */
 async function summarize(
   path: string,
   nodata: number,
@@ -35,22 +59,38 @@ async function summarize(
   try {
     const cog = await Cog.open(src);
     const { width, height } = cog.grid;
+    const { tileWidth, tileHeight } = cog.levels[0]!;
     let [min, max, sum, n] = [Number.POSITIVE_INFINITY, Number.NEGATIVE_INFINITY, 0, 0];
-    for (let row = 0; row < height; row += BAND_ROWS) {
-      const band = await cog.readWindow({ col: 0, row, width, height: Math.min(BAND_ROWS, height - row) });
-      for (let i = 0; i < band.length; i++) {
-        const v = band[i]!;
-        if (v === nodata || Number.isNaN(v)) continue;
-        if (v < min) min = v;
-        if (v > max) max = v;
-        sum += v;
-        n++;
+    for (let ty = 0; ty * tileHeight < height; ty++)
+      for (let tx = 0; tx * tileWidth < width; tx++) {
+        const tile = await cog.readTile(tx, ty);
+        const w = Math.min(tileWidth, width - tx * tileWidth); // cells of the tile inside the grid
+        const h = Math.min(tileHeight, height - ty * tileHeight);
+        const bytes = new Uint8Array(tile.buffer, tile.byteOffset, tile.byteLength);
+        const s =
+          w === tileWidth && h === tileHeight && repeats(bytes, tile.BYTES_PER_ELEMENT)
+            ? uniformStats(tile[0]!, w * h, nodata)
+            : tileStats(tile, tileWidth, w, h, nodata);
+        if (s.min < min) min = s.min;
+        if (s.max > max) max = s.max;
+        sum += s.sum;
+        n += s.n;
       }
-    }
     return { min, max, sum, n, cells: width * height };
   } finally {
     await src.close();
   }
+}
+
+/** The stats of `count` cells of value `v`. */
+function uniformStats(
+  v: number,
+  count: number,
+  nodata: number,
+): { min: number; max: number; sum: number; n: number } {
+  if (v === nodata || Number.isNaN(v))
+    return { min: Number.POSITIVE_INFINITY, max: Number.NEGATIVE_INFINITY, sum: 0, n: 0 };
+  return { min: v, max: v, sum: v * count, n: count };
 }
 
 /**

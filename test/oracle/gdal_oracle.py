@@ -166,8 +166,12 @@ def cell_in(ox, cw, col, y0, y1, part, to_target):
     cell = rect(x0, y0, x0 + cw, y1)
     if to_target is not None:
         cell.Transform(to_target)
-    inter = cell.Intersection(part).GetArea() if part is not None and cell.Intersects(part) else 0.0
-    return [inter, cell.GetArea()]
+    area = cell.GetArea()
+    if part is None or not cell.Intersects(part):
+        return [0.0, area]
+    # A cell inside the basin is its own intersection (GEOS's containment test is far cheaper than
+    # building the overlay); any other cell is intersected.
+    return [area if part.Contains(cell) else cell.Intersection(part).GetArea(), area]
 
 
 def cell_intersections(ox, oy, cw, ch, win, basin, to_target):
@@ -339,15 +343,16 @@ def make_swann(out, order, seed, bad_depth=None):
         lats = lats[::-1]
     rg.CreateMDArray('lat', [dlat], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(lats)
     rg.CreateMDArray('lon', [dlon], gdal.ExtendedDataType.Create(gdal.GDT_Float64)).Write(x0 + (np.arange(W) + 0.5) * cell)
-    rows = np.arange(H)[:, None]
-    cols = np.arange(W)[None, :]
-    base = ((rows * 3 + cols) % 400).astype(np.int16)
+    # int32 index arithmetic (the largest value, 3 * 3105 + 7025, fits): half the bytes of int64.
+    rows = np.arange(H, dtype=np.int32)[:, None]
+    cols = np.arange(W, dtype=np.int32)[None, :]
     mask = ((rows // 50 + cols // 70) % 5 == 0) | (cols < 300)
     # Snow (a pattern plus noise) in rows 900-1499, a fifth of the grid; 0 on the rest of the land.
     snow = slice(900, 1500)
+    base = ((rows[snow] * 3 + cols) % 400).astype(np.int16)
     for name, scale in (('SWE', 1), ('DEPTH', 4)):
         a = np.zeros((H, W), dtype=np.int16)
-        a[snow] = (base[snow] * scale + rng.integers(0, 3, size=(600, W))).astype(np.int16)
+        a[snow] = (base * scale + rng.integers(0, 3, size=(600, W))).astype(np.int16)
         a[mask] = -999
         if bad_depth is not None and name == 'DEPTH':
             a[1000, 4000] = int(bad_depth)  # one out-of-range cell, as a stale buffer would hold
@@ -386,15 +391,17 @@ def make_spires(out, h, v, seed, names=None):
         arr.Write(values)
         for key, val in (('standard_name', f'projection_{axis}_coordinate'), ('units', 'm'), ('axis', axis.upper())):
             arr.CreateAttribute(key, [], gdal.ExtendedDataType.CreateString()).WriteString(val)
-    rows = np.arange(n)[:, None]
-    cols = np.arange(n)[None, :]
+    # int32 index arithmetic (values stay below 2**31): half the bytes of int64.
+    rows = np.arange(n, dtype=np.int32)[:, None]
+    cols = np.arange(n, dtype=np.int32)[None, :]
+    holes = (rows // 37 + cols // 53) % 7 == 0  # the fill-value pattern, one for every variable
     wanted = names.split(',') if names else [x[0] for x in SPIRES_VARS]
     for k, (name, gdt, fill, top) in enumerate(SPIRES_VARS):
         if name not in wanted:
             continue
         low = SPIRES_LOW.get(name, 0)
-        a = (low + (rows + cols * 2 + k * 11 + int(seed)) % (top - low + 1)).astype(np.uint8 if gdt == gdal.GDT_Byte else np.uint16)
-        a[(rows // 37 + cols // 53) % 7 == 0] = fill
+        a = (low + (rows + cols * 2 + (k * 11 + int(seed))) % (top - low + 1)).astype(np.uint8 if gdt == gdal.GDT_Byte else np.uint16)
+        a[holes] = fill
         var = rg.CreateMDArray(name, [dt, dy, dx], gdal.ExtendedDataType.Create(gdt), ['COMPRESS=DEFLATE', 'ZLEVEL=1'])
         var.SetNoDataValueDouble(fill)
         # valid_range as the producer's CDL declares it, in the variable's own type.
@@ -471,18 +478,15 @@ def sample_cells(src_ds, target_ds, s):
     tc = ((t[:, 0] - tg[0]) / tg[1]).reshape(H + 1, W + 1)
     tr = ((t[:, 1] - tg[3]) / tg[5]).reshape(H + 1, W + 1)
     w, h = target_ds.RasterXSize, target_ds.RasterYSize
-    out = []
+    out = [None] * (s * s)  # point (u, v) at v * s + u
     offs = (np.arange(s) + 0.5) / s
-    for v in offs:
-        for u in offs:
-            def lerp(g):
-                top = g[:-1, :-1] * (1 - u) + g[:-1, 1:] * u
-                bot = g[1:, :-1] * (1 - u) + g[1:, 1:] * u
-                return top * (1 - v) + bot * v
-            c = np.floor(lerp(tc)).astype('int64')
-            r = np.floor(lerp(tr)).astype('int64')
+    for iu, u in enumerate(offs):
+        # The top and bottom edges at u, once for every v (the same arithmetic as per point).
+        edges = [(g[:-1, :-1] * (1 - u) + g[:-1, 1:] * u, g[1:, :-1] * (1 - u) + g[1:, 1:] * u) for g in (tc, tr)]
+        for iv, v in enumerate(offs):
+            c, r = (np.floor(top * (1 - v) + bot * v).astype('int64') for top, bot in edges)
             ok = (c >= 0) & (c < w) & (r >= 0) & (r < h)
-            out.append(np.where(ok, r * w + c, -1))
+            out[iv * s + iu] = np.where(ok, r * w + c, -1)
     return np.stack(out, -1)
 
 
@@ -564,10 +568,12 @@ def zone_forest(layer, nlcd, s):
     n = ds.RasterXSize * ds.RasterYSize
     nv = np.zeros(n)
     nf = np.zeros(n)
+    classed = (cls != 0) & (cls != src_nd)
+    forested = np.isin(cls, [41, 42, 43])
     for k in range(s * s):
         cell = cells[:, :, k]
-        valid = (cls != 0) & (cls != src_nd) & (cell >= 0)
-        forest = valid & np.isin(cls, [41, 42, 43])
+        valid = classed & (cell >= 0)
+        forest = valid & forested
         nv += np.bincount(cell[valid], minlength=n) / (s * s)
         nf += np.bincount(cell[forest], minlength=n) / (s * s)
     ref = np.where(nv > 0, np.floor(100.0 * nf / np.where(nv > 0, nv, 1) + 0.5), 255).astype('int64')
