@@ -84,7 +84,7 @@ def info(paths):
             warnings, errors = [], [str(e)]
         ds = gdal.Open(p)
         band = ds.GetRasterBand(1)
-        arr = band.ReadAsArray()
+        dtype, sha256 = hashed_values(band, ds.RasterXSize, ds.RasterYSize)
         srs = ds.GetSpatialRef()
         out.append({
             'path': p,
@@ -99,11 +99,28 @@ def info(paths):
             'description': band.GetDescription(),
             'overviews': band.GetOverviewCount(),
             'block': band.GetBlockSize(),
-            'dtype': str(arr.dtype),
-            # Little-endian bytes, hashed in place (no copy when they already are, as on x86).
-            'sha256': hashlib.sha256(np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder('<')).data).hexdigest(),
+            'dtype': str(dtype),
+            'sha256': sha256,
         })
     print(json.dumps(out))
+
+
+BANDS = {}  # (dtype, width, rows): a band buffer kept between calls (fresh 46 MB arrays cost page faults)
+
+
+def hashed_values(band, width, height):
+    """The band's numpy dtype and the SHA-256 of its values as little-endian bytes, row-major: read a
+    band of block rows at a time into one reused buffer."""
+    dtype = band.ReadAsArray(0, 0, 1, 1).dtype
+    rows = band.GetBlockSize()[1]
+    buf = BANDS.setdefault((dtype.str, width, rows), np.empty((rows, width), dtype))
+    h = hashlib.sha256()
+    for y in range(0, height, rows):
+        part = buf[:min(rows, height - y)]
+        band.ReadAsArray(0, y, width, part.shape[0], buf_obj=part)
+        # Little-endian bytes, hashed in place (no copy when they already are, as on x86).
+        h.update(np.ascontiguousarray(part, dtype=dtype.newbyteorder('<')).data)
+    return dtype, h.hexdigest()
 
 
 def window(path, col, row, w, h, out):
@@ -293,9 +310,10 @@ def lstsq(x_json, y_json):
 def raster_sum(path):
     ds = gdal.Open(path)
     band = ds.GetRasterBand(1)
-    arr = band.ReadAsArray().astype(np.float64)
+    arr = band.ReadAsArray()
     nd = band.GetNoDataValue()
-    total = float(arr[arr != nd].sum()) if nd is not None else float(arr.sum())
+    # Summed in float64 where the value is not nodata, without a float64 copy of the grid.
+    total = float(np.sum(arr, dtype=np.float64, where=arr != nd)) if nd is not None else float(arr.sum(dtype=np.float64))
     print(json.dumps({'sum': total, 'size': [ds.RasterXSize, ds.RasterYSize],
                       'geotransform': list(ds.GetGeoTransform()), 'metadata': ds.GetMetadata()}))
 
