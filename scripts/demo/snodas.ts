@@ -4,7 +4,7 @@
  * layout of NSIDC G02158's `SNODAS_<YYYYMMDD>.tar`). Shared by the demo and the test generators.
  */
 import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
+import { constants, crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { gridOf } from '../../src/datasets/config.js';
 import { TEMPLATES } from '../../src/datasets/templates.js';
 
@@ -165,14 +165,106 @@ function bigEndian(values: Int16Array): Buffer {
 const gzipped = new WeakMap<Int16Array, Buffer>();
 
 /**
+ * A `.dat` canvas reused from date to date: only the rows [r0, r1) of `rows` (ascending, apart)
+ * may differ from the last call with the same buffer; every other row is as it was.
+ */
+export interface RowsChanged {
+  readonly dat: Buffer;
+  readonly rows: readonly (readonly [number, number])[];
+}
+
+/** x · M over GF(2), M a 32 × 32 bit matrix by columns (zlib's crc32_combine). */
+function gf2Times(mat: Uint32Array, x: number): number {
+  let sum = 0;
+  for (let i = 0, v = x >>> 0; v !== 0; v >>>= 1, i++) if (v & 1) sum ^= mat[i]!;
+  return sum >>> 0;
+}
+
+/** CRC-32 of A then B from CRC-32(A), CRC-32(B) and B's length (zlib's crc32_combine). */
+export function crc32Combine(crcA: number, crcB: number, lengthB: number): number {
+  if (lengthB <= 0) return crcA;
+  const square = (out: Uint32Array, m: Uint32Array) => {
+    for (let n = 0; n < 32; n++) out[n] = gf2Times(m, m[n]!);
+  };
+  const even = new Uint32Array(32);
+  const odd = new Uint32Array(32);
+  odd[0] = 0xedb88320; // the CRC-32 polynomial: the operator for one zero bit
+  for (let n = 1, row = 1; n < 32; n++, row <<= 1) odd[n] = row;
+  square(even, odd); // two zero bits
+  square(odd, even); // four
+  let crc = crcA >>> 0;
+  let len = lengthB;
+  for (;;) {
+    square(even, odd); // one zero byte, then 4, 16, …
+    if (len % 2 === 1) crc = gf2Times(even, crc);
+    len = Math.floor(len / 2);
+    if (len === 0) break;
+    square(odd, even);
+    if (len % 2 === 1) crc = gf2Times(odd, crc);
+    len = Math.floor(len / 2);
+    if (len === 0) break;
+  }
+  return (crc ^ crcB) >>> 0;
+}
+
+/** Per canvas: raw deflate and CRC-32 of each unchanging run of rows, by its row range. */
+const unchanged = new WeakMap<Buffer, Map<string, { deflated: Buffer; crc: number }>>();
+
+/**
+ * A gzip member of `c.dat` whose unchanging rows are deflated once per canvas: the member is one
+ * deflate stream of row runs, each ended by a full flush (byte-aligned, nothing carried over) but
+ * the last, so a run's bytes are the same whatever comes before it; its CRC-32 is combined from
+ * the runs'. Any gzip reader sees one ordinary member.
+ */
+function gzipRows(c: RowsChanged): Buffer {
+  const rowBytes = COLS * 2;
+  const runs: [number, number, boolean][] = []; // [r0, r1) and whether it may have changed
+  let at = 0;
+  for (const [r0, r1] of c.rows) {
+    if (r0 > at) runs.push([at, r0, false]);
+    runs.push([r0, r1, true]);
+    at = r1;
+  }
+  if (at < ROWS) runs.push([at, ROWS, false]);
+  const kept = unchanged.get(c.dat) ?? new Map<string, { deflated: Buffer; crc: number }>();
+  unchanged.set(c.dat, kept);
+  const parts: Buffer[] = [Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3])]; // gzip header, as gzipSync writes it
+  let crc = 0;
+  for (const [k, [r0, r1, changed]] of runs.entries()) {
+    const key = `${r0}:${r1}`;
+    let run = changed ? undefined : kept.get(key);
+    if (run === undefined) {
+      const bytes = c.dat.subarray(r0 * rowBytes, r1 * rowBytes);
+      const last = k === runs.length - 1;
+      run = {
+        deflated: deflateRawSync(bytes, {
+          level: 1,
+          ...(last ? {} : { finishFlush: constants.Z_FULL_FLUSH }),
+        }),
+        crc: crc32(bytes),
+      };
+      if (!changed) kept.set(key, run);
+    }
+    parts.push(run.deflated);
+    crc = crc32Combine(crc, run.crc, (r1 - r0) * rowBytes);
+  }
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc, 0);
+  trailer.writeUInt32LE(c.dat.length >>> 0, 4); // ISIZE: the length mod 2^32
+  parts.push(trailer);
+  return Buffer.concat(parts);
+}
+
+/**
  * A whole `SNODAS_<date>.tar` in memory: for each product its `.dat.gz` (from `grids`, raw header
- * units on the current lattice: native int16 values, or a Buffer of the `.dat`'s big-endian bytes)
- * and `.txt.gz` header, gzipped at level 1 (or `{ gz }`: a `.dat.gz` already made).
+ * units on the current lattice: native int16 values, or a Buffer of the `.dat`'s big-endian bytes,
+ * or such a Buffer reused with the rows that changed) and `.txt.gz` header, gzipped at level 1 (or
+ * `{ gz }`: a `.dat.gz` already made).
  */
 export async function snodasTar(
   templatePath: string,
   date: string,
-  grids: (p: Product) => Int16Array | Buffer | { readonly gz: Buffer },
+  grids: (p: Product) => Int16Array | Buffer | RowsChanged | { readonly gz: Buffer },
 ): Promise<Buffer> {
   const members: { name: string; data: Uint8Array }[] = [];
   for (const p of PRODUCTS) {
@@ -181,6 +273,7 @@ export async function snodasTar(
     const grid = grids(p);
     let dat: Buffer;
     if ('gz' in grid) dat = grid.gz;
+    else if ('rows' in grid) dat = gzipRows(grid);
     else if (grid instanceof Int16Array) {
       dat = gzipped.get(grid) ?? gzipSync(bigEndian(grid), { level: 1 });
       gzipped.set(grid, dat);

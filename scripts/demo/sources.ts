@@ -18,7 +18,7 @@ import {
   writeSpiresTile,
   writeSwann,
 } from './netcdf.js';
-import { COLS, type Product, ROWS, SNODAS_GRID, snodasTar } from './snodas.js';
+import { COLS, type Product, ROWS, type RowsChanged, SNODAS_GRID, snodasTar } from './snodas.js';
 import {
   type Climate,
   climateAt,
@@ -164,8 +164,30 @@ const snodasCanvas = canvases((variable) => {
   return c;
 });
 
-/** The eight SNODAS products of a date: big-endian raw header units (the all-0 ones native). */
-function snodasGrids(t: Snowy, day: number): (p: Product) => Int16Array | Buffer {
+/** Runs of rows [r0, r1) holding a place's snowy cells (the only cells that differ between dates). */
+const snowyRows = (() => {
+  const made = new WeakMap<Snowy, [number, number][]>();
+  return (t: Snowy, cols: number): [number, number][] => {
+    let runs = made.get(t);
+    if (runs === undefined) {
+      runs = [];
+      for (const i of t.cells) {
+        const r = Math.floor(i / cols);
+        const last = runs.at(-1);
+        if (last !== undefined && last[1] >= r) last[1] = r + 1;
+        else runs.push([r, r + 1]);
+      }
+      made.set(t, runs);
+    }
+    return runs;
+  };
+})();
+
+/**
+ * The eight SNODAS products of a date: big-endian raw header units on canvases whose snowy rows
+ * alone change from date to date (the all-0 ones native).
+ */
+function snodasGrids(t: Snowy, day: number): (p: Product) => Int16Array | RowsChanged {
   const { elev, cells, climate } = t;
   const { swe, depth } = snowOf(t, day);
   const [sweB, depthB, solid, temp, runoff, sublimation] = (
@@ -192,7 +214,11 @@ function snodasGrids(t: Snowy, day: number): (p: Product) => Int16Array | Buffer
     runoff,
     sublimation,
   };
-  return (p) => by[p.variable] ?? zeroGrid();
+  const rows = snowyRows(t, COLS);
+  return (p) => {
+    const dat = by[p.variable];
+    return dat === undefined ? zeroGrid() : { dat, rows };
+  };
 }
 
 /** SPIRES grids of one tile by variable, reused from date to date; the tile they hold last. */
