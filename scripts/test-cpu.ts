@@ -1,7 +1,8 @@
 /**
- * The suite's CPU seconds per test file (`npm run test:cpu [-- filter…]`): each file runs alone
- * under GNU time (`/usr/bin/time`, user + sys of the file's process and its children: CLIs,
- * servers, GDAL, Chromium), two at a time, sharing one fixture cache as in a suite run (the first
+ * The suite's CPU seconds per test file (`npm run test:cpu [-- filter…]`): each file runs alone in
+ * a shard process of its own (test-shard.ts, as `npm test` runs files) under GNU time
+ * (`/usr/bin/time`, user + sys of the file's process and its children: CLIs, servers, GDAL,
+ * Chromium), two at a time, sharing one fixture cache as in a suite run (the first
  * file that needs a fixture pays for its build). Prints a table, largest first, and the total:
  * the sum of files alone, each loading its modules in a process of its own; `npm test` shares
  * three processes among them and costs less than the sum (BENCHMARKS.md, fourteenth session).
@@ -9,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { distTest, runFolders, testFiles } from './test-files.js';
 
 interface Row {
@@ -20,6 +22,8 @@ interface Row {
 }
 
 const files = testFiles(process.argv.slice(2));
+/** A file runs as in a shard of `npm test` (test-shard.ts), alone. */
+const entry = fileURLToPath(new URL('./test-shard.js', import.meta.url));
 const run = runFolders();
 const out = mkdtempSync(join(run.root, 'time-'));
 const rows: Row[] = [];
@@ -27,10 +31,14 @@ const rows: Row[] = [];
 async function one(file: string, i: number): Promise<void> {
   const timing = join(out, `${i}.txt`);
   const code = await new Promise<number>((resolve) => {
-    const p = spawn('/usr/bin/time', ['-f', '%U %S %e', '-o', timing, process.execPath, '--test', file], {
-      stdio: 'ignore',
-      env: { ...process.env, ...run.env },
-    });
+    const p = spawn(
+      '/usr/bin/time',
+      ['-f', '%U %S %e', '-o', timing, process.execPath, '--test-reporter=dot', entry, file],
+      {
+        stdio: 'ignore',
+        env: { ...process.env, ...run.env },
+      },
+    );
     p.on('close', (c) => resolve(c ?? 1));
   });
   const [user = 0, sys = 0, wall = 0] = readFileSync(timing, 'utf8')
