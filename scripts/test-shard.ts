@@ -13,9 +13,10 @@
  * (Node 20 and 26; BENCHMARKS.md, sixteenth session). The shard gives the harness a hook that sees
  * only its tests' own resources (type 'Test'): `describe`, `it` and the hooks still find their
  * suite, as they are called synchronously in its scope (no test file calls them after an await).
- * What it loses is charging an uncaught error thrown from a timer or a socket to the test that
- * started it: such an error is reported at the top level and fails the run (the harness sets the
- * exit code), and the shard ends a minute later if a test still waits on the broken work.
+ * What it loses is charging an uncaught error (or unhandled rejection) from a timer or a socket to
+ * the test that started it: such an error is reported at the top level and fails the run (the
+ * harness sets the exit code), and the shard ends a minute later if a test still waits on the
+ * broken work.
  * Only the harness's own call is answered so; elsewhere createHook is Node's.
  */
 import asyncHooks from 'node:async_hooks';
@@ -31,12 +32,13 @@ asyncHooks.createHook = function (callbacks) {
     },
   });
 };
-process.on('uncaughtException', () => {
-  setTimeout(() => {
-    console.error('✖ an uncaught error (reported above) left this shard waiting: ending it');
-    process.exit(1);
-  }, 60_000).unref();
-});
+for (const event of ['uncaughtException', 'unhandledRejection'] as const)
+  process.on(event, () => {
+    setTimeout(() => {
+      console.error(`✖ an ${event} (reported above) left this shard waiting: ending it`);
+      process.exit(1);
+    }, 60_000).unref();
+  });
 
 for (const file of process.argv.slice(2)) {
   try {
