@@ -11,29 +11,37 @@ import { withHugePages } from './huge-pages.js';
 export const distTest = fileURLToPath(new URL('../test', import.meta.url));
 /**
  * A test file's weight: about its seconds alone on the 2-core machine (CPU and waits, Node 26,
- * `npm run test:cpu`), for starting the longest first and balancing shards; other files ~3.
+ * `npm run test:cpu`, BENCHMARKS.md sixteenth session), for starting the longest first and
+ * balancing shards; other files ~3.
  */
 const WEIGHTS: Readonly<Record<string, number>> = {
-  'demo/demo': 80,
-  'queue/queue': 35,
-  'crash/crash': 18,
-  'fetch/fetch': 16,
-  'ingest/swann': 15,
-  'replica/replica': 14,
-  'ingest/snodas': 13,
-  'ingest/spires': 12,
-  'zones/zones': 14,
-  'api/fuzz': 12,
-  'export/export': 11,
+  'demo/demo': 78,
+  'queue/queue': 49,
+  'crash/crash': 22,
+  'fetch/fetch': 20,
+  'zones/zones': 16,
+  'ingest/spires': 14,
+  'export/export': 12,
+  'ingest/snodas': 12,
+  'replica/replica': 12,
+  'api/fuzz': 11,
+  'ingest/swann': 11,
   'stats/history': 11,
-  'raster/coverage': 10,
-  'stats/stats': 9,
+  'api/docs-browser': 10,
+  'api/web-many-basins': 10,
+  'fetch/update': 10,
+  'raster/coverage': 9,
   'stats/series': 9,
-  'api/web-many-basins': 8,
-  'fetch/update': 7,
-  'api/docs-browser': 7,
-  'fetch/ftp': 7,
   'bad-input/bad-input': 7,
+  'api/api': 6,
+  'datasets/datasets': 6,
+  'stats/caches': 6,
+  'fetch/ftp': 5,
+  'stations/stations': 5,
+  'api/limits': 4,
+  'cli/maintenance': 4,
+  'datasets/freshness': 4,
+  'formats/bounded': 4,
 };
 /** The weight of a file by its path under dist/test (`demo/demo.test.js`). */
 export const weightOf = (file: string): number => WEIGHTS[file.replace(/\.test\.js$/, '')] ?? 3;
