@@ -165,29 +165,26 @@ const snodasCanvas = canvases((variable) => {
 });
 
 /** Runs of rows [r0, r1) holding a place's snowy cells (the only cells that differ between dates). */
-const snowyRows = (() => {
-  const made = new WeakMap<Snowy, [number, number][]>();
-  return (t: Snowy, cols: number): [number, number][] => {
-    let runs = made.get(t);
-    if (runs === undefined) {
-      runs = [];
-      for (const i of t.cells) {
-        const r = Math.floor(i / cols);
-        const last = runs.at(-1);
-        if (last !== undefined && last[1] >= r) last[1] = r + 1;
-        else runs.push([r, r + 1]);
-      }
-      made.set(t, runs);
-    }
-    return runs;
-  };
-})();
+function snowyRows(t: Snowy, cols: number): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const i of t.cells) {
+    const r = Math.floor(i / cols);
+    const last = runs.at(-1);
+    if (last !== undefined && last[1] >= r) last[1] = r + 1;
+    else runs.push([r, r + 1]);
+  }
+  return runs;
+}
 
 /**
- * The eight SNODAS products of a date: big-endian raw header units on canvases whose snowy rows
- * alone change from date to date (the all-0 ones native).
+ * The eight SNODAS products of a date: big-endian raw header units on canvases whose `rows` (the
+ * place's snowy ones, snowyRows) alone change from date to date (the all-0 ones native).
  */
-function snodasGrids(t: Snowy, day: number): (p: Product) => Int16Array | RowsChanged {
+function snodasGrids(
+  t: Snowy,
+  rows: RowsChanged['rows'],
+  day: number,
+): (p: Product) => Int16Array | RowsChanged {
   const { elev, cells, climate } = t;
   const { swe, depth } = snowOf(t, day);
   const [sweB, depthB, solid, temp, runoff, sublimation] = (
@@ -214,7 +211,6 @@ function snodasGrids(t: Snowy, day: number): (p: Product) => Int16Array | RowsCh
     runoff,
     sublimation,
   };
-  const rows = snowyRows(t, COLS);
   return (p) => {
     const dat = by[p.variable];
     return dat === undefined ? zeroGrid() : { dat, rows };
@@ -332,11 +328,15 @@ export async function generateDemoSources(
   await stamped(out);
   if (kind === 'snodas') {
     const grid = snowyTerrain(() => geographic(SNODAS_GRID, terrain.onGrid(SNODAS_GRID)));
+    const rows = lazy(() => snowyRows(grid(), COLS));
     return produceAll(
       dates.map((date) => ({
         path: join(out, `SNODAS_${date}.tar`),
         write: async (tmp: string) => {
-          await writeFile(tmp, await snodasTar(snodasHeader, date, snodasGrids(grid(), waterYearDay(date))));
+          await writeFile(
+            tmp,
+            await snodasTar(snodasHeader, date, snodasGrids(grid(), rows(), waterYearDay(date))),
+          );
         },
       })),
     );

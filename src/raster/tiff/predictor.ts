@@ -17,11 +17,7 @@ export function encodeHorizontal(
       for (let i = width - 1; i > 0; i--) tile[o + i] = (tile[o + i]! - tile[o + i - 1]!) & 0xff;
     }
   } else if (bytesPerSample === 2) {
-    if (pairs(tile, width)) {
-      const words = new Uint32Array(tile.buffer, tile.byteOffset, (width * height) >> 1);
-      for (let r = 0; r < height; r++) difference16(words, (r * width) >> 1, ((r + 1) * width) >> 1);
-      return;
-    }
+    if (byWordPairs(tile, width, height, difference16)) return;
     const a = new Uint16Array(tile.buffer, tile.byteOffset, width * height);
     for (let r = 0; r < height; r++) {
       const o = r * width;
@@ -49,11 +45,7 @@ export function decodeHorizontal(
       for (let i = 1; i < width; i++) tile[o + i] = (tile[o + i]! + tile[o + i - 1]!) & 0xff;
     }
   } else if (bytesPerSample === 2) {
-    if (pairs(tile, width)) {
-      const words = new Uint32Array(tile.buffer, tile.byteOffset, (width * height) >> 1);
-      for (let r = 0; r < height; r++) prefixSum16(words, (r * width) >> 1, ((r + 1) * width) >> 1);
-      return;
-    }
+    if (byWordPairs(tile, width, height, prefixSum16)) return;
     const a = new Uint16Array(tile.buffer, tile.byteOffset, width * height);
     for (let r = 0; r < height; r++) {
       const o = r * width;
@@ -74,9 +66,22 @@ export function decodeHorizontal(
   }
 }
 
-/** Whether 16-bit rows of `width` samples can be taken two samples a word (little-endian host, aligned, even width). */
-const pairs = (tile: Uint8Array, width: number): boolean =>
-  LITTLE_ENDIAN && width % 2 === 0 && tile.byteOffset % 4 === 0;
+/**
+ * Run `each` on every row of 16-bit samples taken two a word (the row's words [w0, w1)) and say
+ * so; false, touching nothing, where rows cannot be taken so (big-endian host, unaligned tile, odd
+ * width).
+ */
+function byWordPairs(
+  tile: Uint8Array,
+  width: number,
+  height: number,
+  each: (words: Uint32Array, w0: number, w1: number) => void,
+): boolean {
+  if (!LITTLE_ENDIAN || width % 2 !== 0 || tile.byteOffset % 4 !== 0) return false;
+  const words = new Uint32Array(tile.buffer, tile.byteOffset, (width * height) >> 1);
+  for (let r = 0; r < height; r++) each(words, (r * width) >> 1, ((r + 1) * width) >> 1);
+  return true;
+}
 const LOW15 = 0x7fff7fff;
 const HIGH16 = 0x80008000;
 
