@@ -80,6 +80,9 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false } },
     schemaController: { compilersFactory: { buildSerializer } },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    // A request reaching a stopping server on a connection it already had is answered (with
+    // Connection: close), not given Fastify's own non-problem 503 body.
+    return503OnClosing: false,
     frameworkErrors: (error, req, reply) => {
       const problem =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -186,6 +189,15 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     );
   });
 
+  // Node closes a server's idle keep-alive connections once, when close begins: one that was
+  // answering then turns idle after and would hold close open for keepAliveTimeout (72 s). Sweep
+  // them until the server has closed (requests in flight still finish, within their time limit).
+  app.addHook('preClose', (done) => {
+    if (!app.server.listening) return done();
+    const sweep = setInterval(() => app.server.closeIdleConnections(), 50).unref();
+    app.server.once('close', () => clearInterval(sweep));
+    done();
+  });
   // What the caches held and how they served, for whoever sizes them (SNOWDB_CACHE_MB); then the
   // idle worker threads stop.
   app.addHook('onClose', async () => {

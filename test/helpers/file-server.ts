@@ -22,6 +22,8 @@ export type Fault =
   | { readonly kind: 'html' }
   /** Wait `ms` before answering (a stalled server). */
   | { readonly kind: 'slow'; readonly ms: number }
+  /** Call `arrived`, then answer as usual once `until` settles (a reply the test releases). */
+  | { readonly kind: 'held'; readonly arrived: () => void; readonly until: Promise<void> }
   /** The file's byte `at` flipped in what is sent, headers as usual (storage returning bad bytes). */
   | { readonly kind: 'altered'; readonly at: number }
   /** A range reply that names the range asked for but ends after `after` bytes (chunked). */
@@ -73,6 +75,10 @@ export class FileServer {
     const status = (n: number) => this.seen.push({ path, range, status: n, authorization });
     const fault = this.faults.get(path)?.shift();
     if (fault?.kind === 'slow') await new Promise((r) => setTimeout(r, fault.ms));
+    if (fault?.kind === 'held') {
+      fault.arrived();
+      await fault.until;
+    }
     if (fault?.kind === 'status') {
       status(fault.status);
       res.writeHead(fault.status, { 'content-type': 'text/plain' }).end(`HTTP ${fault.status}\n`);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { join, sep } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
@@ -336,6 +338,65 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
         assert.ok(server.seen.slice(seen).filter((r) => r.path === blob(rel)).length >= 2, 'asked again');
       }
     } finally {
+      fresh.close();
+    }
+  });
+
+  // Without the sweep, close() waited out the 72 s keep-alive of the connection that was answering
+  // when it began (seen: `api serve` taking 69 s to exit on SIGTERM): the time limit fails that.
+  it('a server closing while a request waits on storage answers it, then closes at once (no keep-alive wait)', {
+    timeout: 30_000,
+  }, async () => {
+    const fresh = await openReplica(`${server.base}/db/`, { runtime: new Runtime(), refreshMs: 0 });
+    const app = await buildApp(fresh.db);
+    let release = () => {};
+    try {
+      const address = await app.listen({ host: '127.0.0.1', port: 0 });
+      const tree = (
+        JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
+          files: Record<string, { sha256: string }>;
+        }
+      ).files;
+      const record = Object.keys(tree).find((k) => k.startsWith('pourpoints/09406000'))!;
+      let arrived!: () => void;
+      const reached = new Promise<void>((r) => {
+        arrived = r;
+      });
+      const until = new Promise<void>((r) => {
+        release = r;
+      });
+      server.fault(`/db/${blobKey(tree[record]!.sha256)}`, { kind: 'held', arrived, until });
+      // A second connection with a request begun (head not ended) before close: not idle, so kept.
+      const raw = connect(Number(new URL(address).port), '127.0.0.1');
+      let said = '';
+      raw.setEncoding('utf8').on('data', (d: string) => {
+        said += d;
+      });
+      const rawClosed = once(raw, 'close');
+      await once(raw, 'connect');
+      raw.write('GET /datasets HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+      const answer = fetch(`${address}/pourpoints/${ZION}`); // a keep-alive connection
+      await reached; // the request is in flight, waiting on the storage
+      let closed = false;
+      const closing = app.close().then(() => {
+        closed = true;
+      });
+      raw.write('\r\n'); // the request on the open connection ends after close began
+      await rawClosed; // answered, then closed by the server
+      const [head, body] = said.split('\r\n\r\n') as [string, string];
+      assert.match(head, /^HTTP\/1\.1 200 /);
+      assert.match(head, /\r\nconnection: close\r\n/i);
+      assert.ok(body.includes('"snodas"'), body);
+      assert.equal(closed, false, 'close waits for the request in flight');
+      release();
+      const r = await answer;
+      assert.equal(r.status, 200);
+      assert.equal(((await r.json()) as { id: string }).id, ZION);
+      await closing;
+      assert.equal(app.server.listening, false);
+    } finally {
+      release(); // a failed assertion above must not leave close waiting on the held request
+      await app.close();
       fresh.close();
     }
   });
