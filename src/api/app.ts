@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
+import { closePromptly } from './close.js';
 import {
   PROBLEM_JSON,
   type Problem,
@@ -189,15 +190,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     );
   });
 
-  // Node closes a server's idle keep-alive connections once, when close begins: one that was
-  // answering then turns idle after and would hold close open for keepAliveTimeout (72 s). Sweep
-  // them until the server has closed (requests in flight still finish, within their time limit).
-  app.addHook('preClose', (done) => {
-    if (!app.server.listening) return done();
-    const sweep = setInterval(() => app.server.closeIdleConnections(), 50).unref();
-    app.server.once('close', () => clearInterval(sweep));
-    done();
-  });
+  closePromptly(app);
   // What the caches held and how they served, for whoever sizes them (SNOWDB_CACHE_MB); then the
   // idle worker threads stop.
   app.addHook('onClose', async () => {
