@@ -50,6 +50,16 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
   const cli = cliOk(() => env);
   const url = () => `${server.base}/db/snowdb.json`;
   const onReplica = (...args: string[]) => snowdb([...args, '--config', url()], { env: {} });
+  /** The published tree: the served path of a file's blob, and the Zion basin's record. */
+  const published = async () => {
+    const { files } = JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
+      files: Record<string, { sha256: string }>;
+    };
+    return {
+      blob: (rel: string) => `/db/${blobKey(files[rel]!.sha256)}`,
+      record: Object.keys(files).find((k) => k.startsWith('pourpoints/09406000'))!,
+    };
+  };
 
   before(async () => {
     ({ dir, cleanup } = await tempDir());
@@ -279,12 +289,7 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     try {
       const remote = await buildApp(fresh.db);
       const local = await buildApp(await Database.open(env.SNOWDB_CONFIG!));
-      const tree = (
-        JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
-          files: Record<string, { sha256: string }>;
-        }
-      ).files;
-      const blob = (rel: string) => `/db/${blobKey(tree[rel]!.sha256)}`;
+      const { blob, record } = await published();
       const ask = async (path: string) => {
         const [r, l] = [
           await remote.inject({ method: 'GET', url: path }),
@@ -292,7 +297,6 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
         ];
         return { status: r.statusCode, body: r.body, local: l.body };
       };
-      const record = Object.keys(tree).find((k) => k.startsWith('pourpoints/09406000'))!;
       const cog = 'data/snodas/cogs/20240116/average_temp.tif';
       for (const [rel, fault, path, why] of [
         [
@@ -359,12 +363,7 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
     let release = () => {};
     try {
       const address = await app.listen({ host: '127.0.0.1', port: 0 });
-      const tree = (
-        JSON.parse(await readFile(join(pub, 'published.json'), 'utf8')) as {
-          files: Record<string, { sha256: string }>;
-        }
-      ).files;
-      const record = Object.keys(tree).find((k) => k.startsWith('pourpoints/09406000'))!;
+      const { blob, record } = await published();
       let arrived!: () => void;
       const reached = new Promise<void>((r) => {
         arrived = r;
@@ -372,7 +371,7 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       const until = new Promise<void>((r) => {
         release = r;
       });
-      server.fault(`/db/${blobKey(tree[record]!.sha256)}`, { kind: 'held', arrived, until });
+      server.fault(blob(record), { kind: 'held', arrived, until });
       // A second connection with a request begun (head not ended) before close: not idle, so kept.
       const raw = connect(Number(new URL(address).port), '127.0.0.1');
       sockets.push(raw);
