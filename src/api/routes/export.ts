@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { open, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -104,8 +103,17 @@ export async function exportRoutes(app: FastifyInstance, db: Database): Promise<
       const file = join(tmpdir(), `snowdb-export-${process.pid}-${req.id}.${EXTENSIONS[q.format]}`);
       await admit(req, reply, (exec) => runExport(plan, file, exec));
       const name = `${req.params.dataset}_${plan.chunks[0]![0]}_${plan.chunks.at(-1)!.at(-1)}.${EXTENSIONS[q.format]}`;
-      const stream = createReadStream(file);
-      stream.once('close', () => void rm(file, { force: true }));
+      // Opened, then unlinked before the answer starts (POSIX: the open descriptor keeps the bytes),
+      // so no temp file outlives the request; where an open file cannot be unlinked, after the send.
+      const handle = await open(file);
+      const stream = handle.createReadStream();
+      if (
+        !(await rm(file).then(
+          () => true,
+          () => false,
+        ))
+      )
+        stream.once('close', () => void rm(file, { force: true }));
       return reply
         .type(CONTENT_TYPES[q.format])
         .header('Content-Disposition', `attachment; filename="${name}"`)
