@@ -26,6 +26,8 @@ export const ENV = {
   awdbUrl: 'SNOWDB_AWDB_URL',
   /** Least ms between two AWDB requests (default 250). */
   awdbIntervalMs: 'SNOWDB_AWDB_INTERVAL_MS',
+  /** Largest AWDB answer read, MiB (default 64); its idle and total times are the fetch ones. */
+  awdbMaxMb: 'SNOWDB_AWDB_MAX_MB',
   /** NASA Earthdata login token (bearer), sent to archives behind Earthdata login. */
   earthdataToken: 'EARTHDATA_TOKEN',
   /** Home folder: its `.netrc` gives archive logins per host. */

@@ -82,6 +82,11 @@ export function settingsFrom(env: Readonly<Record<string, string | undefined>>):
       retries: count(env[ENV.fetchRetries], 5),
       backoffMs: count(env[ENV.fetchBackoffMs], 1000),
       minIntervalMs: count(env[ENV.awdbIntervalMs], 250),
+      bounds: {
+        maxBytes: 2 ** 20 * (count(env[ENV.awdbMaxMb], 64) || 64),
+        idleMs: count(env[ENV.fetchIdleMs], 60_000) || 60_000,
+        totalMs: 1000 * (count(env[ENV.fetchFileS], 600) || 600),
+      },
     },
     swapPauseMs: Number(set(env[ENV.testSwapPauseMs]) ?? 0) || undefined,
     queue: {

@@ -1,4 +1,5 @@
 import { dirname, join, resolve, sep } from 'node:path';
+import { SnowdbError } from '../errors.js';
 import { compactDate } from '../util/dates.js';
 
 /**
@@ -36,8 +37,17 @@ const DatasetLayout = {
   removed: '.removed-dates.json',
 } as const;
 
-/** File stem of a triplet's files: `:` → `_` (`06287000:MT:USGS` → `06287000_MT_USGS`). */
+/**
+ * File stem of a triplet's files: `:` → `_` (`06287000:MT:USGS` → `06287000_MT_USGS`). Only
+ * letters, digits, `-` and `:` may name a file, so no id can reach outside its folder.
+ * @throws SnowdbError `invalid-name` for anything else (`../x:UT:SNTL`).
+ */
 export function stemOf(triplet: string): string {
+  if (!/^[A-Za-z0-9-]+(?::[A-Za-z0-9-]+)*$/.test(triplet) || triplet.length > 200)
+    throw new SnowdbError(
+      'invalid-name',
+      `${JSON.stringify(triplet.slice(0, 80))} cannot name a file: an id holds letters, digits, '-' and ':' only`,
+    );
   return triplet.replaceAll(':', '_');
 }
 

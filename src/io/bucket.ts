@@ -2,7 +2,7 @@ import { mkdir, open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import { SnowdbError } from '../errors.js';
 import { copyFileAtomic, writeFileAtomic } from './atomic.js';
-import { causeOf } from './http.js';
+import { BodyError, type Bounds, fetchBounded } from './bounded.js';
 
 /** How long a copy may be kept: a content-addressed object forever, a pointer only until revalidated. */
 export type Caching = 'immutable' | 'revalidate';
@@ -118,38 +118,53 @@ export class DirBucket implements Bucket {
   }
 }
 
+/** A whole published file (records, the index, manifests): at most 1 GiB, 60 s idle, 10 min in all. */
+const WHOLE_BOUNDS: Bounds = { maxBytes: 2 ** 30, idleMs: 60_000, totalMs: 600_000 };
+
 /** A database published on any static web server that answers byte ranges (read-only). */
 export class HttpBucket implements Bucket {
   /** `base` without its trailing slash. */
   constructor(readonly url: string) {}
 
-  private async request(key: string, headers: Record<string, string>): Promise<Response> {
+  /** One GET of `key` within `bounds`: the response, and its body read within them. */
+  private async request(key: string, headers: Record<string, string>, bounds: Bounds) {
     const url = `${this.url}/${key}`;
+    const asStorage = (e: unknown) =>
+      e instanceof BodyError ? unreachable(url, e.message.replace(`${url}`, 'it'), e) : e;
     try {
-      return await fetch(url, { headers, signal: AbortSignal.timeout(60_000), redirect: 'follow' });
+      const { res, read, cancel } = await fetchBounded('the storage', url, { headers }, bounds);
+      return { res, cancel, read: () => read().catch((e: unknown) => Promise.reject(asStorage(e))) };
     } catch (e) {
-      throw unreachable(url, `could not fetch: ${causeOf(e)}`, e);
+      throw asStorage(e);
     }
   }
 
   async get(key: string, etag?: string | null): Promise<Got | null | 'unchanged'> {
-    const res = await this.request(key, etag ? { 'if-none-match': etag } : {});
+    const { res, read, cancel } = await this.request(
+      key,
+      etag ? { 'if-none-match': etag } : {},
+      WHOLE_BOUNDS,
+    );
     if (res.status === 304) return 'unchanged';
     if (res.status === 404) {
-      await res.body?.cancel();
+      await cancel();
       return null;
     }
     if (!res.ok) {
-      await res.body?.cancel();
+      await cancel();
       throw unreachable(`${this.url}/${key}`, `HTTP ${res.status}`);
     }
-    return { bytes: Buffer.from(await res.arrayBuffer()), etag: res.headers.get('etag') };
+    return { bytes: Buffer.from(await read()), etag: res.headers.get('etag') };
   }
 
   async range(key: string, offset: number, length: number): Promise<Uint8Array> {
-    const res = await this.request(key, { range: `bytes=${offset}-${offset + length - 1}` });
+    const { res, read, cancel } = await this.request(
+      key,
+      { range: `bytes=${offset}-${offset + length - 1}` },
+      { ...WHOLE_BOUNDS, maxBytes: length },
+    );
     if (res.status !== 206) {
-      await res.body?.cancel();
+      await cancel();
       throw unreachable(
         `${this.url}/${key}`,
         res.status === 200
@@ -158,14 +173,11 @@ export class HttpBucket implements Bucket {
       );
     }
     const url = `${this.url}/${key}`;
-    if (res.headers.get('content-range') === null)
+    if (res.headers.get('content-range') === null) {
+      await cancel();
       throw unreachable(url, 'a 206 reply without Content-Range');
-    const bytes = new Uint8Array(
-      await res.arrayBuffer().catch((e: unknown) => {
-        throw unreachable(url, `a range reply broke off: ${causeOf(e)}`, e);
-      }),
-    );
-    return checkedRange(url, bytes, offset, length, res.headers.get('content-range'));
+    }
+    return checkedRange(url, await read(), offset, length, res.headers.get('content-range'));
   }
 
   list(): Promise<string[]> {

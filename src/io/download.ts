@@ -3,7 +3,8 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { SnowdbError } from '../errors.js';
-import { causeOf, httpGet } from './http.js';
+import { causeOf } from './bounded.js';
+import { httpGet } from './http.js';
 
 /** Total size from `Content-Range: bytes a-b/total`, or null. */
 function totalOf(res: Response): number | null {

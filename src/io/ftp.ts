@@ -3,8 +3,8 @@ import { rename, rm, stat } from 'node:fs/promises';
 import { finished } from 'node:stream/promises';
 import { Client, FTPError } from 'basic-ftp';
 import { SnowdbError } from '../errors.js';
+import { causeOf } from './bounded.js';
 import { tooLargeError } from './download.js';
-import { causeOf } from './http.js';
 
 /** A login for an FTP server (a ~/.netrc entry fits); null logs in as `anonymous` (public archives). */
 export interface FtpLogin {

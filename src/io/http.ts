@@ -1,22 +1,11 @@
 import { SnowdbError } from '../errors.js';
+import { type Bounds, causeOf, fetchBounded, JSON_BOUNDS } from './bounded.js';
 
-/** Per-request timeout, ms: generous for a 5 MB record over a slow link. */
+/** Per-request timeout of `httpGet`, ms: its callers bound the body themselves. */
 const TIMEOUT_MS = 120_000;
 
-/** Why a network error happened, from undici's `cause` chain (ECONNREFUSED, ENOTFOUND, …). */
-export function causeOf(e: unknown): string {
-  let c: unknown = e;
-  while (
-    typeof c === 'object' &&
-    c !== null &&
-    'cause' in c &&
-    (c as { cause: unknown }).cause !== undefined
-  ) {
-    c = (c as { cause: unknown }).cause;
-  }
-  const err = c as { code?: string; message?: string };
-  return err.code ?? err.message ?? String(c);
-}
+/** A basin file or record: at most 1 GiB, 60 s idle, 30 min in all. */
+export const FILE_BOUNDS: Bounds = { maxBytes: 2 ** 30, idleMs: 60_000, totalMs: 30 * 60_000 };
 
 function rateLimitMessage(url: string, res: Response): string {
   const reset = Number(res.headers.get('x-ratelimit-reset'));
@@ -24,10 +13,27 @@ function rateLimitMessage(url: string, res: Response): string {
   return `${url}: rate limit exceeded (HTTP ${res.status})${when}; set GITHUB_TOKEN to raise the limit, or retry later`;
 }
 
+/** The error a status that is not 2xx stands for. */
+export function statusError(url: string, res: Response): SnowdbError {
+  const status = { status: res.status };
+  if (res.status === 404) return new SnowdbError('source-not-found', `${url}: not found (HTTP 404)`, status);
+  if (res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0'))
+    return new SnowdbError('source-rate-limited', rateLimitMessage(url, res), status);
+  if (res.status === 401)
+    return new SnowdbError(
+      'source-login-required',
+      `${url}: the archive asks for a login (HTTP 401); for NASA Earthdata set EARTHDATA_TOKEN or add 'machine urs.earthdata.nasa.gov login <user> password <password>' to ~/.netrc`,
+      status,
+    );
+  return new SnowdbError('source-unreachable', `${url}: HTTP ${res.status} ${res.statusText}`.trim(), status);
+}
+
 /**
  * GET `url`, resolving only for a 2xx response or a status in `accept` (e.g. 416 to a range).
+ * The caller reads (and bounds) the body.
  * @throws SnowdbError `source-not-found` (404), `source-rate-limited` (429, or 403 with no
- *   remaining quota), `source-unreachable` (network failure, timeout, any other status).
+ *   remaining quota), `source-login-required` (401), `source-unreachable` (network failure,
+ *   timeout, any other status).
  */
 export async function httpGet(
   url: string,
@@ -43,45 +49,29 @@ export async function httpGet(
   }
   if (res.ok || accept.includes(res.status)) return res;
   await res.body?.cancel();
-  const status = { status: res.status };
-  if (res.status === 404) throw new SnowdbError('source-not-found', `${url}: not found (HTTP 404)`, status);
-  if (res.status === 429 || (res.status === 403 && res.headers.get('x-ratelimit-remaining') === '0')) {
-    throw new SnowdbError('source-rate-limited', rateLimitMessage(url, res), status);
-  }
-  if (res.status === 401)
-    throw new SnowdbError(
-      'source-login-required',
-      `${url}: the archive asks for a login (HTTP 401); for NASA Earthdata set EARTHDATA_TOKEN or add 'machine urs.earthdata.nasa.gov login <user> password <password>' to ~/.netrc`,
-      status,
-    );
-  throw new SnowdbError('source-unreachable', `${url}: HTTP ${res.status} ${res.statusText}`.trim(), status);
-}
-
-/** GET a body as bytes (see `httpGet` for errors). */
-export async function httpBytes(url: string, headers: Record<string, string> = {}): Promise<Uint8Array> {
-  return bodyBytes(url, await httpGet(url, headers));
+  throw statusError(url, res);
 }
 
 /**
- * The whole body of a response as bytes.
- * @throws SnowdbError `source-unreachable` when the transfer breaks off.
+ * GET a body as bytes within `bounds`: the status errors of `httpGet`; `source-too-large` past
+ * the size, `source-unreachable` on a stall or a drip (`fetchBounded`).
  */
-export async function bodyBytes(url: string, res: Response): Promise<Uint8Array> {
-  try {
-    return new Uint8Array(await res.arrayBuffer());
-  } catch (e) {
-    throw new SnowdbError(
-      'source-unreachable',
-      `${url}: download interrupted: ${causeOf(e)}`,
-      {},
-      { cause: e },
-    );
+export async function httpBytes(
+  url: string,
+  headers: Record<string, string> = {},
+  bounds: Bounds = FILE_BOUNDS,
+): Promise<Uint8Array> {
+  const { res, read, cancel } = await fetchBounded('', url, { headers }, bounds);
+  if (!res.ok) {
+    await cancel();
+    throw statusError(url, res);
   }
+  return read();
 }
 
-/** GET a JSON body (see `httpGet` for errors; a body that is not JSON is `source-unreachable`). */
+/** GET a JSON body of at most 64 MiB (see `httpBytes`; a body that is not JSON is `source-unreachable`). */
 export async function httpJson(url: string, headers: Record<string, string> = {}): Promise<unknown> {
-  const text = new TextDecoder().decode(await httpBytes(url, headers));
+  const text = new TextDecoder().decode(await httpBytes(url, headers, JSON_BOUNDS));
   try {
     return JSON.parse(text);
   } catch {

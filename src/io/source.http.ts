@@ -1,5 +1,6 @@
 import { SnowdbError } from '../errors.js';
-import { bodyBytes, httpGet } from './http.js';
+import { fetchBounded } from './bounded.js';
+import { statusError } from './http.js';
 import type { Source } from './source.js';
 
 /**
@@ -11,10 +12,17 @@ export class HttpSource implements Source {
   constructor(readonly url: string) {}
 
   async fetch(offset: number, length: number): Promise<Uint8Array> {
-    const res = await httpGet(this.url, { range: `bytes=${offset}-${offset + length - 1}` }, [416]);
-    if (res.status === 206) return bodyBytes(this.url, res);
-    await res.body?.cancel();
+    // A range answer holds `length` bytes at most; a server sending more is cut off there.
+    const { res, read, cancel } = await fetchBounded(
+      '',
+      this.url,
+      { headers: { range: `bytes=${offset}-${offset + length - 1}` } },
+      { maxBytes: length, idleMs: 60_000, totalMs: 600_000 },
+    );
+    if (res.status === 206) return read();
+    await cancel();
     if (res.status === 416) return new Uint8Array(0); // the range starts past the end
+    if (!res.ok) throw statusError(this.url, res);
     throw new SnowdbError(
       'source-unreachable',
       `${this.url}: HTTP ${res.status} to a range request (the server must support byte ranges)`,

@@ -8,7 +8,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { SnowdbError } from '../errors.js';
-import { causeOf } from '../io/http.js';
+import { BodyError, type Bounds, fetchBounded } from '../io/bounded.js';
 
 /** The public AWDB REST API (SNOWDB_AWDB_URL overrides it). */
 export const AWDB_URL = 'https://wcc.sc.egov.usda.gov/awdbRestApi';
@@ -22,12 +22,12 @@ export interface AwdbSettings {
   readonly backoffMs: number;
   /** Least time between two requests' starts, ms (AWDB asks clients to be gentle). */
   readonly minIntervalMs: number;
+  /** Each answer's size and time bounds (a larger one is refused, never retried). */
+  readonly bounds: Bounds;
 }
 
 /** Longest Retry-After honoured, s: a longer one fails the sync with the server's words. */
 const MAX_RETRY_AFTER_S = 300;
-/** Per-request timeout, ms. */
-const TIMEOUT_MS = 120_000;
 
 const num = z.number().nullish();
 const str = z.string().nullish();
@@ -270,19 +270,19 @@ export class AwdbClient {
       error: new SnowdbError(key, `AWDB ${msg}`, { url, ...extra }),
     });
     let res: Response;
-    try {
-      res = await fetch(url, {
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        headers: { accept: 'application/json' },
-      });
-    } catch (e) {
-      return fail(true, 'source-unreachable', `unreachable at ${url}: ${causeOf(e)}`);
-    }
     let text: string;
     try {
-      text = await res.text();
+      const got = await fetchBounded(
+        'AWDB',
+        url,
+        { headers: { accept: 'application/json' } },
+        this.settings.bounds,
+      );
+      res = got.res;
+      text = new TextDecoder().decode(await got.read());
     } catch (e) {
-      return fail(true, 'source-bad-answer', `answer to ${url} broke off: ${causeOf(e)}`);
+      if (!(e instanceof BodyError)) throw e;
+      return { ok: false, retry: e.retry, error: e };
     }
     if (res.status === 429) {
       const s = Number(res.headers.get('retry-after'));

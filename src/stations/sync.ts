@@ -12,6 +12,7 @@ import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { indexOf, readStoredBasin } from '../pourpoints/store.js';
+import { isTriplet } from '../pourpoints/triplet.js';
 import { distanceOutside } from '../raster/geodesic.js';
 import { addDays, todayUtc } from '../util/dates.js';
 import type { AwdbClient, AwdbStation, AwdbStationData, Duration } from './awdb.js';
@@ -429,7 +430,14 @@ export async function syncStations(
   const to = o.through ?? todayUtc();
   const networks = o.networks ?? SWE_NETWORKS;
   const states = o.states ?? ['*'];
-  const fresh = await client.stations(networks.flatMap((n) => states.map((s) => `*:${s}:${n}`)));
+  const listed = await client.stations(networks.flatMap((n) => states.map((s) => `*:${s}:${n}`)));
+  // A triplet names a file: one that is not <station>:<state>:<network> is skipped, by name.
+  const fresh = listed.filter((a) => isTriplet(a.stationTriplet));
+  for (const a of listed)
+    if (!isTriplet(a.stationTriplet))
+      say(
+        `skipped a station AWDB lists as ${JSON.stringify(a.stationTriplet)}: not a station triplet <station>:<state>:<network>`,
+      );
   const old = await readStationList(db);
   const { stations, added, moved } = mergeList(old, fresh, to);
   for (const m of moved) say(`station ${m.triplet} moved ${m.km} km (its earlier position is kept)`);
@@ -495,7 +503,7 @@ export async function syncStations(
     recorded.push(meta.triplet);
   }
 
-  const points: string[] = [];
+  const recordedPoints: string[] = [];
   if (!o.noForecasts) {
     const ids = new Set<string>();
     for (const e of (await indexOf(db)).values()) {
@@ -504,18 +512,18 @@ export async function syncStations(
     }
     // Only the triplets AWDB's metadata names as forecast points (a request per 100 basins).
     const asked = [...ids].sort();
-    const listed = new Set<string>();
+    const points = new Set<string>();
     for (let i = 0; i < asked.length; i += FORECAST_BATCH)
       for (const m of await client.stations(asked.slice(i, i + FORECAST_BATCH), true))
-        if (m.forecastPoint) listed.add(m.stationTriplet);
-    for (const t of asked.filter((x) => listed.has(x))) {
+        if (m.forecastPoint) points.add(m.stationTriplet);
+    for (const t of asked.filter((x) => points.has(x) && isTriplet(x))) {
       const old = await readForecastPoint(db, t);
       const from = old === null ? (o.since ?? '1980-10-01') : addDays(old.through, -366);
       say(`forecast point ${t}: ${from} to ${to}`);
       const fp = await recordForecastPoint(client, t, old, from, to);
       if (fp === null) continue;
       await writeCompact(stationPaths(db).forecast(t), fp);
-      points.push(t);
+      recordedPoints.push(t);
     }
   }
   return {
@@ -525,7 +533,7 @@ export async function syncStations(
     moved,
     recorded,
     current,
-    forecastPoints: points,
+    forecastPoints: recordedPoints,
     requests: client.requests,
   };
 }

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { JSON_BOUNDS } from '../../src/io/bounded.js';
 import { AwdbClient } from '../../src/stations/awdb.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: an answer body, mutated field by field
@@ -41,7 +42,13 @@ describe('AWDB data answers: the plain check and the schema agree', () => {
     );
     await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
     const { port } = server.address() as AddressInfo;
-    client = new AwdbClient({ url: `http://127.0.0.1:${port}`, retries: 0, backoffMs: 1, minIntervalMs: 0 });
+    client = new AwdbClient({
+      url: `http://127.0.0.1:${port}`,
+      retries: 0,
+      backoffMs: 1,
+      minIntervalMs: 0,
+      bounds: JSON_BOUNDS,
+    });
   });
   after(() => new Promise<void>((ok) => server.close(() => ok())));
   const data = () =>

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { copyFile, mkdir, readFile, symlink } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, stat, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { AwdbDouble } from '../../scripts/demo/awdb-double.js';
@@ -503,6 +503,41 @@ describe('stations beside the grid, and the forecast point', () => {
     const after_ = await snapshotTree(join(dir, 'db/stations'));
     assert.deepEqual([...after_.keys()].sort(), [...before.keys()].sort());
     for (const [k, v] of before) assert.equal(after_.get(k), v, k);
+  });
+
+  it('skips a station whose AWDB triplet is no triplet, by name, and writes nothing outside the store', async () => {
+    // Inside FULL, so a triplet that were trusted would have its record fetched and written.
+    const hostile = { ...awdb.world.stations[0]!, stationTriplet: '../../../../x/pwn:UT:SNTL', name: 'pwn' };
+    awdb.world.stations.push(hostile);
+    try {
+      // Where the trusted triplet wrote (four folders above stations/records), and what the store holds.
+      const target = join(root, 'stations/records', '../../../../x/pwn_UT_SNTL.json');
+      const r = await cli('stations', 'sync');
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(
+        r.stderr,
+        /skipped a station AWDB lists as "\.\.\/\.\.\/\.\.\/\.\.\/x\/pwn:UT:SNTL": not a station triplet/,
+      );
+      await assert.rejects(stat(target), { code: 'ENOENT' });
+      await assert.rejects(stat(join(target, '..')), { code: 'ENOENT' });
+      const list = JSON.parse(await readFile(join(root, 'stations/stations.json'), 'utf8')) as {
+        stations: { triplet: string }[];
+      };
+      assert.deepEqual(
+        list.stations.map((s) => s.triplet),
+        Object.values(SITES)
+          .map((s) => s.triplet)
+          .sort(),
+      );
+      assert.deepEqual((await readdir(join(root, 'stations/records'))).sort(), [
+        'IN1_UT_SNTL.json',
+        'IN2_UT_SNTL.json',
+        'MOVE_UT_SNTL.json',
+        'NEAR_UT_SNOW.json',
+      ]);
+    } finally {
+      awdb.world.stations.pop();
+    }
   });
 
   it('update keeps a synced stations store current', async () => {
