@@ -1,5 +1,17 @@
-/** A CSV field: minimal quoting (RFC 4180). */
-export const csvField = (v: string): string => (/[",\r\n]/.test(v) ? `"${v.replaceAll('"', '""')}"` : v);
+/** A number as CSV writes it (`-12.5`, `1e-7`): left as it is even when it starts with `-` or `+`. */
+const NUMBER = /^[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$/;
+/** What a spreadsheet takes for a formula at the start of a cell: `=`, `+`, `-`, `@`, tab, CR. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A CSV field: minimal quoting (RFC 4180). A text cell a spreadsheet would run as a formula
+ * (`=HYPERLINK(…)`, `@SUM(…)`, `-2+3`) is neutralised with a leading `'` (OWASP's rule); numbers
+ * stay numbers.
+ */
+export const csvField = (v: string): string => {
+  const s = FORMULA_START.test(v) && !NUMBER.test(v) ? `'${v}` : v;
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+};
 
 /** One CSV line (no line end). */
 export const csvRow = (values: readonly string[]): string => values.map(csvField).join(',');

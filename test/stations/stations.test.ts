@@ -540,6 +540,25 @@ describe('stations beside the grid, and the forecast point', () => {
     }
   });
 
+  it('writes a station name that a spreadsheet would run as a formula as text, numbers as numbers', async () => {
+    const s0 = awdb.world.stations[0]!;
+    const was = { name: s0.name, longitude: s0.longitude };
+    s0.name = '=HYPERLINK("http://x","y")';
+    try {
+      await ok('stations', 'sync', '--no-forecasts');
+      const rows = (await ok('stations', 'list', '--format', 'csv')).split(/\r?\n/);
+      const row = rows.find((r) => r.startsWith(`${s0.stationTriplet},`))!;
+      // The cell opens with ' (so Excel and LibreOffice show it as text); lon stays a negative number.
+      assert.equal(
+        row,
+        `${s0.stationTriplet},"'=HYPERLINK(""http://x"",""y"")",SNTL,${SITES.in1.ft},${was.longitude},${SITES.in1.lat},1995-10-01,2100-01-01`,
+      );
+    } finally {
+      s0.name = was.name;
+      await ok('stations', 'sync', '--no-forecasts');
+    }
+  });
+
   it('update keeps a synced stations store current', async () => {
     const { dir: d2, cleanup: c2 } = await tempDir();
     try {

@@ -19,10 +19,11 @@ export function renderTable(table, shown, fmt) {
   }
 }
 
+/** A CSV field, quoted where needed; text a spreadsheet would run as a formula gets a leading `'`. */
 const csvField = (v) => {
   if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+  const s = typeof v === 'string' && /^[=+\-@\t\r]/.test(v) ? `'${v}` : String(v);
+  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 };
 
 /**
