@@ -5,7 +5,7 @@
  * MultiPolygon, 2-D, Z, M or ZM: only x and y are kept), and the layer's EPSG code from
  * gpkg_spatial_ref_sys.
  */
-import initSqlJs from 'sql.js';
+import initSqlJs, { type SqlDatabase } from 'sql.js';
 import { SnowdbError } from '../errors.js';
 import type { VectorFeature, VectorLayer } from './vector.js';
 
@@ -81,6 +81,9 @@ function readWkb(view: DataView, at: number): { geometry: Geometry; end: number 
   return { geometry: { type: names[base] ?? `WKB type ${raw}`, coordinates: null }, end: p };
 }
 
+/** A name from the file, quoted, with control bytes shown as escapes (never echoed raw). */
+const printable = (name: string) => JSON.stringify(name.slice(0, 200)).replace(/^"|"$/g, "'");
+
 const quote = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /**
@@ -96,6 +99,18 @@ export async function readGeoPackage(bytes: Uint8Array, label: string, layer?: s
   const SQL = await initSqlJs();
   const db = new SQL.Database(bytes);
   try {
+    return readLayer(db, label, layer);
+  } catch (e) {
+    if (SnowdbError.is(e)) throw e;
+    // SQLite's own words for a damaged file ("database disk image is malformed", "file is not a database").
+    throw invalid(label, `a damaged GeoPackage: SQLite cannot read it (${(e as Error).message})`);
+  } finally {
+    db.close();
+  }
+}
+
+function readLayer(db: SqlDatabase, label: string, layer: string | undefined): VectorLayer {
+  {
     const rows = (sql: string, params: unknown[] = []) => {
       const r = db.exec(sql, params)[0];
       return r ? r.values.map((v) => Object.fromEntries(r.columns.map((c, i) => [c, v[i]]))) : [];
@@ -106,17 +121,37 @@ export async function readGeoPackage(bytes: Uint8Array, label: string, layer?: s
         "SELECT c.table_name AS name, g.column_name AS geom, g.srs_id AS srs FROM gpkg_contents c JOIN gpkg_geometry_columns g ON g.table_name = c.table_name WHERE c.data_type = 'features' ORDER BY c.table_name",
       );
     } catch (e) {
+      // A SQLite file without the GeoPackage tables; a damaged one is said so by the caller.
+      if (!/no such (table|column)/.test((e as Error).message)) throw e;
       throw invalid(label, `not a GeoPackage (${(e as Error).message})`);
     }
+    // Only real tables are read: a view (an endless recursive one grows without bound) or a
+    // virtual table is refused by name.
+    const refused = new Map<string, string>();
+    for (const l of layers) {
+      const kind = rows('SELECT type, sql FROM sqlite_master WHERE name = ?', [String(l.name)])[0];
+      if (kind === undefined) refused.set(String(l.name), 'listed in gpkg_contents but not in the file');
+      else if (kind.type !== 'table')
+        refused.set(String(l.name), `a ${String(kind.type)}, not a feature table`);
+      else if (/^\s*create\s+virtual\b/i.test(String(kind.sql)))
+        refused.set(String(l.name), 'a virtual table, not a feature table');
+    }
+    const why = (n: string) => `layer ${printable(n)} is ${refused.get(n)}: snowdb reads feature tables only`;
+    if (layer !== undefined && refused.has(layer)) throw invalid(label, why(layer));
+    layers = layers.filter((l) => !refused.has(String(l.name)));
     const names = layers.map((l) => String(l.name));
-    if (layers.length === 0) throw invalid(label, 'a GeoPackage without a feature layer');
+    if (layers.length === 0)
+      throw invalid(
+        label,
+        refused.size === 0 ? 'a GeoPackage without a feature layer' : [...refused.keys()].map(why).join('; '),
+      );
     const at = layer === undefined ? (layers.length === 1 ? 0 : -1) : names.indexOf(layer);
     if (at < 0)
       throw invalid(
         label,
         layer === undefined
           ? `holds ${layers.length} feature layers (${names.join(', ')}): choose one with --layer`
-          : `has no feature layer '${layer}' (it holds ${names.join(', ')})`,
+          : `has no feature layer ${printable(layer)} (it holds ${names.join(', ')})`,
       );
     const { name, geom, srs } = layers[at] as { name: string; geom: string; srs: number };
     const srsRow = rows(
@@ -144,7 +179,5 @@ export async function readGeoPackage(bytes: Uint8Array, label: string, layer?: s
       return { ...(pk !== undefined && { id: r[pk] as number }), properties, geometry };
     });
     return { name, crs: srs === 4326 && crs === null ? { epsg: 4326 } : crs, fields, features };
-  } finally {
-    db.close();
   }
 }

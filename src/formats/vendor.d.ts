@@ -12,7 +12,7 @@ declare module 'sql.js' {
     columns: string[];
     values: unknown[][];
   }
-  interface SqlDatabase {
+  export interface SqlDatabase {
     exec(sql: string, params?: unknown[]): QueryResult[];
     close(): void;
   }

@@ -217,7 +217,36 @@ describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb k
       '-c',
       `import zipfile,glob,os\nos.chdir(${JSON.stringify(join(dir, 'merc'))})\nz=zipfile.ZipFile(${JSON.stringify(mercZip)},'w')\n[z.write(f) for f in sorted(glob.glob('hucs.*'))]\nz.close()`,
     ]);
+    // A GeoPackage whose second feature layer is an endless recursive view over the first, and
+    // one with a damaged page (the sqlite_master page's cell pointers overwritten).
+    const viewGpkg = join(dir, 'view.gpkg');
+    await run('/usr/bin/python3', [
+      '-c',
+      `import shutil,sqlite3\nshutil.copy(${JSON.stringify(files.gpkg)},${JSON.stringify(viewGpkg)})\nc=sqlite3.connect(${JSON.stringify(viewGpkg)})\nc.execute("CREATE VIEW endless AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT r.n AS fid, h.geom AS geom, h.HUC12 AS HUC12 FROM r, (SELECT * FROM hucs LIMIT 1) h")\nc.execute("INSERT INTO gpkg_contents(table_name,data_type,identifier,srs_id) VALUES('endless','features','endless',26912)")\nc.execute("INSERT INTO gpkg_geometry_columns VALUES('endless','geom','MULTIPOLYGON',26912,0,0)")\nc.commit()`,
+    ]);
+    const onlyView = join(dir, 'onlyview.gpkg');
+    await run('/usr/bin/python3', [
+      '-c',
+      `import shutil,sqlite3\nshutil.copy(${JSON.stringify(viewGpkg)},${JSON.stringify(onlyView)})\nc=sqlite3.connect(${JSON.stringify(onlyView)})\nc.execute("DELETE FROM gpkg_contents WHERE table_name='hucs'")\nc.commit()`,
+    ]);
+    const damaged = Buffer.from(await readFile(files.gpkg!));
+    damaged.fill(0xa5, 100, 4096); // page 1 after the header: the schema table's b-tree page
     const cases: [string[], number, RegExp][] = [
+      [
+        [viewGpkg, '--set', 'g', '--layer', 'endless', '--id-field', 'HUC12'],
+        1,
+        /view\.gpkg: layer 'endless' is a view, not a feature table: snowdb reads feature tables only/,
+      ],
+      [
+        [onlyView, '--set', 'g', '--id-field', 'HUC12'],
+        1,
+        /onlyview\.gpkg: layer 'endless' is a view, not a feature table: snowdb reads feature tables only/,
+      ],
+      [
+        [await bad('damaged.gpkg', damaged), '--set', 'g', '--id-field', 'HUC12'],
+        1,
+        /damaged\.gpkg: a damaged GeoPackage: SQLite cannot read it \(database disk image is malformed\)/,
+      ],
       [
         [files.geojson!, '--set', 'geo'],
         1,
