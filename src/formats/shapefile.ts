@@ -4,15 +4,18 @@
  * WKT, read from the archive with snowdb's zip reader (sizes and CRC-32 checked). No
  * reprojection here: the caller identifies the .prj.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseDbf, parseShp } from 'shpjs';
 import { SnowdbError } from '../errors.js';
 import type { VectorLayer } from './vector.js';
-import { extractZipMember, listZip, type ZipMember } from './zip.js';
+import { listZip, readZipMember, type ZipMember } from './zip.js';
 
 const invalid = (label: string, why: string) => new SnowdbError('invalid-pourpoint', `${label}: ${why}`);
+
+/** Most bytes a Shapefile's members may unpack to (its shapes become GeoJSON in memory: ~4× more). */
+export const MAX_SHAPEFILE_BYTES = 512 * 2 ** 20;
+/** Most a member may inflate over its compressed size: real Shapefiles deflate ~2–10×, zip bombs ~1000×. */
+const MAX_RATIO = 200;
+const mib = (n: number) => `${Math.round((n / 2 ** 20) * 10) / 10} MiB`;
 
 /**
  * The layer of a zipped Shapefile: its only .shp, or the one named `layer` (file stem).
@@ -34,33 +37,36 @@ export async function readZippedShapefile(path: string, label: string, layer?: s
     );
   const base = layers[at]!;
   const part = (ext: string) => members.find((m) => stem(m) === base && m.name.toLowerCase().endsWith(ext));
-  const dir = await mkdtemp(join(tmpdir(), 'snowdb-shp-'));
-  try {
-    const bytes = async (m: ZipMember | undefined) => {
-      if (m === undefined) return undefined;
-      const target = join(dir, m.name.toLowerCase().slice(-4));
-      await extractZipMember(path, m, target);
-      return readFile(target);
-    };
-    const [shp, dbf, prj, cpg] = await Promise.all(
-      ['.shp', '.dbf', '.prj', '.cpg'].map((e) => bytes(part(e))),
+  const wanted = ['.shp', '.dbf', '.prj', '.cpg'].map((e) => part(e));
+  // Checked on the central directory's sizes before a byte is inflated.
+  const total = wanted.reduce((n, m) => n + (m?.size ?? 0), 0);
+  if (total > MAX_SHAPEFILE_BYTES)
+    throw invalid(
+      label,
+      `${base} unpacks to ${mib(total)}; snowdb reads zipped Shapefiles of at most ${mib(MAX_SHAPEFILE_BYTES)} unpacked (split the set, or import it as a GeoPackage)`,
     );
-    if (dbf === undefined)
-      throw invalid(label, `${base}.shp has no .dbf beside it: no attributes to name the basins`);
-    let shapes: ReturnType<typeof parseShp>;
-    let records: ReturnType<typeof parseDbf>;
-    try {
-      shapes = parseShp(shp!);
-      records = parseDbf(dbf, cpg?.toString('latin1'));
-    } catch (e) {
-      throw invalid(label, `${base}: not a readable Shapefile (${(e as Error).message})`);
-    }
-    if (records.length !== shapes.length)
-      throw invalid(label, `${base}: ${shapes.length} shapes but ${records.length} attribute records`);
-    const features = shapes.map((geometry, i) => ({ properties: records[i]!, geometry }));
-    const fields = Object.keys(records[0] ?? {});
-    return { name: names[at]!, crs: prj ? { wkt: prj.toString('utf8') } : null, fields, features };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  for (const m of wanted)
+    if (m !== undefined && m.size > MAX_RATIO * m.compressedSize + 2 ** 20)
+      throw invalid(
+        label,
+        `${m.name} inflates ${Math.round(m.size / Math.max(1, m.compressedSize))}× (${mib(m.size)} from ${m.compressedSize} bytes): not a Shapefile snowdb reads (a zip bomb?)`,
+      );
+  const [shp, dbf, prj, cpg] = await Promise.all(
+    wanted.map((m) => (m === undefined ? undefined : readZipMember(path, m))),
+  );
+  if (dbf === undefined)
+    throw invalid(label, `${base}.shp has no .dbf beside it: no attributes to name the basins`);
+  let shapes: ReturnType<typeof parseShp>;
+  let records: ReturnType<typeof parseDbf>;
+  try {
+    shapes = parseShp(shp!);
+    records = parseDbf(dbf, cpg?.toString('latin1'));
+  } catch (e) {
+    throw invalid(label, `${base}: not a readable Shapefile (${(e as Error).message})`);
   }
+  if (records.length !== shapes.length)
+    throw invalid(label, `${base}: ${shapes.length} shapes but ${records.length} attribute records`);
+  const features = shapes.map((geometry, i) => ({ properties: records[i]!, geometry }));
+  const fields = Object.keys(records[0] ?? {});
+  return { name: names[at]!, crs: prj ? { wkt: prj.toString('utf8') } : null, fields, features };
 }

@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { type FileHandle, open, rename, rm } from 'node:fs/promises';
-import { Transform } from 'node:stream';
+import { Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { crc32, createInflateRaw } from 'node:zlib';
 import { SnowdbError } from '../errors.js';
@@ -107,11 +107,11 @@ export async function listZip(path: string): Promise<ZipMember[]> {
 }
 
 /**
- * Extract one member to `target` (written beside it, renamed into place when complete), streaming
- * with bounded memory; its bytes must have the size and CRC-32 its directory entry declares.
+ * Inflate one member into `output`, streaming with bounded memory; its bytes must have the size
+ * and CRC-32 its directory entry declares (a zip bomb stops at the declared size).
  * @throws SnowdbError `invalid-source` for an unsupported method, a size or a CRC-32 mismatch.
  */
-export async function extractZipMember(path: string, m: ZipMember, target: string): Promise<void> {
+async function inflateMember(path: string, m: ZipMember, output: Writable): Promise<void> {
   if (m.method !== 0 && m.method !== 8)
     throw new SnowdbError(
       'invalid-source',
@@ -127,15 +127,12 @@ export async function extractZipMember(path: string, m: ZipMember, target: strin
   } finally {
     await fh.close();
   }
-  const part = `${target}.part`;
   try {
     const input = createReadStream(path, {
       start,
       end: start + m.compressedSize - 1,
       highWaterMark: 1 << 20,
     });
-    const output = createWriteStream(part);
-    // The output may not pass the size the central directory declares (a zip bomb stops there).
     let seen = 0;
     let crc = 0;
     const bounded = new Transform({
@@ -154,21 +151,50 @@ export async function extractZipMember(path: string, m: ZipMember, target: strin
     });
     if (m.method === 8) await pipeline(input, createInflateRaw(), bounded, output);
     else await pipeline(input, bounded, output);
-    const written = output.bytesWritten;
-    if (written !== m.size)
-      throw new SnowdbError(
-        'invalid-source',
-        `${path}: ${m.name} extracted to ${written} bytes, expected ${m.size}`,
-      );
+    if (seen !== m.size)
+      throw new SnowdbError('invalid-source', `${path}: ${m.name} extracted to ${seen} bytes, expected ${m.size}`);
     if (crc !== m.crc32)
       throw new SnowdbError(
         'invalid-source',
         `${path}: ${m.name} has CRC-32 ${hex(crc)}, its directory entry declares ${hex(m.crc32)} (a corrupt download?)`,
       );
-    await rename(part, target);
   } catch (e) {
-    await rm(part, { force: true });
     if (SnowdbError.is(e)) throw e;
     throw new SnowdbError('invalid-source', `${path}: ${m.name}: ${(e as Error).message}`);
   }
+}
+
+/**
+ * Extract one member to `target` (written beside it, renamed into place when complete).
+ * @throws SnowdbError `invalid-source` as `inflateMember`.
+ */
+export async function extractZipMember(path: string, m: ZipMember, target: string): Promise<void> {
+  const part = `${target}.part`;
+  try {
+    await inflateMember(path, m, createWriteStream(part));
+    await rename(part, target);
+  } catch (e) {
+    await rm(part, { force: true });
+    throw e;
+  }
+}
+
+/**
+ * One member's bytes, inflated straight into memory (no temp file); the caller bounds `m.size`.
+ * @throws SnowdbError `invalid-source` as `inflateMember`.
+ */
+export async function readZipMember(path: string, m: ZipMember): Promise<Buffer> {
+  const out = Buffer.allocUnsafe(m.size);
+  let at = 0;
+  await inflateMember(
+    path,
+    m,
+    new Writable({
+      write(chunk: Buffer, _enc, done) {
+        at += chunk.copy(out, at);
+        done();
+      },
+    }),
+  );
+  return out;
 }

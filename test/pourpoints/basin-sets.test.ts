@@ -13,6 +13,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { crc32, deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { geodesicArea } from '../../src/raster/geodesic.js';
 import type { AreaGeometry } from '../../src/raster/geometry.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
@@ -81,6 +82,65 @@ function farthest(a: AreaGeometry, b: AreaGeometry): number {
   const one = (xs: readonly (readonly number[])[], ys: readonly (readonly number[])[]) =>
     Math.max(...xs.map((p) => Math.min(...ys.map((q) => Math.hypot(p[0]! - q[0]!, p[1]! - q[1]!)))));
   return Math.max(one(vertices(a), vertices(b)), one(vertices(b), vertices(a)));
+}
+
+/**
+ * A zip of `hucs.shp` holding `mib` MiB of zeros (1 MiB deflated once with a sync flush, repeated:
+ * a valid deflate stream of ~1 kB a MiB, with its true size and CRC-32) and a 1-byte `hucs.dbf`.
+ */
+function zeroShapefileZip(mib: number): Buffer {
+  const zeros = Buffer.alloc(1 << 20);
+  const block = deflateRawSync(zeros, { level: 9, finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  let crc = 0;
+  for (let i = 0; i < mib; i++) crc = crc32(zeros, crc);
+  const members = [
+    {
+      name: 'hucs.shp',
+      method: 8,
+      data: Buffer.concat([...Array(mib).fill(block), Buffer.from([3, 0])]),
+      size: mib << 20,
+      crc,
+    },
+    { name: 'hucs.dbf', method: 0, data: Buffer.from(' '), size: 1, crc: crc32(Buffer.from(' ')) },
+  ];
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const m of members) {
+    const name = Buffer.from(m.name);
+    const head = (sig: number, len: number) => {
+      const h = Buffer.alloc(len);
+      h.writeUInt32LE(sig, 0);
+      return h;
+    };
+    const l = head(0x04034b50, 30);
+    l.writeUInt16LE(20, 4);
+    l.writeUInt16LE(m.method, 8);
+    l.writeUInt32LE(m.crc >>> 0, 14);
+    l.writeUInt32LE(m.data.length, 18);
+    l.writeUInt32LE(m.size, 22);
+    l.writeUInt16LE(name.length, 26);
+    const c = head(0x02014b50, 46);
+    c.writeUInt16LE(20, 4);
+    c.writeUInt16LE(20, 6);
+    c.writeUInt16LE(m.method, 10);
+    c.writeUInt32LE(m.crc >>> 0, 16);
+    c.writeUInt32LE(m.data.length, 20);
+    c.writeUInt32LE(m.size, 24);
+    c.writeUInt16LE(name.length, 28);
+    c.writeUInt32LE(offset, 42);
+    locals.push(l, name, m.data);
+    centrals.push(c, name);
+    offset += 30 + name.length + m.data.length;
+  }
+  const cd = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(members.length, 8);
+  end.writeUInt16LE(members.length, 10);
+  end.writeUInt32LE(cd.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, cd, end]);
 }
 
 describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb knows', () => {
@@ -231,7 +291,26 @@ describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb k
     ]);
     const damaged = Buffer.from(await readFile(files.gpkg!));
     damaged.fill(0xa5, 100, 4096); // page 1 after the header: the schema table's b-tree page
+    const bombZip = await bad('bomb.zip', zeroShapefileZip(300));
+    const hugeZip = await bad('huge.zip', zeroShapefileZip(600));
+    // The same construction, small, is a valid zip: Python's zipfile inflates and CRC-checks it.
+    const small = await bad('small.zip', zeroShapefileZip(4));
+    const { stdout: tested } = await run('/usr/bin/python3', [
+      '-c',
+      `import zipfile\nz=zipfile.ZipFile(${JSON.stringify(small)})\nprint(z.testzip(), [i.file_size for i in z.infolist()])`,
+    ]);
+    assert.equal(tested.trim(), `None [${4 << 20}, 1]`);
     const cases: [string[], number, RegExp][] = [
+      [
+        [bombZip, '--set', 'shp', '--id-field', 'HUC12'],
+        1,
+        /bomb\.zip: hucs\.shp inflates \d+× \(300 MiB from \d+ bytes\): not a Shapefile snowdb reads \(a zip bomb\?\)/,
+      ],
+      [
+        [hugeZip, '--set', 'shp', '--id-field', 'HUC12'],
+        1,
+        /huge\.zip: hucs unpacks to 600 MiB; snowdb reads zipped Shapefiles of at most 512 MiB unpacked \(split the set, or import it as a GeoPackage\)/,
+      ],
       [
         [viewGpkg, '--set', 'g', '--layer', 'endless', '--id-field', 'HUC12'],
         1,
