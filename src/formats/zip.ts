@@ -152,7 +152,10 @@ async function inflateMember(path: string, m: ZipMember, output: Writable): Prom
     if (m.method === 8) await pipeline(input, createInflateRaw(), bounded, output);
     else await pipeline(input, bounded, output);
     if (seen !== m.size)
-      throw new SnowdbError('invalid-source', `${path}: ${m.name} extracted to ${seen} bytes, expected ${m.size}`);
+      throw new SnowdbError(
+        'invalid-source',
+        `${path}: ${m.name} extracted to ${seen} bytes, expected ${m.size}`,
+      );
     if (crc !== m.crc32)
       throw new SnowdbError(
         'invalid-source',

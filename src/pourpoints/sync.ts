@@ -21,6 +21,7 @@ import { addPending, readPending } from './pending.js';
 import { type BasinRecord, parseRecord } from './record.js';
 import type { SourceFile, SourceListing } from './sources.js';
 import { deleteBasin, readStoredRecord, storedTriplets } from './store.js';
+import { isTriplet } from './triplet.js';
 
 /** Outflow points farther than this outside their basin are reported, m. */
 export const POINT_OFFSET_WARNING_M = 1000;
@@ -206,7 +207,7 @@ export async function syncPourpoints(
       return o;
     });
     const outcomes = dropDuplicates(raw);
-    const scope = opts.scope ?? (() => true);
+    const scope = opts.scope ?? ownedBy(outcomes);
     const pruned = opts.mode === 'sync' ? (await prunePlan(db, index, outcomes)).filter(scope) : [];
     const dryRun = opts.dryRun === true;
     if (pruned.length > 0 && opts.pruneTo === undefined && !dryRun) {
@@ -228,6 +229,20 @@ export async function syncPourpoints(
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
+}
+
+/**
+ * What a folder of records speaks for when its caller names no scope: the BAGIS basins (station
+ * triplets) and the sets its own files name, never another set's members (`fcst:…` imported
+ * from a basin-set file stays when a BAGIS folder is synced).
+ */
+function ownedBy(outcomes: readonly Outcome[]): (id: string) => boolean {
+  const sets = new Set<string>();
+  for (const o of outcomes) {
+    const t = o.kind === 'invalid' ? tripletOfFileName(o.name) : o.triplet;
+    if (t !== null && !isTriplet(t)) sets.add(t.slice(0, t.indexOf(':')));
+  }
+  return (id) => isTriplet(id) || sets.has(id.slice(0, id.indexOf(':')));
 }
 
 /**

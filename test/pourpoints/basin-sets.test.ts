@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
@@ -20,6 +20,7 @@ import { snowdb, tempDir } from '../helpers/cli.js';
 import { BASIN, copyCoverDb } from '../helpers/cover-db.js';
 import { snapshotTree } from '../helpers/fs.js';
 import { oracle } from '../helpers/gdal.js';
+import { fixturePath } from '../helpers/raster.js';
 
 const run = promisify(execFile);
 
@@ -481,6 +482,32 @@ describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb k
     for (const id of ['shp:140700010103', 'gpkg:140700010103', 'user:my-basin'])
       assert.ok(ids.includes(id), id);
     assert.ok((await readFile(join(dir, 'pruned/geo_140700010103.geojson'), 'utf8')).includes('Two Parts'));
+  });
+
+  it('sync of a BAGIS folder prunes only BAGIS basins: the sets imported beside them stay, with no --prune-to', async () => {
+    const folder = join(dir, 'bagis');
+    await mkdir(folder);
+    await copyFile(
+      fixturePath('pourpoints/10311100_NV_USGS.geojson'),
+      join(folder, '10311100_NV_USGS.geojson'),
+    );
+    const sets = (await readIndex()).features.map((f) => f.id).filter((id) => !String(id).endsWith(':USGS'));
+    assert.ok(sets.length >= 4, sets.join(', '));
+    const first = await snowdb(['pourpoint', 'sync', folder], { env: env() });
+    assert.equal(first.code, 0, first.stderr);
+    assert.deepEqual(
+      (await readIndex()).features.map((f) => f.id).sort(),
+      [...sets, '10311100:NV:USGS'].sort(),
+    );
+    // Again: unchanged, and still nothing of the sets would be pruned.
+    const again = await snowdb(['pourpoint', 'sync', folder], { env: env() });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /1 unchanged, skipped 0 point-only, pruned 0/);
+    // A BAGIS basin the folder lacks is still pruned (and, without --prune-to, refused by name).
+    await rm(join(folder, '10311100_NV_USGS.geojson'));
+    const gone = await snowdb(['pourpoint', 'sync', folder], { env: env() });
+    assert.equal(gone.code, 1);
+    assert.match(gone.stderr, /1 stored pourpoint\(s\) would be removed \(10311100:NV:USGS\)/);
   });
 });
 
