@@ -16,6 +16,7 @@ import { pathExists } from '../io/fs.js';
 import type { GitHubSettings } from '../io/github.js';
 import { isBasinSet, readBasinSet, type SetOptions } from '../pourpoints/basin-sets.js';
 import { type ReindexReport, reindexPourpoints } from '../pourpoints/catalog.js';
+import { applyGroupChanges, describeGroupChange, groupChanges, readGroups } from '../pourpoints/groups.js';
 import { readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { addPending, clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
 import { type SourceListing, singleFileSource } from '../pourpoints/sources.js';
@@ -135,6 +136,8 @@ export async function rasterizePourpoints(db: Database, req: RasterizeRequest): 
 
 export interface RemoveReport {
   readonly dryRun: boolean;
+  /** Groups that held a removed basin, as `describeGroupChange` says it. */
+  readonly groups: readonly string[];
   /** Triplets removed (or that would be). */
   readonly removed: readonly string[];
   /** Files deleted (or that would be), absolute: records and AOI rasters present. */
@@ -145,12 +148,15 @@ export interface RemoveReport {
  * `pourpoint remove`: basins out of the database, with their AOI rasters and index entries. The
  * journal lists them first, then the index drops them (one atomic write), then their files go:
  * a kill in between is finished by the next import, sync or remove.
- * @throws SnowdbError `invalid-name`, `pourpoint-not-found` (nothing is changed then).
+ * A basin that belongs to a group is removed only with `force`: the group then keeps its other
+ * members (or is removed when fewer than two are left), and the report says so.
+ * @throws SnowdbError `invalid-name`, `pourpoint-not-found`, `usage-error` (a group member
+ *   without `force`); nothing is changed then.
  */
 export async function removePourpoints(
   db: Database,
   triplets: readonly string[],
-  opts: { dryRun?: boolean } = {},
+  opts: { dryRun?: boolean; force?: boolean } = {},
 ): Promise<RemoveReport> {
   const index = await readIndex(db.store, db.paths.pourpointIndex);
   const stored = await storedTriplets(db);
@@ -161,10 +167,18 @@ export async function removePourpoints(
   const files: string[] = [];
   for (const t of wanted)
     for (const p of [db.paths.record(t), ...basinRasterPaths(db, t)]) if (await pathExists(p)) files.push(p);
-  if (opts.dryRun === true) return { dryRun: true, removed: wanted, files };
+  const changes = groupChanges(await readGroups(db), wanted);
+  const groups = changes.map(describeGroupChange);
+  if (opts.dryRun === true) return { dryRun: true, removed: wanted, files, groups };
+  if (changes.length > 0 && opts.force !== true)
+    throw new SnowdbError(
+      'usage-error',
+      `${changes.map((c) => `group:${c.group}`).join(', ')} hold${changes.length === 1 ? 's' : ''} ${[...new Set(changes.flatMap((c) => c.losing))].join(', ')}; give --force to remove ${wanted.length === 1 ? 'it' : 'them'} (${groups.join('; ')})`,
+    );
   await addPending(db, { aoi: [], pruned: wanted });
+  await applyGroupChanges(db, changes);
   for (const t of wanted) index.delete(t);
   await writeIndex(db.paths.pourpointIndex, index.values());
   await finishPending(db, await openDatasets(db));
-  return { dryRun: false, removed: wanted, files };
+  return { dryRun: false, removed: wanted, files, groups };
 }

@@ -81,6 +81,45 @@ export async function removeGroup(db: Database, name: string): Promise<void> {
   await writeJsonAtomic(groupsFile(db), { resource: 'snowdb.groups/v1', groups });
 }
 
+/** How removing basins changes the groups: a group keeps its other members, or goes below two. */
+export interface GroupChange {
+  readonly group: string;
+  /** The removed basins it held. */
+  readonly losing: readonly string[];
+  /** What is left of it; fewer than two members removes the group. */
+  readonly left: readonly string[];
+}
+
+/** The groups that hold any of `ids` (pure over the groups file). */
+export function groupChanges(groups: Groups, ids: readonly string[]): GroupChange[] {
+  const gone = new Set(ids);
+  return Object.entries(groups)
+    .filter(([, g]) => g.members.some((m) => gone.has(m)))
+    .map(([group, g]) => ({
+      group,
+      losing: g.members.filter((m) => gone.has(m)),
+      left: g.members.filter((m) => !gone.has(m)),
+    }))
+    .sort((a, b) => (a.group < b.group ? -1 : 1));
+}
+
+/** Apply `changes`: each group keeps what is left of it, or is removed with fewer than two. */
+export async function applyGroupChanges(db: Database, changes: readonly GroupChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const groups = await readGroups(db);
+  for (const c of changes) {
+    const g = groups[c.group];
+    if (g === undefined) continue;
+    if (c.left.length < 2) delete groups[c.group];
+    else groups[c.group] = { ...g, members: [...c.left] };
+  }
+  await writeJsonAtomic(groupsFile(db), { resource: 'snowdb.groups/v1', groups });
+}
+
+/** A change said in words: `group:west loses A:UT:X (2 left)` or `… (removed: 1 left)`. */
+export const describeGroupChange = (c: GroupChange): string =>
+  `group:${c.group} loses ${c.losing.join(', ')} (${c.left.length < 2 ? `removed: ${c.left.length} member left` : `${c.left.length} members left`})`;
+
 /** The members of `group:<name>`. @throws SnowdbError `pourpoint-not-found`. */
 export async function groupMembers(db: Database, id: string): Promise<string[]> {
   const name = id.slice(GROUP_SET.length + 1);

@@ -9,6 +9,13 @@ import { gitBlobSha } from '../io/github.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
 import {
+  applyGroupChanges,
+  describeGroupChange,
+  type GroupChange,
+  groupChanges,
+  readGroups,
+} from './groups.js';
+import {
   areaVsDeclared,
   type CoverageOf,
   type DatasetCoverage,
@@ -217,15 +224,18 @@ export async function syncPourpoints(
       );
     }
     const prunedTo = pruned.length > 0 && opts.pruneTo !== undefined ? resolve(opts.pruneTo) : null;
+    // A pruned basin leaves the groups that held it (a group left with one member goes).
+    const groups = groupChanges(await readGroups(db), pruned);
     if (!dryRun) {
       // Journal first: a kill from here on leaves the AOI work for the next run to finish.
       await addPending(db, {
         aoi: outcomes.flatMap((o) => (o.kind === 'new' || o.kind === 'updated' ? [o.triplet] : [])),
         pruned,
       });
+      await applyGroupChanges(db, groups);
       await commit(db, index, outcomes, pruned, prunedTo);
     }
-    return report(listing.description, dryRun, outcomes, pruned, prunedTo);
+    return report(listing.description, dryRun, outcomes, pruned, prunedTo, groups);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
@@ -295,6 +305,7 @@ function report(
   outcomes: readonly Outcome[],
   pruned: readonly string[],
   prunedTo: string | null,
+  groups: readonly GroupChange[],
 ): SyncReport {
   const of = (k: Outcome['kind']) =>
     outcomes.filter((o) => o.kind === k).map((o) => (o as { triplet: string }).triplet);
@@ -308,8 +319,11 @@ function report(
     invalid: outcomes.flatMap((o) => (o.kind === 'invalid' ? [{ label: o.label, message: o.message }] : [])),
     pruned,
     prunedTo,
-    warnings: outcomes.flatMap((o) =>
-      (o.kind === 'new' || o.kind === 'updated') && o.warning ? [o.warning] : [],
-    ),
+    warnings: [
+      ...outcomes.flatMap((o) =>
+        (o.kind === 'new' || o.kind === 'updated') && o.warning ? [o.warning] : [],
+      ),
+      ...groups.map((c) => `pruning ${describeGroupChange(c)}`),
+    ],
   };
 }

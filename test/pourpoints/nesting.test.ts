@@ -16,6 +16,7 @@ import { planIntervening } from '../../src/stats/intervening.js';
 import { planInputs } from '../../src/stats/plan.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { BASIN, copyCoverDb } from '../helpers/cover-db.js';
+import { snapshotTree } from '../helpers/fs.js';
 import { oracle } from '../helpers/gdal.js';
 import { assertCellsMatch, gridSpec } from '../helpers/raster.js';
 
@@ -289,5 +290,38 @@ describe('nesting: basins inside basins, and the area between them', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('removing a group member is refused without --force naming the groups; with it the groups shrink, and doctor checks groups', async () => {
+    const groupsFile = join(env.SNOWDB_CONFIG!, 'pourpoints/groups.json');
+    const before = await snapshotTree(env.SNOWDB_CONFIG!);
+    const refused = await snowdb(['pourpoint', 'remove', 'huc:b'], { env });
+    assert.equal(refused.code, 2);
+    assert.match(
+      refused.stderr,
+      /group:ab, group:east hold huc:b; give --force to remove it \(group:ab loses huc:b \(removed: 1 member left\); group:east loses huc:b \(removed: 1 member left\)\)/,
+    );
+    assert.deepEqual(await snapshotTree(env.SNOWDB_CONFIG!), before);
+    // A groups file naming a basin the index lacks (as a removal used to leave it): doctor fails on it.
+    const good = await readFile(groupsFile, 'utf8');
+    const bad = JSON.parse(good);
+    bad.groups.west.members = ['huc:a', 'huc:gone'];
+    await writeFile(groupsFile, JSON.stringify(bad));
+    const doctor = await snowdb(['doctor', '--check', 'index'], { env });
+    assert.equal(doctor.code, 1, doctor.stdout);
+    assert.match(doctor.stdout, /group:west.*its member\(s\) huc:gone are not in the index/);
+    await writeFile(groupsFile, good);
+    const forced = await snowdb(['pourpoint', 'remove', 'huc:b', '--force'], { env });
+    assert.equal(forced.code, 0, forced.stderr);
+    assert.match(forced.stdout, /changed group:east loses huc:b \(removed: 1 member left\)/);
+    const left = JSON.parse(await readFile(groupsFile, 'utf8')).groups;
+    assert.deepEqual(Object.keys(left), ['west']);
+    assert.deepEqual(left.west.members, ['huc:a', 'huc:c']);
+    const ok = await snowdb(['doctor', '--check', 'index'], { env });
+    assert.equal(ok.code, 0, ok.stdout);
+    const west = await snowdb(['stats', 'cover', 'group:west', '--dates', '../..', '--format', 'json'], {
+      env,
+    });
+    assert.equal(west.code, 0, west.stderr);
   });
 });

@@ -235,7 +235,7 @@ export const DATASET_CHECKS: readonly DatasetCheck[] = [
   seriesStore,
 ];
 
-/** Records without an index entry and index entries without a record. */
+/** Records without an index entry, index entries without a record, groups naming basins not indexed. */
 export function indexChecks(f: DatabaseFacts): Finding[] {
   const indexed = new Set(f.indexed);
   const fail = (target: string, issue: string): Finding => ({
@@ -252,6 +252,19 @@ export function indexChecks(f: DatabaseFacts): Finding[] {
     ...f.indexed
       .filter((t) => !f.stored.has(t))
       .map((t) => fail(t, "indexed without a record (run 'snowdb pourpoint reindex')")),
+    ...('error' in f.groups
+      ? [fail('pourpoints/groups.json', String(f.groups.error))]
+      : Object.entries(f.groups).flatMap(([g, members]) => {
+          const missing = members.filter((m) => !indexed.has(m));
+          return missing.length === 0
+            ? []
+            : [
+                fail(
+                  `group:${g}`,
+                  `its member(s) ${missing.join(', ')} are not in the index (redefine it with 'snowdb group create ${g} … --replace', or remove it)`,
+                ),
+              ];
+        })),
     ...(f.pending.aoi.length + f.pending.pruned.length > 0
       ? [
           fail(

@@ -7,6 +7,7 @@ import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
 import { stemOf } from '../../db/layout.js';
 import { dateMissing } from '../../ingest/date-dir.js';
 import { namesIn } from '../../io/fs.js';
+import { readGroups } from '../../pourpoints/groups.js';
 import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { type Pending, readPending } from '../../pourpoints/pending.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
@@ -64,6 +65,8 @@ export interface DatabaseFacts {
   readonly indexed: readonly string[];
   /** The index entries (their basin QA: area against the declared one, outlet distance). */
   readonly entries: readonly IndexEntry[];
+  /** Each group's members (`pourpoints/groups.json`), or the file's error. */
+  readonly groups: Readonly<Record<string, readonly string[]>> | { readonly error: string };
   readonly datasets: readonly DatasetFacts[];
 }
 
@@ -167,6 +170,10 @@ export async function readFacts(
     stored: await storedTriplets(db),
     indexed: [...index.keys()],
     entries: [...index.values()],
+    groups: await readGroups(db).then(
+      (g) => Object.fromEntries(Object.entries(g).map(([k, v]) => [k, v.members])),
+      (e: unknown) => ({ error: (e as Error).message }),
+    ),
     datasets: await mapPool(datasets, 2, (d) => datasetFacts(d, index, opts)),
   };
 }

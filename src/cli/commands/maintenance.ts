@@ -89,14 +89,19 @@ export function registerPourpointRemove(group: Command, run: Runner): void {
     .description('delete pourpoints: their records, index entries and AOI rasters in every dataset')
     .argument('<triplet...>', 'station triplets, e.g. 06287000:MT:USGS')
     .option('--dry-run', 'say what would be removed; change nothing')
+    .option('--force', 'remove basins that belong to a group too (the group keeps its other members)')
     .addOption(formatOption())
-    .action((triplets: string[], opts: { dryRun?: boolean; format: Format }, cmd: Command) =>
+    .action((triplets: string[], opts: { dryRun?: boolean; force?: boolean; format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
-        const r = await removePourpoints(await ctx.openDatabase(), triplets, { dryRun: opts.dryRun });
+        const r = await removePourpoints(await ctx.openDatabase(), triplets, {
+          dryRun: opts.dryRun,
+          force: opts.force,
+        });
         emit(ctx.out, opts.format, r, () =>
           r.removed
             .map((t) => `${r.dryRun ? 'would remove' : 'removed'} ${t}`)
             .concat(r.files.map((f) => `  ${r.dryRun ? 'would delete' : 'deleted'} ${f}`))
+            .concat(r.groups.map((g) => `  ${r.dryRun ? 'would change' : 'changed'} ${g}`))
             .join('\n'),
         );
       }),
