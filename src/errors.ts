@@ -64,6 +64,7 @@ export const ErrorCatalog = {
   'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
   'read-only-database': { status: 405, title: 'Database is a read-only replica', exit: 1 },
   'storage-unreachable': { status: 503, title: 'Database storage unreachable', exit: 1 },
+  'address-in-use': { status: 500, title: 'Address already in use', exit: 1 },
   'disk-full': { status: 507, title: 'No space left on the device', exit: 1 },
   'source-too-large': { status: 502, title: 'Upstream file larger than its format allows', exit: 1 },
   'update-stalled': { status: 409, title: 'Another update holds the lock too long', exit: 1 },

@@ -6,7 +6,7 @@ import { namesIn } from '../io/fs.js';
 import { holderGone, isAlive, withFileLock } from '../io/lock.js';
 import { localStore } from '../io/store.js';
 import type { Database } from './database.js';
-import { Layout, SYNC_STAGING_PREFIX } from './layout.js';
+import { EXPORT_TEMP_PREFIX, Layout, SYNC_STAGING_PREFIX } from './layout.js';
 
 /**
  * What an interrupted command leaves behind, and the rules that tell it from work in progress.
@@ -85,27 +85,35 @@ async function walk(dir: string, out: Debris[]): Promise<void> {
   }
 }
 
-/** `pourpoint sync` staging folders in the system temp dir whose process is gone. */
-async function syncStagingDebris(): Promise<Debris[]> {
+/** What snowdb leaves in the system temp dir, by name: each name's process id comes first after the prefix. */
+const TMP_KINDS = [
+  { prefix: SYNC_STAGING_PREFIX, what: 'pourpoint sync staging (temp dir)' },
+  { prefix: EXPORT_TEMP_PREFIX, what: 'HTTP export (temp dir)' },
+  { prefix: `.${EXPORT_TEMP_PREFIX}`, what: 'HTTP export being written (temp dir)' },
+] as const;
+
+/** `pourpoint sync` staging folders and HTTP export files in the system temp dir whose process is gone. */
+export async function tmpDebris(): Promise<Debris[]> {
   const out: Debris[] = [];
   for (const n of await namesIn(localStore, tmpdir())) {
-    if (!n.startsWith(SYNC_STAGING_PREFIX)) continue;
-    const pid = Number(/^(\d+)-/.exec(n.slice(SYNC_STAGING_PREFIX.length))?.[1] ?? 0);
+    const kind = TMP_KINDS.find((k) => n.startsWith(k.prefix));
+    if (kind === undefined) continue;
+    const pid = Number(/^(\d+)-/.exec(n.slice(kind.prefix.length))?.[1] ?? 0);
     if (pid === process.pid || (pid > 0 && isAlive(pid))) continue;
-    out.push({ path: join(tmpdir(), n), what: 'pourpoint sync staging (temp dir)' });
+    out.push({ path: join(tmpdir(), n), what: kind.what });
   }
   return out;
 }
 
 /**
  * Everything interrupted work left under `dirs` (a database root and any dataset folders outside
- * it), plus `pourpoint sync` staging in the temp dir; sorted by path, each path once.
+ * it), plus `pourpoint sync` staging and HTTP exports of dead processes in the temp dir; sorted by path, each path once.
  */
 export async function findDebris(dirs: readonly string[], opts: { tmp?: boolean } = {}): Promise<Debris[]> {
   const out: Debris[] = [];
   // A folder inside another one given is walked with it.
   for (const d of dirs) if (!dirs.some((o) => d.startsWith(`${o}/`))) await walk(d, out);
-  if (opts.tmp !== false) out.push(...(await syncStagingDebris()));
+  if (opts.tmp !== false) out.push(...(await tmpDebris()));
   const seen = new Set<string>();
   return out
     .filter((x) => !seen.has(x.path) && seen.add(x.path))

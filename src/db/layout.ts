@@ -154,6 +154,8 @@ export interface DatasetPaths {
 
 /** Folders `pourpoint sync` stages downloads in, in the system temp dir: `snowdb-sync-<pid>-XXXXXX`. */
 export const SYNC_STAGING_PREFIX = 'snowdb-sync-';
+/** HTTP exports are written in the system temp dir as `snowdb-export-<pid>-<request>.<ext>`. */
+export const EXPORT_TEMP_PREFIX = 'snowdb-export-';
 
 /** Names of the files a date folder holds besides its COGs. */
 export const MANIFEST = DatasetLayout.manifest;

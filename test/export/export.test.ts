@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -357,6 +357,29 @@ describe('export: every basin × zone cell × date, read back by other readers',
       );
     } finally {
       await app.close();
+    }
+  });
+
+  it('what an HTTP export killed mid-way left in the temp dir is debris: doctor names it, --fix removes it', async () => {
+    // A process that has ended: its pid names the files as an export server of it would have.
+    const gone = spawn(process.execPath, ['-e', '0']);
+    await once(gone, 'close');
+    const pid = gone.pid!;
+    const left = [
+      `.snowdb-export-${pid}-req-7.parquet.${pid}-0a1b2c3d.tmp`,
+      `snowdb-export-${pid}-req-8.csv`,
+    ];
+    for (const f of left) await writeFile(join(tmpdir(), f), 'part of an export');
+    try {
+      const doctor = await snowdb(['doctor', '--check', 'debris'], { env });
+      assert.equal(doctor.code, 1, doctor.stdout);
+      for (const f of left) assert.ok(doctor.stdout.includes(join(tmpdir(), f)), `${f}: ${doctor.stdout}`);
+      assert.match(doctor.stdout, /HTTP export being written \(temp dir\)/);
+      const fixed = await snowdb(['doctor', '--check', 'debris', '--fix'], { env });
+      assert.equal(fixed.code, 0, fixed.stdout);
+      for (const f of left) await assert.rejects(stat(join(tmpdir(), f)), { code: 'ENOENT' });
+    } finally {
+      for (const f of left) await rm(join(tmpdir(), f), { force: true });
     }
   });
 

@@ -20,11 +20,15 @@ describe('CSV cells', () => {
       ['+3', '+3'],
       ['-1e-7', '-1e-7'],
       ['-.5', '-.5'],
+      ['-1000–0 ft', '-1000–0 ft'],
+      ['-x', '-x'],
+      ["-1+cmd|' /C calc'!A0", "'-1+cmd|' /C calc'!A0"],
+      ['-HYPERLINK("http://x")', `"'-HYPERLINK(""http://x"")"`],
       ['a=b', 'a=b'],
       ['Smith Creek, UT', '"Smith Creek, UT"'],
       ['', ''],
     ];
     for (const [v, want] of cases) assert.equal(csvField(v), want, JSON.stringify(v));
-    assert.equal(csvRow(['-3', '-x', 'y']), "-3,'-x,y");
+    assert.equal(csvRow(['-3', '-x', '@y']), "-3,-x,'@y");
   });
 });

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
+import { EXPORT_TEMP_PREFIX } from '../../db/layout.js';
 import { QueryParameterError } from '../../errors.js';
 import { FORMATS, type Format, planExport } from '../../export/plan.js';
 import { runExport } from '../../export/run.js';
@@ -100,7 +101,7 @@ export async function exportRoutes(app: FastifyInstance, db: Database): Promise<
           { parameter: 'datetime' },
         );
       // Written under the admission gate into a temp file (a Parquet footer comes last), then sent and removed.
-      const file = join(tmpdir(), `snowdb-export-${process.pid}-${req.id}.${EXTENSIONS[q.format]}`);
+      const file = join(tmpdir(), `${EXPORT_TEMP_PREFIX}${process.pid}-${req.id}.${EXTENSIONS[q.format]}`);
       await admit(req, reply, (exec) => runExport(plan, file, exec));
       const name = `${req.params.dataset}_${plan.chunks[0]![0]}_${plan.chunks.at(-1)!.at(-1)}.${EXTENSIONS[q.format]}`;
       // Opened, then unlinked before the answer starts (POSIX: the open descriptor keeps the bytes),

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { checkServable, serveLimits } from '../../app/serve.js';
+import { removeDebris, tmpDebris } from '../../db/debris.js';
 import { type ApiConfig, ApiConfigSchema } from '../../db/root-config.js';
 import { SnowdbError } from '../../errors.js';
 import type { Runner } from '../context.js';
@@ -101,7 +102,16 @@ export function registerApi(program: Command, run: Runner): void {
           );
           return;
         }
-        const address = await app.listen({ host: opts.host, port });
+        // What an earlier server killed mid-export left in the temp dir goes before this one answers.
+        await removeDebris(await tmpDebris());
+        const address = await app.listen({ host: opts.host, port }).catch(async (e: unknown) => {
+          await app.close();
+          if ((e as { code?: string }).code !== 'EADDRINUSE') throw e;
+          throw new SnowdbError(
+            'address-in-use',
+            `${opts.host}:${port} is in use (another server listens there?); choose another port with --port`,
+          );
+        });
         const bound = new URL(address).port;
         if (configured === undefined) app.snowdb.publicUrl = defaultPublicUrl(opts.host, Number(bound));
         ctx.out.info(

@@ -22,7 +22,8 @@ export function renderTable(table, shown, fmt) {
 /** A CSV field, quoted where needed; text a spreadsheet would run as a formula gets a leading `'`. */
 const csvField = (v) => {
   if (v === null || v === undefined) return '';
-  const s = typeof v === 'string' && /^[=+\-@\t\r]/.test(v) ? `'${v}` : String(v);
+  const formula = typeof v === 'string' && (/^[=@\t\r]/.test(v) || /^[+-].*[=+\-*/^&(!|@]/.test(v));
+  const s = formula ? `'${v}` : String(v);
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 };
 
