@@ -61,6 +61,12 @@ export const ErrorCatalog = {
   /** Logged, never received: the client left before its answer (nginx's 499). */
   'client-closed': { status: 499, title: 'Client closed the request', exit: 1 },
   'uri-too-long': { status: 414, title: 'URI too long', exit: 1 },
+  'malformed-body': { status: 400, title: 'Malformed request body', exit: 1 },
+  'body-too-large': { status: 413, title: 'Request body too large', exit: 1 },
+  'unsupported-media-type': { status: 415, title: 'Unsupported media type', exit: 1 },
+  'headers-too-large': { status: 431, title: 'Request headers too large', exit: 1 },
+  'request-timeout': { status: 408, title: 'Request not received in time', exit: 1 },
+  'malformed-request': { status: 400, title: 'Malformed HTTP request', exit: 1 },
   'health-check-failed': { status: 500, title: 'Health check failed', exit: 1 },
   'read-only-database': { status: 405, title: 'Database is a read-only replica', exit: 1 },
   'storage-unreachable': { status: 503, title: 'Database storage unreachable', exit: 1 },

@@ -13,7 +13,7 @@ import Fastify, {
 import { Admission } from '../app/admission.js';
 import { DEFAULT_LIMITS, type ServeLimits } from '../app/serve.js';
 import type { Database } from '../db/database.js';
-import { SnowdbError } from '../errors.js';
+import { type ErrorKey, SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { closePromptly } from './close.js';
 import {
@@ -46,8 +46,9 @@ export interface AppOptions {
 }
 
 /** A problem written straight to a socket (errors the HTTP parser raises before any route). */
-function socketProblem(socket: Socket, status: number, detail: string): void {
-  const body = JSON.stringify({ type: 'about:blank', title: STATUS_CODES[status], status, detail });
+function socketProblem(socket: Socket, key: ErrorKey, detail: string): void {
+  const { status, ...rest } = problemOfKey(key, detail);
+  const body = JSON.stringify({ ...rest, status });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_JSON}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
   );
@@ -96,10 +97,16 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     },
     clientErrorHandler: (err: NodeJS.ErrnoException, socket: Socket) => {
       if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) return socket.destroy();
-      if (err.code === 'HPE_HEADER_OVERFLOW') socketProblem(socket, 431, 'the request headers exceed 16 KiB');
+      if (err.code === 'HPE_HEADER_OVERFLOW')
+        socketProblem(socket, 'headers-too-large', 'the request headers exceed 16 KiB');
       else if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT')
-        socketProblem(socket, 408, 'the request was not received in time');
-      else socketProblem(socket, 400, `the request is not valid HTTP/1.1 (${err.code ?? 'parse error'})`);
+        socketProblem(socket, 'request-timeout', 'the request was not received in time');
+      else
+        socketProblem(
+          socket,
+          'malformed-request',
+          `the request is not valid HTTP/1.1 (${String(err.code ?? 'parse error').replace(/[^A-Z0-9_]/g, '')})`,
+        );
     },
   });
   app.decorate('snowdb', {

@@ -59,10 +59,17 @@ export function problemOf(e: unknown): Problem {
     const errors = e.validation.map((v) => ({ parameter: parameterOf(v), message: messageOf(v) }));
     const parameters = [...new Set(errors.map((x) => x.parameter))];
     const detail = errors.map((x) => `${x.parameter} ${x.message}`).join('; ');
+    if (e.validationContext === 'body')
+      return problemOfKey(
+        'malformed-body',
+        `the request body ${e.validation[0]?.message ?? 'is invalid'}: send GeoJSON as application/json`,
+      );
     return e.validationContext === 'params'
       ? problemOfKey('invalid-path-parameter', detail, { parameter: parameters[0], errors })
       : problemOfKey('malformed-query-parameter', detail, { parameter: parameters[0], parameters, errors });
   }
+  const framework = frameworkProblem(e);
+  if (framework !== null) return framework;
   const status = (e as { statusCode?: unknown }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return {
@@ -73,6 +80,42 @@ export function problemOf(e: unknown): Problem {
     };
   }
   return { type: 'about:blank', title: 'Internal Server Error', status: 500 };
+}
+
+/** Fastify's own errors about a request body, by code, in the catalog's terms. */
+const FRAMEWORK: Readonly<Record<string, (e: Error) => Problem>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    problemOfKey(
+      'body-too-large',
+      'the request body is larger than this resource takes (8 MiB for a polygon)',
+    ),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: () =>
+    problemOfKey('unsupported-media-type', 'send the body as application/json (GeoJSON)'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => problemOfKey('malformed-body', 'the JSON body is empty'),
+  // Fastify says no more than this: malformed JSON and a prototype key look alike to it.
+  FST_ERR_CTP_INVALID_JSON_BODY: () =>
+    problemOfKey(
+      'malformed-body',
+      'the body is not JSON, or it holds a __proto__ or constructor key (refused)',
+    ),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    problemOfKey('malformed-body', 'the body is not as long as its Content-Length says'),
+};
+
+/** A body parser's error (Fastify's code, or secure-json-parse's prototype refusal), or null. */
+function frameworkProblem(e: unknown): Problem | null {
+  if (!(e instanceof Error)) return null;
+  const code = (e as { code?: unknown }).code;
+  const known = typeof code === 'string' ? FRAMEWORK[code] : undefined;
+  if (known !== undefined) return known(e);
+  if (/forbidden (prototype|constructor) property/i.test(e.message))
+    return problemOfKey(
+      'malformed-body',
+      'the JSON body holds a __proto__ or constructor key, which is refused',
+    );
+  if (e instanceof SyntaxError && (e as { statusCode?: unknown }).statusCode === 400)
+    return problemOfKey('malformed-body', `the body is not JSON (${e.message})`);
+  return null;
 }
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -168,6 +168,47 @@ describe('a drawn polygon answers as an imported basin of the same shape', () =>
         headers: { 'content-type': 'application/json' },
       });
       assert.equal(broken.statusCode, 400, broken.body);
+      // The framework's own refusals are catalog problems too, each with its type.
+      const framework: [string, Record<string, string>, number, string, RegExp][] = [
+        ['{"type":', { 'content-type': 'application/json' }, 400, 'malformed-body', /the body is not JSON/],
+        [
+          '{"type":"Polygon","__proto__":{"x":1},"coordinates":[]}',
+          { 'content-type': 'application/json' },
+          400,
+          'malformed-body',
+          /the body is not JSON, or it holds a __proto__ or constructor key \(refused\)/,
+        ],
+        [
+          'type=Polygon',
+          { 'content-type': 'text/plain' },
+          400,
+          'malformed-body',
+          /the request body must be object: send GeoJSON as application\/json/,
+        ],
+        [
+          '<Polygon/>',
+          { 'content-type': 'application/xml' },
+          415,
+          'unsupported-media-type',
+          /application\/json/,
+        ],
+        [
+          `{"type":"Polygon","coordinates":[],"pad":"${'x'.repeat(8 * 1024 * 1024)}"}`,
+          { 'content-type': 'application/json' },
+          413,
+          'body-too-large',
+          /larger than this resource takes/,
+        ],
+      ];
+      for (const [payload, headers, status, key, why] of framework) {
+        const r = await app.inject({ method: 'POST', url, payload, headers });
+        assert.equal(r.statusCode, status, `${key}: ${r.body}`);
+        assert.equal(r.headers['content-type'], 'application/problem+json; charset=utf-8');
+        const p = r.json() as { type: string; title: string; status: number; detail: string };
+        assert.equal(p.type, `/problems/${key}`, r.body);
+        assert.equal(p.status, status);
+        assert.match(p.detail, why);
+      }
     } finally {
       await app.close();
     }
