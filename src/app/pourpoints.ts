@@ -100,6 +100,14 @@ export async function fileSource(
 ): Promise<{ listing: SourceListing; set: string | null }> {
   const single = await singleFileSource(spec, github);
   const file = single.files[0]!;
+  const part = /\.(shp|shx|dbf|prj|cpg)$/i.exec(file.name)?.[1];
+  if (part !== undefined) {
+    const stem = file.name.slice(0, -part.length - 1);
+    throw new SnowdbError(
+      'invalid-source',
+      `${file.label}: one part of a Shapefile; zip it with its .dbf, .shx and .prj (zip ${stem}.zip ${stem}.shp ${stem}.shx ${stem}.dbf ${stem}.prj) and import the zip`,
+    );
+  }
   const bytes = await file.read();
   const asked = Object.values(set).some((v) => v !== undefined);
   if (!asked && !isBasinSet(bytes)) return { listing: single, set: null };

@@ -17,6 +17,12 @@ function checkIso(text: string, parameter: string): string {
   const [y, mo, d] = m ? [Number(m[1]), Number(m[2]), Number(m[3])] : [0, 0, 0];
   const t = new Date(Date.UTC(y, mo - 1, d));
   if (!m || t.getUTCFullYear() !== y || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d) {
+    const us = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/.exec(text);
+    if (us)
+      throw malformed(
+        parameter,
+        `'${text}' is not a date snowdb reads: write YYYY-MM-DD (${us[3]}-${us[1]!.padStart(2, '0')}-${us[2]!.padStart(2, '0')} if you mean month/day/year)`,
+      );
     throw malformed(parameter, `'${text}' is not a calendar date (YYYY-MM-DD)`);
   }
   return text;
@@ -28,6 +34,7 @@ function checkIso(text: string, parameter: string): string {
  */
 export function parseDateRange(text: string, parameter = 'datetime'): DateQuery {
   const parts = text.split('/');
+  if (/^\d{1,2}\/\d{1,2}\/\d{4}(\/|$)/.test(text)) checkIso(text.split('/').slice(0, 3).join('/'), parameter);
   if (parts.length > 2)
     throw malformed(parameter, `'${text}': expected <start>/<end>, e.g. 2024-01-01/2024-06-30`);
   const open = (s: string | undefined) => s === undefined || s === '' || s === '..';

@@ -90,7 +90,7 @@ export function referenceYears(dates: readonly string[], dataset: string, years?
       'no-reference-years',
       years
         ? `'${dataset}' has no date in water years ${years.start}..${years.end} (${span})`
-        : `'${dataset}' has no water year before its current one (${span}); name reference years with --normals-years`,
+        : `'${dataset}' has no water year before its current one (${span}); name reference years with normals_years=Y1..Y2 (--normals-years Y1..Y2 on the command line)`,
     );
   }
   const missing: number[] = [];

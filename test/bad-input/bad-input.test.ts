@@ -374,6 +374,30 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
       /'2024-13-01' is not a calendar date/,
     ],
     [
+      'a month/day/year date',
+      async () => ['stats', 'snodas', ZION, '--dates', '04/01/2025'],
+      1,
+      /'04\/01\/2025' is not a date snowdb reads: write YYYY-MM-DD \(2025-04-01 if you mean month\/day\/year\)/,
+    ],
+    [
+      'a month/day/year date range',
+      async () => ['stats', 'snodas', ZION, '--dates', '1/15/2024/2/1/2024'],
+      1,
+      /'1\/15\/2024' is not a date snowdb reads: write YYYY-MM-DD \(2024-01-15 if you mean month\/day\/year\)/,
+    ],
+    [
+      'a file format given to export as --format',
+      async () => ['export', 'snodas', '--format', 'netcdf', '--out', f('x.nc')],
+      2,
+      /'netcdf' is a file format: give it as --to netcdf/,
+    ],
+    [
+      'a bare .shp',
+      async () => ['pourpoint', 'import', await write(f('hucs.shp'), Buffer.alloc(100)), '--set', 'x'],
+      1,
+      /hucs\.shp: one part of a Shapefile; zip it with its \.dbf, \.shx and \.prj \(zip hucs\.zip hucs\.shp hucs\.shx hucs\.dbf hucs\.prj\) and import the zip/,
+    ],
+    [
       'date range reversed',
       async () => ['stats', 'snodas', ZION, '--dates', '2024-01-16/2024-01-15'],
       1,

@@ -47,7 +47,7 @@ describe('the reference period rule (pure)', () => {
   it('no year to compare with is a clear error', () => {
     assert.throws(
       () => referenceYears(days('2021-10-01', '2022-01-15'), 'd'),
-      /'d' has no water year before its current one \(dates 2021-10-01 … 2022-01-15\); name reference years with --normals-years/,
+      /'d' has no water year before its current one \(dates 2021-10-01 … 2022-01-15\); name reference years with normals_years=Y1..Y2 \(--normals-years Y1..Y2 on the command line\)/,
     );
     assert.throws(
       () => referenceYears(dates, 'd', { start: 2000, end: 2005 }),

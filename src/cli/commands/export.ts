@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
 import { FORMATS, type Format, LAYOUTS, type Layout } from '../../export/plan.js';
 import { exportStats } from '../../export/run.js';
@@ -66,7 +66,17 @@ export function registerExport(program: Command, run: Runner): void {
       'the file (long, date-by-basin, year-by-band) or folder (by-basin, by-date) to write',
     )
     .option('--replace', 'replace an existing file or folder at --out')
-    .addOption(formatOption());
+    .addOption(
+      // --format is how the report prints; a file format given there is pointed to --to.
+      formatOption().argParser((v: string) => {
+        if ((FORMATS as readonly string[]).includes(v))
+          throw new InvalidArgumentError(
+            `'${v}' is a file format: give it as --to ${v} (--format prints the report: table or json)`,
+          );
+        if (v !== 'table' && v !== 'json') throw new InvalidArgumentError('Allowed choices are table, json.');
+        return v;
+      }),
+    );
   normalsFlags(
     cmd,
     'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> columns against the day-of-year normals',
