@@ -259,14 +259,55 @@ export const ChangesResponse = {
 export const SnowlineResponse = {
   $id: 'SnowlineResponse',
   type: 'object',
-  required: ['zone_layers', 'variables', 'zones', 'variable', 'threshold_percent', 'band_step_ft', 'results'],
+  required: [
+    'pourpoint',
+    'dataset',
+    'query',
+    'threshold',
+    'threshold_unit',
+    'band_step_ft',
+    'results',
+    'rows',
+  ],
   properties: {
     ...basinTable(
-      "`snowline_ft`, `snowline_m`, `crossing` (found, all_above, all_below, from_above_only, no_data), the lower and upper bands' bounds (ft), means and areas (m²), `span_ft`",
-      'date → one row (the basin) of number, text or null',
+      "`rows`' columns: `snowline_ft`, `snowline_m`, `crossing` (found, all_above, all_below, from_above_only, gap, no_data), the lower and upper bands' bounds (ft), means and areas (m²), `span_ft`",
+      'replaced below by the reference tool’s results',
       ['number', 'string', 'null'],
-      { variable: str, threshold_percent: { type: 'number' }, band_step_ft: int },
+      {
+        query: { type: 'object', additionalProperties: true },
+        variable: str,
+        threshold: {
+          type: 'number',
+          description: "the value the line marks, in `threshold_unit` (the variable's mean unit)",
+        },
+        threshold_unit: str,
+        band_step_ft: int,
+      },
     ),
+    results: {
+      type: 'object',
+      description:
+        'as the reference tool answers it: date → the line, or null when no pair of bands crosses the threshold',
+      additionalProperties: {
+        type: ['object', 'null'],
+        properties: {
+          elevation_ft: { type: 'number' },
+          lower_band_area_m2: { type: 'number' },
+          higher_band_area_m2: { type: 'number' },
+          interpolation_span_ft: { type: 'number' },
+        },
+      },
+    },
+    rows: {
+      type: 'object',
+      description:
+        'snowdb: date → one row (the basin) of number, text or null, columns as `variables` names them',
+      additionalProperties: {
+        type: 'array',
+        items: { type: 'array', items: { type: ['number', 'string', 'null'] } },
+      },
+    },
   },
   additionalProperties: true,
 } as const;

@@ -1,9 +1,12 @@
 /**
- * The snow line of a basin: per date, the elevation where a snow-cover fraction crosses a
- * threshold going up, interpolated linearly between the centres of the lowest adjacent pair of
- * elevation bands whose means bracket it (lower ≤ threshold < upper). A view of the typed cube
- * of one fraction variable over `terrain.elevation` bands; bands without a value that date are
- * passed over (the pair is then the nearest bands with values: `span_ft` says how far apart).
+ * The snow line of a basin, as the reference tool (snowtool) defines it: per date, over the
+ * basin's elevation bands sorted by elevation, the first adjacent pair whose means bracket the
+ * threshold going up (lower < threshold ≤ upper; a pair with a band without a value that date is
+ * skipped), interpolated linearly between the two bands' centres; none when no pair crosses.
+ * Any variable (a snow-cover fraction in percent by default, SWE in mm at a threshold…). A view
+ * of the typed cube of that variable over `terrain.elevation` bands. The body holds the
+ * reference's `results` and, beside it, snowdb's table per date (`rows`: why a date has no line,
+ * both bands, the median line of the reference years).
  */
 import { type DatasetConfig, isSnowFraction } from '../datasets/config.js';
 import type { Database } from '../db/database.js';
@@ -27,11 +30,11 @@ import { waterYearSpan } from './water-year.js';
 
 export interface SnowlineQuery
   extends Omit<StatsQuery, 'zones' | 'variables' | 'validFraction' | 'includeEmptyZones' | 'normals'> {
-  /** A snow-cover fraction variable (default `snow_fraction`). */
+  /** Any variable of the dataset (default its snow-cover fraction, `snow_fraction`). */
   readonly variable?: string;
-  /** Percent, in [0, 100) (default 50). */
+  /** In the variable's mean unit (default 50; a fraction's in [0, 100]). */
   readonly threshold?: number;
-  /** Elevation band height, ft (default 1000). */
+  /** Elevation band height, ft (default 500, as the reference). */
   readonly bandStepFt?: number;
   /** Each date against the reference years' snow lines on its day of year. */
   readonly normals?: NormalsOption;
@@ -41,26 +44,53 @@ export interface SnowlineQuery
 export type Crossing =
   /** Interpolated between two bands. */
   | 'found'
-  /** Every band's mean is above the threshold: the line lies below the basin. */
+  /** Every band's mean is at or above the threshold: the line lies below the basin. */
   | 'all_above'
-  /** No band's mean is above the threshold: the line lies above the basin (or there is no snow). */
+  /** Every band's mean is below the threshold: the line lies above the basin (or there is no snow). */
   | 'all_below'
-  /** Bands above and below, but none above a band at or below: cover falls with elevation. */
+  /** Bands above and below, but none at or above right over one below: cover falls with elevation. */
   | 'from_above_only'
+  /** It would cross going up, but only across a band without a value that date (pairs with one are skipped). */
+  | 'gap'
   /** No band has a value that date. */
   | 'no_data';
 
+/** The reference's answer for a date: the line and the two bands it was interpolated between. */
+export interface ReferenceLine {
+  elevation_ft: number;
+  lower_band_area_m2: number;
+  higher_band_area_m2: number;
+  interpolation_span_ft: number;
+}
+
 type Value = number | string | null;
 
-/** Per date one row (one cell: the basin): the line, how it was found, and the bracketing bands. */
+/**
+ * The reference's members (`threshold`, `threshold_unit`, `band_step_ft`, `query`, `results`;
+ * the shells add `pourpoint` and `dataset`) and snowdb's table: per date one row (one cell: the
+ * basin) in `rows`, its columns named in `variables`.
+ */
 export interface SnowlineBody extends Omit<CompactStats, 'results'> {
+  query: StatsQuery['dates'];
   variable: string;
+  threshold: number;
+  threshold_unit: string;
+  band_step_ft: number;
   /** With normals: the reference water years. */
   reference?: Reference;
-  threshold_percent: number;
-  band_step_ft: number;
-  results: Record<string, Value[][]>;
+  results: Record<string, ReferenceLine | null>;
+  rows: Record<string, Value[][]>;
 }
+
+/** The body as the one-cell table the CSV writers read (`rows` as `results`). */
+export const snowlineTable = (
+  b: SnowlineBody,
+): Omit<CompactStats, 'results'> & { results: Record<string, Value[][]> } => ({
+  zone_layers: b.zone_layers,
+  variables: b.variables,
+  zones: b.zones,
+  results: b.rows,
+});
 
 /** The dataset's snow-cover fraction variables (`isSnowFraction`), sorted. */
 export const fractionVariables = (config: DatasetConfig): string[] =>
@@ -88,19 +118,24 @@ export function planSnowline(inputs: PlanInputs, q: SnowlineQuery): SnowlinePlan
   const d = inputs.dataset;
   const fractions = fractionVariables(d.config);
   const variable = q.variable ?? fractions[0] ?? 'snow_fraction';
-  if (!fractions.includes(variable))
+  const spec = d.config.variables[variable];
+  if (spec === undefined)
     throw new QueryParameterError(
-      fractions.length === 0
-        ? `'${d.name}' has no snow-cover fraction variable (a snow line needs one, e.g. SPIRES snow_fraction)`
-        : `'${variable}' is not a snow-cover fraction of '${d.name}'; its fraction variables: ${fractions.join(', ')}`,
-      { parameter: 'variable', allowed: fractions },
+      q.variable === undefined
+        ? `'${d.name}' has no snow-cover fraction variable: name the variable of the line (its variables: ${Object.keys(d.config.variables).join(', ')})`
+        : `'${d.name}' has no variable '${variable}'; its variables: ${Object.keys(d.config.variables).join(', ')}`,
+      { parameter: 'variable', allowed: Object.keys(d.config.variables) },
     );
   const threshold = q.threshold ?? 50;
-  if (!Number.isFinite(threshold) || threshold < 0 || threshold >= 100)
-    throw new QueryParameterError(`threshold must lie in [0, 100) percent, got ${threshold}`, {
-      parameter: 'threshold',
-    });
-  const bandStepFt = q.bandStepFt ?? 1000;
+  const fraction = isSnowFraction(variable, spec);
+  if (!Number.isFinite(threshold) || (fraction && (threshold < 0 || threshold > 100)))
+    throw new QueryParameterError(
+      fraction
+        ? `threshold must lie in [0, 100] percent for '${variable}', got ${threshold}`
+        : `threshold must be a finite number, got ${threshold}`,
+      { parameter: 'threshold' },
+    );
+  const bandStepFt = q.bandStepFt ?? 500;
   if (!Number.isInteger(bandStepFt) || bandStepFt <= 0)
     throw new QueryParameterError(`band_step_ft must be a positive whole number of feet, got ${bandStepFt}`, {
       parameter: 'band_step_ft',
@@ -131,35 +166,22 @@ export function planSnowline(inputs: PlanInputs, q: SnowlineQuery): SnowlinePlan
 export const snowlineStateKey = (p: SnowlinePlan): string =>
   `${statsStateKey(p.stats)}/${p.threshold}${p.normals ? `/${statsStateKey(p.normals.stats)}` : ''}`;
 
-/** One band of a date: its bounds (ft), mean (percent) and in-basin area (m²). */
+/** One band of a date: its bounds (ft), mean (the variable's unit; null: no value that date) and in-basin area (m²). */
 export interface Band {
   readonly min: number;
   readonly max: number;
-  readonly value: number;
+  readonly value: number | null;
   readonly area: number;
 }
 
-/** The snow line over one date's bands (ascending, with values): the answer's row. */
+/** The snow line over one date's bands (ascending, every band in the basin): snowdb's row. */
 export function snowlineRow(bands: readonly Band[], threshold: number): Value[] {
-  const empty = (c: Crossing): Value[] => [
-    null,
-    null,
-    c,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-    null,
-  ];
-  if (bands.length === 0) return empty('no_data');
+  const empty = (c: Crossing): Value[] => [null, null, c, ...new Array<null>(9).fill(null)];
   for (let i = 0; i + 1 < bands.length; i++) {
     const lo = bands[i]!;
     const hi = bands[i + 1]!;
-    if (lo.value <= threshold && threshold < hi.value) {
+    if (lo.value === null || hi.value === null) continue; // the reference skips such a pair
+    if (lo.value < threshold && threshold <= hi.value) {
       const cLo = (lo.min + lo.max) / 2;
       const cHi = (hi.min + hi.max) / 2;
       const ft = cLo + ((threshold - lo.value) / (hi.value - lo.value)) * (cHi - cLo);
@@ -179,10 +201,27 @@ export function snowlineRow(bands: readonly Band[], threshold: number): Value[] 
       ];
     }
   }
-  if (bands.every((b) => b.value > threshold)) return empty('all_above');
-  if (bands.every((b) => b.value <= threshold)) return empty('all_below');
+  const values = bands.flatMap((b) => (b.value === null ? [] : [b.value]));
+  if (values.length === 0) return empty('no_data');
+  if (values.every((v) => v >= threshold)) return empty('all_above');
+  if (values.every((v) => v < threshold)) return empty('all_below');
+  // Bridged over the bands without a value, would it cross going up?
+  const held = bands.filter((b) => b.value !== null);
+  for (let i = 0; i + 1 < held.length; i++)
+    if (held[i]!.value! < threshold && threshold <= held[i + 1]!.value!) return empty('gap');
   return empty('from_above_only');
 }
+
+/** The reference's answer of a row: null unless a line was found. */
+const referenceLine = (row: readonly Value[]): ReferenceLine | null =>
+  row[2] !== 'found'
+    ? null
+    : {
+        elevation_ft: row[0] as number,
+        lower_band_area_m2: row[6] as number,
+        higher_band_area_m2: row[10] as number,
+        interpolation_span_ft: row[11] as number,
+      };
 
 /** Per date of the cube, the snow line over its elevation bands (the unclassified cell left out). */
 function snowlines(cube: Cube, threshold: number): Record<string, Value[][]> {
@@ -196,8 +235,13 @@ function snowlines(cube: Cube, threshold: number): Record<string, Value[][]> {
     zones.forEach((z, k) => {
       const ref = z.zone[0];
       const value = table[(i * K + k) * C]!;
-      if (ref?.kind === 'band' && !Number.isNaN(value))
-        bands.push({ min: ref.min, max: ref.max, value, area: z.area_m2 });
+      if (ref?.kind === 'band')
+        bands.push({
+          min: ref.min,
+          max: ref.max,
+          value: Number.isNaN(value) ? null : value,
+          area: z.area_m2,
+        });
     });
     results[date] = [snowlineRow(bands, threshold)];
   });
@@ -229,18 +273,26 @@ function againstNormal(
   }
 }
 
-/** Execute a snow-line plan. */
+/** Execute a snow-line plan. @throws QueryParameterError when the basin holds fewer than two bands. */
 export async function executeSnowline(p: SnowlinePlan, opts: ExecuteOptions = {}): Promise<SnowlineBody> {
   const cube = await executeCube(p.stats, opts);
-  const results = snowlines(cube, p.threshold);
+  const bands = zonesOf(cube).filter((z) => z.zone[0]?.kind === 'band').length;
+  if (bands < 2)
+    throw new QueryParameterError(
+      `the basin spans ${bands} elevation band${bands === 1 ? '' : 's'} of ${p.bandStepFt} ft with terrain: a snow line needs two; ask for a smaller band_step_ft`,
+      { parameter: 'band_step_ft' },
+    );
+  const rows = snowlines(cube, p.threshold);
   if (p.normals)
     againstNormal(
-      results,
+      rows,
       snowlines(await executeCube(p.normals.stats, opts), p.threshold),
       p.normals.reference,
     );
-  const mean = p.stats.columns[0]!.name; // mean_snow_fraction_percent
+  const mean = p.stats.columns[0]!.name; // mean_<variable>_<unit>
   const area = zonesOf(cube).reduce((t, z) => t + z.area_m2, 0);
+  const results: Record<string, ReferenceLine | null> = {};
+  for (const [date, r] of Object.entries(rows)) results[date] = referenceLine(r[0]!);
   return {
     zone_layers: [],
     variables: [
@@ -259,11 +311,14 @@ export async function executeSnowline(p: SnowlinePlan, opts: ExecuteOptions = {}
       ...(p.normals ? ['median_snowline_ft', 'median_snowline_m', 'snowline_years'] : []),
     ],
     zones: [{ zone: [], area_m2: area }],
+    query: p.stats.query.dates,
     variable: p.variable,
-    threshold_percent: p.threshold,
+    threshold: p.threshold,
+    threshold_unit: mean.slice(`mean_${p.variable}_`.length),
     band_step_ft: p.bandStepFt,
     ...(p.normals && { reference: p.normals.reference }),
     results,
+    rows,
   };
 }
 

@@ -360,7 +360,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
           failures.push(`${e.file}: ${e.line}\n  → exit ${r.code}: ${r.stderr.slice(0, 300)}`);
         if (/note: no date/.test(r.stderr)) failures.push(`${e.file}: ${e.line}\n  → ${r.stderr.trim()}`);
       }
-      // Data: a JSON body with a non-empty `results` (or basins with results), or CSV rows.
+      // Data: a JSON body with a non-empty `results` (or basins with results), a {date: number}
+      // map with a number (the snow line as the reference prints it), or CSV rows.
       // (stations and forecasts: non-empty `stations`, `years` or `forecasts`; a download: its bytes, above.)
       const data =
         e.words.includes('-o') ||
@@ -375,7 +376,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
             }) =>
               Object.keys(j.results ?? {}).length > 0 ||
               [...(j.basins ?? []), ...(j.datasets ?? [])].some((b) => Object.keys(b.results).length > 0) ||
-              [j.stations, j.years, j.forecasts].some((a) => (a?.length ?? 0) > 0))(JSON.parse(body))
+              [j.stations, j.years, j.forecasts].some((a) => (a?.length ?? 0) > 0) ||
+              Object.entries(j).some(([k, v]) => /^\d{4}-\d{2}-\d{2}$/.test(k) && typeof v === 'number'))(
+              JSON.parse(body),
+            )
           : body.trim().split('\n').length > 1);
       if (!data) failures.push(`${e.file}: ${e.line}\n  → no data: ${body.slice(0, 200)}`);
     }
@@ -736,7 +740,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.goto(`${base}/app/?dataset=instarr&variable=snow_fraction&basin=${VIRGIN}&units=us`);
     await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
     await settled(page);
-    const sl = await api<Body & { threshold_percent: number }>(
+    const sl = await api<
+      Omit<Body, 'results'> & {
+        rows: Body['results'];
+        results: Record<string, { elevation_ft: number } | null>;
+      }
+    >(
       `/datasets/instarr/snowline/${VIRGIN}/date-range?variable=snow_fraction&datetime=2024-10-01/2025-09-30`,
     );
     const drawn = await page.evaluate(() => {
@@ -750,7 +759,10 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(drawn.labels.at(-1), 'snow line');
     const want = drawn.xs!.map((x) => {
       const d = new Date(x! * 1000).toISOString().slice(0, 10);
-      return sl.results[d]?.[0]?.[col(sl, 'snowline_ft')] ?? null;
+      const row = sl.rows[d]?.[0]?.[col(sl as unknown as Body, 'snowline_ft')] ?? null;
+      // The reference's member says the same line.
+      assert.equal(sl.results[d]?.elevation_ft ?? null, row, d);
+      return row;
     });
     assert.deepEqual(drawn.line, want);
     assert.ok(

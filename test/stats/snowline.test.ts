@@ -1,8 +1,10 @@
 /**
  * The snow line (stats/snowline.ts) on a generated SPIRES-like dataset over the Zion DEM: per
- * date, the answer equals a hand interpolation over the elevation-band means that `stats`
- * reports for the same basin, dates and bands; dates built so that there is no crossing (no snow,
- * snow everywhere, no data), a crossing in the lowest pair, and a ramp; thresholds 0, 50 and 90.
+ * date, the answer equals a hand interpolation by the reference tool's rule (the first adjacent
+ * pair of bands, pairs with a band without a value skipped, lower < threshold ≤ upper) over the
+ * elevation-band means that `stats` reports for the same basin, dates and bands; dates built so
+ * that there is no crossing (no snow, snow everywhere, no data), a crossing in the lowest pair,
+ * and a ramp; thresholds 0, 1, 50 and 90, and a line of another variable (albedo).
  * CLI in-process and the HTTP route (JSON, CSV, errors) through `inject`. Also the snow-covered
  * area statistic of fraction variables (`total_<variable>_m2`).
  */
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
+import { snowlineRow } from '../../src/stats/snowline.js';
 import { snowdb } from '../helpers/cli.js';
 import { BASIN, coverDb, DATES, REFERENCE_DATES } from '../helpers/cover-db.js';
 import { oracle as gdalOracle } from '../helpers/gdal.js';
@@ -20,6 +23,21 @@ interface Body {
   variables: string[];
   zones: { zone: { kind: string; min: number; max: number }[]; area_m2: number }[];
   results: Record<string, Value[][]>;
+}
+interface RefLine {
+  elevation_ft: number;
+  lower_band_area_m2: number;
+  higher_band_area_m2: number;
+  interpolation_span_ft: number;
+}
+/** The snow line's body: the reference's members and snowdb's rows. */
+interface LineBody extends Omit<Body, 'results'> {
+  threshold: number;
+  threshold_unit: string;
+  band_step_ft: number;
+  query: unknown;
+  results: Record<string, RefLine | null>;
+  rows: Record<string, Value[][]>;
 }
 
 describe('snow line', () => {
@@ -40,64 +58,107 @@ describe('snow line', () => {
     bands = JSON.parse(r.stdout) as Body;
   });
 
-  /** The hand computation: bands with a value that date, ascending; the lowest pair with lo ≤ T < hi. */
-  const byHand = (date: string, t: number) => {
-    const rows = bands.results[date]!;
-    const have = bands.zones
+  /**
+   * The hand computation, the reference's rule: every band of the basin ascending, the first
+   * adjacent pair both with a value that date with lo < T ≤ hi.
+   */
+  const byHand = (of: Body, date: string, t: number) => {
+    const rows = of.results[date]!;
+    const all = of.zones
       .map((z, k) => ({ ref: z.zone[0]!, area: z.area_m2, value: rows[k]![0] as number | null }))
-      .filter((b) => b.ref.kind === 'band' && b.value !== null);
-    for (let i = 0; i + 1 < have.length; i++) {
-      const [lo, hi] = [have[i]!, have[i + 1]!];
-      if (lo.value! <= t && t < hi.value!) {
+      .filter((b) => b.ref.kind === 'band');
+    for (let i = 0; i + 1 < all.length; i++) {
+      const [lo, hi] = [all[i]!, all[i + 1]!];
+      if (lo.value === null || hi.value === null) continue;
+      if (lo.value < t && t <= hi.value) {
         const [cLo, cHi] = [(lo.ref.min + lo.ref.max) / 2, (hi.ref.min + hi.ref.max) / 2];
-        return { ft: cLo + ((t - lo.value!) / (hi.value! - lo.value!)) * (cHi - cLo), lo, hi };
+        return { ft: cLo + ((t - lo.value) / (hi.value - lo.value)) * (cHi - cLo), lo, hi, span: cHi - cLo };
       }
     }
     return null;
   };
 
+  /** The whole body (`--details`), in 1000-ft bands (as `bands`) unless asked otherwise. */
   const line = async (...args: string[]) => {
     // The 2024 dates unless asked otherwise (the earlier years are the normals' reference).
     const dates = args.includes('--dates') ? [] : ['--dates', '2024-01-01/2024-01-06'];
-    const r = await snowdb(['snowline', 'cover', BASIN, ...dates, ...args], { env });
+    const step = args.includes('--band-step-ft') ? [] : ['--band-step-ft', '1000'];
+    const r = await snowdb(['snowline', 'cover', BASIN, ...dates, ...step, ...args, '--details'], { env });
     assert.equal(r.code, 0, r.stderr);
-    return JSON.parse(r.stdout) as Body & { threshold_percent: number; band_step_ft: number };
+    return JSON.parse(r.stdout) as LineBody;
   };
 
-  it('equals a hand interpolation over the band means, at thresholds 0, 50 and 90', async () => {
-    assert.ok(bands.zones.filter((z) => z.zone[0]!.kind === 'band').length >= 3, 'the basin spans 3+ bands');
-    for (const t of [0, 50, 90]) {
-      const body = await line('--threshold', String(t));
-      assert.equal(body.threshold_percent, t);
-      assert.deepEqual(Object.keys(body.results), DATES);
-      const col = (name: string) => body.variables.indexOf(name);
-      for (const date of DATES) {
-        const row = body.results[date]![0]!;
-        const want = byHand(date, t);
-        if (want === null) {
-          assert.equal(row[col('snowline_ft')], null, `${date} T=${t}`);
-          assert.notEqual(row[col('crossing')], 'found');
-          continue;
-        }
-        assert.equal(row[col('crossing')], 'found', `${date} T=${t}`);
-        assert.ok(Math.abs((row[col('snowline_ft')] as number) - want.ft) < 1e-9, `${date} T=${t}`);
-        assert.ok(Math.abs((row[col('snowline_m')] as number) - want.ft / 3.28084) < 1e-9);
-        assert.equal(row[col('lower_band_min_ft')], want.lo.ref.min);
-        assert.equal(row[col('upper_band_max_ft')], want.hi.ref.max);
-        assert.equal(row[col('lower_band_area_m2')], want.lo.area);
-        assert.equal(row[col('upper_band_mean_snow_fraction_percent')], want.hi.value);
-        assert.equal(
-          row[col('span_ft')],
-          (want.hi.ref.min + want.hi.ref.max - want.lo.ref.min - want.lo.ref.max) / 2,
-        );
+  /** Each date's row and reference answer against the hand computation over `of`. */
+  const checkAgainst = (of: Body, body: LineBody, t: number, mean: string): number => {
+    const col = (name: string) => body.variables.indexOf(name);
+    let found = 0;
+    for (const date of Object.keys(body.rows)) {
+      const row = body.rows[date]![0]!;
+      const want = byHand(of, date, t);
+      if (want === null) {
+        assert.equal(row[col('snowline_ft')], null, `${date} T=${t}`);
+        assert.notEqual(row[col('crossing')], 'found');
+        assert.equal(body.results[date], null, `${date} T=${t}`);
+        continue;
       }
+      found++;
+      assert.equal(row[col('crossing')], 'found', `${date} T=${t}`);
+      assert.ok(Math.abs((row[col('snowline_ft')] as number) - want.ft) < 1e-9, `${date} T=${t}`);
+      assert.ok(Math.abs((row[col('snowline_m')] as number) - want.ft / 3.28084) < 1e-9);
+      assert.equal(row[col('lower_band_min_ft')], want.lo.ref.min);
+      assert.equal(row[col('upper_band_max_ft')], want.hi.ref.max);
+      assert.equal(row[col('lower_band_area_m2')], want.lo.area);
+      assert.equal(row[col(`upper_band_${mean}`)], want.hi.value);
+      assert.equal(row[col('span_ft')], want.span);
+      // The reference tool's members, from the same numbers.
+      const ref = body.results[date]!;
+      assert.deepEqual(Object.keys(ref), [
+        'elevation_ft',
+        'lower_band_area_m2',
+        'higher_band_area_m2',
+        'interpolation_span_ft',
+      ]);
+      assert.ok(Math.abs(ref.elevation_ft - want.ft) < 1e-9);
+      assert.equal(ref.lower_band_area_m2, want.lo.area);
+      assert.equal(ref.higher_band_area_m2, want.hi.area);
+      assert.equal(ref.interpolation_span_ft, want.span);
     }
+    return found;
+  };
+
+  it("equals a hand interpolation by the reference's rule over the band means, at thresholds 0, 1, 50 and 90", async () => {
+    assert.ok(bands.zones.filter((z) => z.zone[0]!.kind === 'band').length >= 3, 'the basin spans 3+ bands');
+    let found = 0;
+    for (const t of [0, 1, 50, 90]) {
+      const body = await line('--threshold', String(t));
+      assert.equal(body.threshold, t);
+      assert.equal(body.threshold_unit, 'percent');
+      assert.equal(body.band_step_ft, 1000);
+      assert.deepEqual(body.query, { type: 'DateRange', start_date: '2024-01-01', end_date: '2024-01-06' });
+      assert.deepEqual(Object.keys(body.results), DATES);
+      found += checkAgainst(bands, body, t, 'mean_snow_fraction_percent');
+    }
+    assert.ok(found >= 6, `${found} lines found`);
+  });
+
+  it('prints {date: line in ft | null} as the reference command does', async () => {
+    const r = await snowdb(
+      ['snowline', 'cover', BASIN, '--dates', '2024-01-01/2024-01-06', '--band-step-ft', '1000'],
+      { env },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    const printed = JSON.parse(r.stdout) as Record<string, number | null>;
+    const body = await line();
+    assert.deepEqual(
+      printed,
+      Object.fromEntries(DATES.map((d) => [d, body.results[d]?.elevation_ft ?? null])),
+    );
   });
 
   it('names why there is no line, and finds a crossing in the lowest pair', async () => {
     const body = await line('--threshold', '50');
     const col = (name: string) => body.variables.indexOf(name);
-    const at = (date: string, name: string) => body.results[date]![0]![col(name)];
+    const at = (date: string, name: string) => body.rows[date]![0]![col(name)];
     assert.equal(at('2024-01-02', 'crossing'), 'all_below'); // no snow
     assert.equal(at('2024-01-03', 'crossing'), 'all_above'); // snow down to the basin's bottom
     assert.equal(at('2024-01-06', 'crossing'), 'no_data');
@@ -105,22 +166,65 @@ describe('snow line', () => {
     assert.equal(at('2024-01-04', 'lower_band_min_ft'), low);
     // (Means of 0 and 100 over float weights: equal to ~1e-13.)
     assert.ok(Math.abs((at('2024-01-04', 'snowline_ft') as number) - (low + 1000)) < 1e-9);
-    // Threshold 0: where snow begins, the centre of the last bare band.
+    // Threshold 0: no band is below it, so no line (the reference's lower < threshold); threshold 1
+    // is where snow begins: 1 % of the way from the bare band's centre to the next one's.
     const zero = await line('--threshold', '0', '--dates', '2024-01-04/2024-01-04');
-    assert.deepEqual(Object.keys(zero.results), ['2024-01-04']);
-    assert.ok(Math.abs((zero.results['2024-01-04']![0]![col('snowline_ft')] as number) - (low + 500)) < 1e-9);
-    // The step at 6000 ft, in 500-ft bands: the line lies within a band of 6000 ft.
+    assert.deepEqual(zero.results, { '2024-01-04': null });
+    assert.equal(zero.rows['2024-01-04']![0]![col('crossing')], 'all_above');
+    const one = await line('--threshold', '1', '--dates', '2024-01-04/2024-01-04');
+    assert.ok(Math.abs(one.results['2024-01-04']!.elevation_ft - (low + 510)) < 1e-9);
+    // The step at 6000 ft, in 500-ft bands (the default): the line lies within a band of 6000 ft.
     const fine = await line('--band-step-ft', '500', '--dates', '2024-01-01/2024-01-01');
     assert.equal(fine.band_step_ft, 500);
-    const ft = fine.results['2024-01-01']![0]![col('snowline_ft')] as number;
+    const ft = fine.rows['2024-01-01']![0]![col('snowline_ft')] as number;
     assert.ok(Math.abs(ft - 6000) <= 500, `${ft}`);
+  });
+
+  it('a band without a value between a bare and a snowy one: no line (the pair is skipped), crossing gap', () => {
+    const b = (min: number, value: number | null) => ({ min, max: min + 1000, value, area: 1e6 });
+    const row = snowlineRow([b(5000, 10), b(6000, null), b(7000, 80)], 50);
+    assert.deepEqual(row.slice(0, 3), [null, null, 'gap']);
+    // Falling with elevation; and the first crossing pair wins over a later one.
+    assert.equal(snowlineRow([b(5000, 90), b(6000, 10)], 50)[2], 'from_above_only');
+    const first = snowlineRow([b(5000, 0), b(6000, 100), b(7000, 0), b(8000, 100)], 50);
+    assert.equal(first[0], 6000); // centres 5500 and 6500, halfway
+    assert.equal(snowlineRow([b(5000, 40), b(6000, 50)], 50)[0], 6500); // threshold ≤ upper: at its centre
+  });
+
+  it('a line of any variable (albedo), at thresholds from its own values, by the same rule', async () => {
+    const r = await snowdb(['stats', 'cover', BASIN, '--variable', 'albedo', '--zone', 'terrain.elevation'], {
+      env,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const albedo = JSON.parse(r.stdout) as Body;
+    const mean = albedo.variables[0]!;
+    const values = Object.values(albedo.results)
+      .flatMap((rows) => rows.map((x) => x[0]))
+      .filter((v): v is number => typeof v === 'number')
+      .sort((x, y) => x - y);
+    let found = 0;
+    for (const t of [values[Math.floor(values.length / 3)]!, values[Math.floor((2 * values.length) / 3)]!]) {
+      const body = await line('--variable', 'albedo', '--threshold', String(t));
+      assert.equal(body.threshold_unit, mean.slice('mean_albedo_'.length));
+      found += checkAgainst(albedo, body, t, mean);
+    }
+    assert.ok(found >= 1, `${found} albedo lines`);
+  });
+
+  it('a basin of fewer than two bands is refused, naming band_step_ft', async () => {
+    const r = await snowdb(['snowline', 'cover', BASIN, '--band-step-ft', '20000'], { env });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      /the basin spans 1 elevation band of 20000 ft with terrain: a snow line needs two; ask for a smaller band_step_ft/,
+    );
   });
 
   it("normals: the median of the reference years' snow lines on the same day, and how many had one", async () => {
     const refs = await line('--dates', '2021-01-01/2023-12-31');
-    assert.deepEqual(Object.keys(refs.results), REFERENCE_DATES);
+    assert.deepEqual(Object.keys(refs.rows), REFERENCE_DATES);
     const ft = refs.variables.indexOf('snowline_ft');
-    const lines = REFERENCE_DATES.map((d) => refs.results[d]![0]![ft] as number).sort((a, b) => a - b);
+    const lines = REFERENCE_DATES.map((d) => refs.rows[d]![0]![ft] as number).sort((a, b) => a - b);
     assert.ok(
       lines.every((v) => typeof v === 'number'),
       'each reference year has a line',
@@ -131,12 +235,12 @@ describe('snow line', () => {
       [2021, 2022, 2023],
     );
     const col = (name: string) => body.variables.indexOf(name);
-    const on5 = body.results['2024-01-05']![0]!;
+    const on5 = body.rows['2024-01-05']![0]!;
     assert.ok(Math.abs((on5[col('median_snowline_ft')] as number) - lines[1]!) < 1e-9);
     assert.ok(Math.abs((on5[col('median_snowline_m')] as number) - lines[1]! / 3.28084) < 1e-9);
     assert.equal(on5[col('snowline_years')], 3);
     // No reference year holds 4 January: no median.
-    assert.deepEqual(body.results['2024-01-04']![0]!.slice(col('median_snowline_ft')), [null, null, 0]);
+    assert.deepEqual(body.rows['2024-01-04']![0]!.slice(col('median_snowline_ft')), [null, null, 0]);
     // Two reference years: the mean of the two middle (here both) lines.
     const two = await line(
       '--dates',
@@ -145,10 +249,10 @@ describe('snow line', () => {
       '--normals-years',
       '2022..2023',
     );
-    const pair = ['2022-01-05', '2023-01-05'].map((d) => refs.results[d]![0]![ft] as number);
+    const pair = ['2022-01-05', '2023-01-05'].map((d) => refs.rows[d]![0]![ft] as number);
     assert.ok(
       Math.abs(
-        (two.results['2024-01-05']![0]![col('median_snowline_ft')] as number) - (pair[0]! + pair[1]!) / 2,
+        (two.rows['2024-01-05']![0]![col('median_snowline_ft')] as number) - (pair[0]! + pair[1]!) / 2,
       ) < 1e-9,
     );
   });
@@ -257,35 +361,53 @@ describe('snow line', () => {
     after(() => app.close());
     const url = (q: string) => `/datasets/cover/snowline/${BASIN}/date-range?${q}`;
 
-    it('answers as the CLI does, in JSON and CSV, with an ETag', async () => {
-      const r = await app.inject({ method: 'GET', url: url('datetime=2024-01-01/2024-01-06&threshold=50') });
+    it('answers as the CLI does, in JSON and CSV, with an ETag; the reference defaults and members', async () => {
+      const q = 'datetime=2024-01-01/2024-01-06&threshold=50&band_step_ft=1000';
+      const r = await app.inject({ method: 'GET', url: url(q) });
       assert.equal(r.statusCode, 200, r.body);
-      const { links, pourpoint, dataset, ...body } = r.json() as Body & Record<string, unknown>;
+      const { links, pourpoint, dataset, ...body } = r.json() as LineBody & Record<string, unknown>;
       assert.equal(pourpoint, BASIN);
       assert.equal(dataset, 'cover');
       assert.ok(Array.isArray(links));
       assert.deepEqual(body, await line('--threshold', '50'));
       const again = await app.inject({
         method: 'GET',
-        url: url('datetime=2024-01-01/2024-01-06&threshold=50'),
+        url: url(q),
         headers: { 'if-none-match': r.headers.etag as string },
       });
       assert.equal(again.statusCode, 304);
-      const csv = await app.inject({ method: 'GET', url: url('datetime=2024-01-01/2024-01-06&f=csv') });
+      const csv = await app.inject({
+        method: 'GET',
+        url: url('datetime=2024-01-01/2024-01-06&band_step_ft=1000&f=csv'),
+      });
       assert.equal(csv.statusCode, 200);
       const lines = csv.body.trimEnd().split('\r\n');
       assert.equal(lines[0], ['date', 'area_m2', ...body.variables].join(','));
       assert.equal(lines.length, 1 + DATES.length);
       assert.match(lines[3]!, /^2024-01-03,[\d.e+]+,,,all_above,/);
+      // A client of the reference sends allow_partial and no band step: 500-ft bands, threshold 50 %.
+      const plain = await app.inject({ method: 'GET', url: url('datetime=2024-01-04&allow_partial=true') });
+      assert.equal(plain.statusCode, 200, plain.body);
+      const p = plain.json() as LineBody & { pourpoint: string; dataset: string };
+      assert.deepEqual(
+        [p.pourpoint, p.dataset, p.threshold, p.threshold_unit, p.band_step_ft],
+        [BASIN, 'cover', 50, 'percent', 500],
+      );
+      assert.deepEqual(p.query, { type: 'DateRange', start_date: '2024-01-04', end_date: '2024-01-04' });
+      assert.deepEqual(p.results, (await line('--band-step-ft', '500', '--dates', '2024-01-04')).results);
     });
 
-    it('refuses a threshold outside [0, 100) and a variable that is not a snow-cover fraction', async () => {
-      const bad = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&threshold=100') });
-      assert.equal(bad.statusCode, 400);
+    it('refuses a fraction threshold outside [0, 100], a variable the dataset lacks, and a bad number', async () => {
+      const bad = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&threshold=101') });
+      assert.equal(bad.statusCode, 422, bad.body);
       assert.match(bad.headers['content-type'] as string, /problem\+json/);
-      const albedo = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&variable=albedo') });
-      assert.ok(albedo.statusCode >= 400 && albedo.statusCode < 500, albedo.body);
-      assert.match(albedo.json().detail, /'albedo' is not a snow-cover fraction of 'cover'.*snow_fraction/);
+      assert.match(
+        bad.json().detail,
+        /threshold must lie in \[0, 100\] percent for 'snow_fraction', got 101/,
+      );
+      const nope = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&variable=nope') });
+      assert.ok(nope.statusCode >= 400 && nope.statusCode < 500, nope.body);
+      assert.match(nope.json().detail, /'cover' has no variable 'nope'; its variables: .*snow_fraction/);
       const r = await snowdb(['snowline', 'cover', BASIN, '--threshold', 'half'], { env });
       assert.equal(r.code, 1);
       assert.match(r.stderr, /--threshold: expected a number, got 'half'/);

@@ -27,7 +27,7 @@ import {
   statsOptions,
   waterYearsOptions,
 } from '../../stats/query.js';
-import { executeSnowline, openSnowlinePlan, snowlineStateKey } from '../../stats/snowline.js';
+import { executeSnowline, openSnowlinePlan, snowlineStateKey, snowlineTable } from '../../stats/snowline.js';
 import { executeWaterYears, openWaterYearsPlan, waterYearsStateKey } from '../../stats/summaries.js';
 import { admit, queryCaps } from '../http.js';
 import { admitJson } from '../json-stream.js';
@@ -54,7 +54,7 @@ const ok = (ref: string, what: string) =>
  * inside the admission gate the CSV download `<triplet>_<name>.csv` keyed by `key`, or the JSON
  * body with `pourpoint`, `dataset`, any `notes` and links.
  */
-async function basinTable(
+async function basinTable<T extends object = CellTable>(
   req: FastifyRequest<{ Params: BasinParams; Querystring: { f?: 'json' | 'csv' } }>,
   reply: FastifyReply,
   view: {
@@ -62,9 +62,12 @@ async function basinTable(
     name: string;
     key?: string;
     notes?: readonly string[];
-    execute: (exec: ExecuteOptions) => Promise<CellTable & object>;
+    execute: (exec: ExecuteOptions) => Promise<T>;
+    /** The table CSV writes (default: the body itself). */
+    table?: (body: T) => CellTable;
   },
 ): Promise<unknown> {
+  const table = view.table ?? ((b: T) => b as unknown as CellTable);
   const format = negotiate(req.query.f, req.headers.accept);
   const { dataset, pourpoint } = req.params;
   if (conditional(req, reply, view.stateKey, format)) return reply.code(304).send();
@@ -72,7 +75,7 @@ async function basinTable(
     return sendCsv(
       reply,
       `${pourpoint.replaceAll(':', '-')}_${view.name}.csv`,
-      csvLines(await admit(req, reply, view.execute), view.key),
+      csvLines(table(await admit(req, reply, view.execute)), view.key),
     );
   return admitJson(req, reply, async (exec) => ({
     ...(await view.execute(exec)),
@@ -237,17 +240,23 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
             description: "start/end, ISO dates, inclusive; '..' or empty leaves an end open; one date alone",
             examples: ['2024-03-01/2024-06-30'],
           }),
-          threshold: z.number().min(0).lt(100).default(50).meta({ description: 'percent, in [0, 100)' }),
+          threshold: z
+            .number()
+            .default(50)
+            .meta({ description: "in the variable's unit (a fraction's percent, in [0, 100]; SWE in mm…)" }),
           band_step_ft: z
             .int()
             .min(1)
             .max(100_000)
-            .default(1000)
+            .default(500)
             .meta({ description: 'elevation band height, ft' }),
-          variable: z
-            .string()
-            .optional()
-            .meta({ description: 'a snow-cover fraction (default snow_fraction)' }),
+          variable: z.string().optional().meta({
+            description: 'any variable of the dataset (default its snow-cover fraction, snow_fraction)',
+          }),
+          allow_partial: z.boolean().default(false).meta({
+            description:
+              "accepted as the reference tool's clients send it; snowdb answers a partly covered basin either way",
+          }),
         }),
         response: ok('SnowlineResponse', 'per date: the snow line and the two bands it lies between'),
       },
@@ -270,6 +279,7 @@ export async function historyRoutes(app: FastifyInstance, db: Database): Promise
         stateKey: snowlineStateKey(plan),
         name: 'snowline',
         execute: (exec) => executeSnowline(plan, exec),
+        table: snowlineTable,
       });
     },
   );

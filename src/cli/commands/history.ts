@@ -6,7 +6,7 @@ import { compareCsvLines } from '../../stats/csv.js';
 import { parseDateRange } from '../../stats/dates.js';
 import { answerNotes, computeNormals } from '../../stats/normals.js';
 import { cliFlags, normalsOptions, statsOptions, waterYearsOptions } from '../../stats/query.js';
-import { computeSnowline } from '../../stats/snowline.js';
+import { computeSnowline, snowlineTable } from '../../stats/snowline.js';
 import { computeWaterYears } from '../../stats/summaries.js';
 import type { Runner } from '../context.js';
 import { renderJson } from '../json.js';
@@ -111,9 +111,17 @@ export function registerSnowline(program: Command, run: Runner): void {
     .argument('<dataset>', 'an active dataset with a snow-cover fraction (SPIRES)')
     .argument('<pourpoint>', 'station triplet, e.g. 09406000:UT:USGS')
     .option('--dates <start/end>', "inclusive ISO date range; '..' leaves an end open (default: every date)")
-    .option('--threshold <percent>', 'snow-cover fraction the line marks, in [0, 100)', '50')
-    .option('--band-step-ft <ft>', 'elevation band height', '1000')
-    .option('--variable <key>', 'a snow-cover fraction variable (default snow_fraction)')
+    .option(
+      '--threshold <value>',
+      "the value the line marks, in the variable's unit (percent for a fraction)",
+      '50',
+    )
+    .option('--band-step-ft <ft>', 'elevation band height', '500')
+    .option('--variable <key>', 'any variable (default the snow-cover fraction, snow_fraction)')
+    .option(
+      '--details',
+      "JSON: the whole body (the reference's results, snowdb's rows and why a date has none)",
+    )
     .addOption(new Option('--format <format>', 'output format').choices(['json', 'csv']).default('json'));
   normalsFlags(cmd, "each date against the median of the reference years' snow lines on its day").action(
     (
@@ -124,6 +132,7 @@ export function registerSnowline(program: Command, run: Runner): void {
         threshold: string;
         bandStepFt: string;
         variable?: string;
+        details?: boolean;
         format: 'json' | 'csv';
       },
       cmd: Command,
@@ -138,7 +147,17 @@ export function registerSnowline(program: Command, run: Runner): void {
           variable: opts.variable,
           normals: statsOptions(normalsParams(opts), cliFlags).normals,
         });
-        printTable(ctx, opts.format, body);
+        if (opts.format === 'csv') printTable(ctx, 'csv', snowlineTable(body));
+        else if (opts.details) ctx.out.data(JSON.stringify(body, null, 2));
+        // As the reference's `snowline` command prints it: {date: line in ft | null}.
+        else
+          ctx.out.data(
+            JSON.stringify(
+              Object.fromEntries(Object.entries(body.results).map(([d, r]) => [d, r?.elevation_ft ?? null])),
+              null,
+              2,
+            ),
+          );
       }),
   );
 }

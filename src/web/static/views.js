@@ -108,7 +108,7 @@ export async function seasonView(ctx, els) {
   ];
   // The snow line in the chosen units: ft (US) or m.
   const lineUnit = ctx.units === 'us' ? 'ft' : 'm';
-  const lineAt = (d) => (line ? at(line.results[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
+  const lineAt = (d) => (line ? at(line.rows[d]?.[0], col(line, `snowline_${lineUnit}`)) : null);
   const days = daysFrom(start, end);
   const vi = col(stats, stat);
   // The last held date up to the as-of date (its changes are shown).
@@ -198,7 +198,7 @@ export async function seasonView(ctx, els) {
         `p90 (${u.unit})`,
         `min (${u.unit})`,
         `max (${u.unit})`,
-        ...(line ? [`snow line at ${line.threshold_percent} % (${lineUnit})`] : []),
+        ...(line ? [`snow line at ${line.threshold} % (${lineUnit})`] : []),
         ...others.map((o) => `${o.name} (${u.unit})`),
       ],
       rows,
@@ -318,13 +318,14 @@ function besideText(body, units) {
 
 /** The snow line on the as-of date, or why there is none. */
 function lineText(body, date, unit) {
-  const row = body.results[date]?.[0];
-  const t = body.threshold_percent;
+  const row = body.rows[date]?.[0];
+  const t = body.threshold;
   const v = at(row, col(body, `snowline_${unit}`));
   const why = {
     all_above: 'snow covers every elevation band',
     all_below: 'no elevation band is that snowy',
     from_above_only: 'cover falls with elevation',
+    gap: 'a band without data lies where it would cross',
     no_data: 'no data',
   };
   return v === null
