@@ -32,10 +32,14 @@ function credentialsFor(url: string, archive: Archive, s: TransferSettings): Cre
 /** Whether the credentials say who we are (a 401 then means they were refused). */
 const sent = (c: Credentials) => c.login !== null || c.bearer !== undefined;
 
+/** A host that does not resolve or refuses every connection: asking again at once will not help. */
+export const hostDown = (e: SnowdbError): boolean =>
+  e.key === 'source-unreachable' && /\b(ENOTFOUND|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH)\b/.test(e.message);
+
 /** Whether a failed attempt may succeed on retry: 5xx, 408, 429, resets, stalls, a bad body. */
 function retryable(e: SnowdbError): boolean {
   if (e.key === 'invalid-source' || e.key === 'source-rate-limited') return true;
-  if (e.key !== 'source-unreachable') return false;
+  if (e.key !== 'source-unreachable' || hostDown(e)) return false;
   const status = e.extra.status as number | undefined;
   return status === undefined || status >= 500 || status === 408 || status === 416;
 }
@@ -129,6 +133,7 @@ export async function fetchListing(
       if (!SnowdbError.is(e)) throw e;
       if (e.key === 'source-not-found') return '';
       if (e.key === 'source-login-required') throw loginError(e, sent(creds));
+      if (hostDown(e)) throw e;
       if (!retryable(e)) return null;
     }
   }
