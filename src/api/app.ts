@@ -65,7 +65,8 @@ const STORAGE_DETAIL = "the database's storage did not answer as expected; try a
  */
 export async function buildApp(db: Database, opts: AppOptions = {}): Promise<FastifyInstance> {
   const limits: ServeLimits = { ...DEFAULT_LIMITS, ...opts.limits };
-  const roots = [db.root, tmpdir()];
+  // A replica's storage location and blob keys are never echoed (a raster error names its source).
+  const roots = [db.root, tmpdir(), ...(db.store.local ? [] : [db.store.url])];
   const send = (problem: Problem, url: string) => {
     const { detail: said, ...rest } = problem;
     // Storage failures name the storage's URL and object keys: the log has them, clients do not.

@@ -298,7 +298,16 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
         return { status: r.statusCode, body: r.body, local: l.body };
       };
       const cog = 'data/snodas/cogs/20240116/average_temp.tif';
+      // An AOI raster is one chunk (≤ 64 KiB) and has no chunk list: checked by its digest.
+      const aoi = `data/snodas/aoi/${ZION.replaceAll(':', '_')}.tif`;
+      assert.ok((await stat(join(env.SNOWDB_CONFIG!, aoi))).size <= 65_536);
       for (const [rel, fault, path, why] of [
+        [
+          aoi,
+          { kind: 'altered', at: 300 },
+          `/datasets/snodas/stats/${ZION}/date-range?datetime=2024-01-16&variable=average_temp`,
+          /bytes 0–\d+ that are not the published content of/,
+        ],
         [
           record,
           { kind: 'altered', at: 40 },
@@ -331,7 +340,7 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
         cold();
         server.fault(blob(rel), fault, fault, fault);
         const abs = `${fresh.db.root}/${rel}`;
-        await assert.rejects(rel === cog ? fresh.store.readAt(abs, 0, 200) : fresh.store.read(abs), why);
+        await assert.rejects(rel !== record ? fresh.store.readAt(abs, 0, 200) : fresh.store.read(abs), why);
         // Bad once: asked again at once, and the answer is the database's; nothing bad was kept.
         cold();
         server.fault(blob(rel), fault);
