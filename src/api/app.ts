@@ -114,6 +114,7 @@ export async function buildApp(db: Database, opts: AppOptions = {}): Promise<Fas
     publicUrl: (opts.publicUrl ?? 'http://localhost').replace(/\/+$/, ''),
     limits,
     admission: new Admission(limits),
+    cheap: new Admission(limits),
   });
   for (const s of SHARED_SCHEMAS) app.addSchema(s);
   await app.register(compress, { global: true, encodings: ['gzip', 'deflate'] });

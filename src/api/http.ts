@@ -8,8 +8,14 @@ export interface ServerState {
   /** scheme://host[:port][/prefix] clients reach the API at, no trailing slash. */
   publicUrl: string;
   readonly limits: ServeLimits;
+  /** The gate of scans (stats, normals, every basin, exports, drawn polygons). */
   readonly admission: Admission;
+  /** A lane of its own for cheap reads (one cell: `/point`), so they never queue behind scans. */
+  readonly cheap: Admission;
 }
+
+/** Which gate a request's work goes through. */
+export type Lane = 'scan' | 'cheap';
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -50,12 +56,14 @@ export function admit<T>(
   req: FastifyRequest,
   reply: FastifyReply,
   work: (exec: ExecuteOptions) => Promise<T>,
+  lane: Lane = 'scan',
 ): Promise<T> {
   const gone = new AbortController();
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) gone.abort();
   });
-  return req.server.snowdb.admission.run(
+  const gate = lane === 'cheap' ? req.server.snowdb.cheap : req.server.snowdb.admission;
+  return gate.run(
     (signal) => work({ signal, threadsAbove: SERVER_THREADS_ABOVE }),
     gone.signal,
     reply.elapsedTime, // ms since the request arrived: the limit runs from arrival

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecuteOptions } from '../stats/engine.js';
 import { Slicer } from '../util/slices.js';
-import { admit } from './http.js';
+import { admit, type Lane } from './http.js';
 
 /** Chunk size the pieces are gathered to, UTF-16 code units (~64 KiB of mostly ASCII). */
 const CHUNK = 64 * 1024;
@@ -94,11 +94,17 @@ export async function admitJson(
   req: FastifyRequest,
   reply: FastifyReply,
   work: (exec: ExecuteOptions) => Promise<unknown>,
+  lane: Lane = 'scan',
 ): Promise<FastifyReply> {
-  const chunks = await admit(req, reply, async (exec) => {
-    const out: Buffer[] = [];
-    for await (const c of chunked(jsonPieces(await work(exec)), exec.signal)) out.push(Buffer.from(c));
-    return out;
-  });
+  const chunks = await admit(
+    req,
+    reply,
+    async (exec) => {
+      const out: Buffer[] = [];
+      for await (const c of chunked(jsonPieces(await work(exec)), exec.signal)) out.push(Buffer.from(c));
+      return out;
+    },
+    lane,
+  );
   return reply.type('application/json').send(chunks.length === 1 ? chunks[0] : Readable.from(chunks));
 }

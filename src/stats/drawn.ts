@@ -32,7 +32,7 @@ const tooLarge = (why: string) => new SnowdbError('query-too-large', `the drawn 
  * Plan stats of a drawn polygon in an active dataset.
  * @throws SnowdbError `query-too-large` over a limit, `pourpoint-not-covered` outside the grid; as `planStats`.
  */
-export async function planDrawn(db: Database, q: DrawnQuery): Promise<StatsPlan> {
+export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSignal): Promise<StatsPlan> {
   const polygons = polygonsOf(q.geometry);
   const vertices = polygons.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0);
   if (vertices > MAX_DRAWN_VERTICES)
@@ -46,7 +46,11 @@ export async function planDrawn(db: Database, q: DrawnQuery): Promise<StatsPlan>
     );
   const dataset = await openActiveDataset(db, q.dataset);
   const dates = await datesOf(db, dataset);
+  // The coverage is one synchronous pass: a turn of the event loop before it, the limit checked around it.
+  await new Promise((r) => setImmediate(r));
+  signal?.throwIfAborted();
   const made = areaOnGrid(dataset, q.geometry, 'drawn polygon', (hash) => `drawn:${hash.slice(0, 16)}`);
+  signal?.throwIfAborted();
   if (made === null)
     throw new SnowdbError(
       'pourpoint-not-covered',

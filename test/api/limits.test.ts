@@ -353,6 +353,48 @@ describe('HTTP limits and hygiene (in-process requests over the history database
     }
   });
 
+  it('with every scan slot taken and no queue: /point answers (its own lane); a drawn polygon is refused before its geometry is prepared', async () => {
+    const full = await buildApp(await Database.open(root), { limits: { concurrency: 1, queue: 0 } });
+    const held = deferred();
+    // The one scan slot, held as a long query holds it.
+    const scan = full.snowdb.admission.run(() => held.promise);
+    try {
+      const basin = (await full.inject(`/pourpoints/${FULL}`)).json() as {
+        geometry: unknown;
+        properties: { point?: number[] };
+      };
+      const [lon, lat] = (basin.properties.point ??
+        (await full.inject('/pourpoints')).json().features[0].geometry.coordinates) as number[];
+      const point = await full.inject(
+        `/datasets/hist/point?lon=${lon}&lat=${lat}&datetime=2010-01-01/2010-01-31`,
+      );
+      assert.equal(point.statusCode, 200, point.body);
+      // Off the grid: planned first it would be a 409; through the gate first, it is refused busy.
+      const drawn = await full.inject({
+        method: 'POST',
+        url: '/datasets/hist/stats/area?datetime=2010-01-01',
+        payload: JSON.stringify({
+          type: 'Polygon',
+          coordinates: [
+            [
+              [-100, 40],
+              [-99.9, 40],
+              [-99.9, 40.1],
+              [-100, 40],
+            ],
+          ],
+        }),
+        headers: { 'content-type': 'application/json' },
+      });
+      assert.equal(drawn.statusCode, 503, drawn.body);
+      assert.equal((drawn.json() as { type: string }).type, '/problems/service-busy');
+    } finally {
+      held.resolve('done');
+      await scan;
+      await full.close();
+    }
+  });
+
   it('a broken root config is a 500 naming the file inside the database, never its absolute path', async () => {
     const { dir, cleanup } = await tempDir();
     try {

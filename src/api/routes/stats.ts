@@ -220,7 +220,9 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const geometry = parseAreaGeometry(req.body, 'the request body');
       return answer(req, reply, parseDateRange(req.query.datetime), {
         id: 'drawn',
-        open: (q) => planDrawn(db, { ...q, geometry }),
+        // The polygon's coverage is computed in a slot of the gate, inside the time limit (30 drawn
+        // polygons at once froze every route while they were prepared ahead of the gate).
+        open: (q) => admit(req, reply, (exec) => planDrawn(db, { ...q, geometry }, exec.signal)),
         links: [],
       });
     },
