@@ -24,14 +24,32 @@ import { withHugePages } from './huge-pages.js';
 
 const repo = fileURLToPath(new URL('../..', import.meta.url));
 const cli = fileURLToPath(new URL('../src/cli/main.js', import.meta.url));
-const { values: opts } = parseArgs({
-  options: {
-    dir: { type: 'string', default: `${repo}.demo` },
-    host: { type: 'string', default: '127.0.0.1' },
-    port: { type: 'string', default: '8000' },
-    'no-serve': { type: 'boolean', default: false },
-  },
-});
+const USAGE = `usage: npm run demo [-- --dir <folder>] [--host <host>] [--port <port>] [--no-serve]
+
+Builds a demo snow database from data bundled in this repository (in <folder>/db, default .demo),
+then serves it (web page http://<host>:<port>/app/, default 127.0.0.1:8000). A second run reuses
+what the first built. --no-serve builds and stops.`;
+const parsed = (() => {
+  try {
+    return parseArgs({
+      options: {
+        dir: { type: 'string', default: `${repo}.demo` },
+        host: { type: 'string', default: '127.0.0.1' },
+        port: { type: 'string', default: '8000' },
+        'no-serve': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  } catch (e) {
+    console.error(`${(e as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+})();
+const opts = parsed.values;
+if (opts.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const dir = resolve(opts.dir);
 const root = `${dir}/db`;
 const env = withHugePages({ ...process.env, SNOWDB_CONFIG: root });

@@ -978,8 +978,14 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
   });
 
   it('an uploaded polygon: its season from the drawn-polygon route, the numbers on show, a basin replaces it', async () => {
-    const { page, problems, outside, release } = await openPage(browser, `${base}/app/?units=metric`);
+    // A basin with stations chosen first: nothing of it may stay once the area is on show.
+    const { page, problems, outside, release } = await openPage(
+      browser,
+      `${base}/app/?units=metric&dataset=swann&variable=swe&basin=${HURRICANE}&date=2025-04-01`,
+    );
     await page.waitForSelector('#basins tbody tr td i.swatch');
+    await settled(page);
+    await page.waitForFunction("document.querySelectorAll('#stations-table tbody tr').length > 0");
     const file = join(dir, 'upload.geojson');
     const geometry = AREA;
     await writeFile(file, JSON.stringify({ type: 'Feature', properties: {}, geometry }));
@@ -988,6 +994,22 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       "document.querySelector('#basin-title')?.textContent === 'Your area: upload.geojson'",
     );
     await settled(page);
+    assert.equal(await page.locator('#stations').isHidden(), true, "the basin's stations are gone");
+    assert.equal(await page.locator('#stations-table tbody tr').count(), 0);
+    const center = await page.evaluate(() =>
+      (
+        globalThis as never as { snowdb: { map: { map: { getCenter(): { lat: number; lng: number } } } } }
+      ).snowdb.map.map.getCenter(),
+    );
+    const ring = (geometry as { coordinates: number[][][] }).coordinates[0]!;
+    const [lons, lats] = [ring.map((p) => p[0]!), ring.map((p) => p[1]!)];
+    assert.ok(
+      center.lng >= Math.min(...lons) &&
+        center.lng <= Math.max(...lons) &&
+        center.lat >= Math.min(...lats) &&
+        center.lat <= Math.max(...lats),
+      `the map shows the area: centre ${center.lng}, ${center.lat}`,
+    );
     const r = await fetch(
       `${base}/datasets/swann/stats/area?variable=swe&datetime=2024-10-01/2025-04-26&normals=true&normals_years=${REF}`,
       { method: 'POST', body: JSON.stringify(geometry), headers: { 'content-type': 'application/geo+json' } },
@@ -1204,9 +1226,22 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     const { page, problems, outside, release } = await openPage(
       browser,
       `${base}/app/?basin=${HURRICANE}&dataset=swann&variable=swe&date=2025-04-01&units=metric`,
+      1280,
     );
     await settled(page);
     await page.waitForFunction("document.querySelectorAll('#stations-table tbody tr').length > 0");
+    // At 1280 px the table fits its box: SWE, % of median and station ÷ cell are on screen.
+    const fit = await page.evaluate(() => {
+      const t = (
+        globalThis as never as {
+          document: {
+            getElementById(id: string): { scrollWidth: number; parentElement: { clientWidth: number } };
+          };
+        }
+      ).document.getElementById('stations-table');
+      return { table: t.scrollWidth, box: t.parentElement.clientWidth };
+    });
+    assert.ok(fit.table <= fit.box, `stations table ${fit.table} px in a ${fit.box} px box`);
     const near = await api<{
       stations: {
         triplet: string;
@@ -1239,12 +1274,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
       const last = Object.keys(body.results)
         .filter((d) => body.results[d]![0] !== null)
         .at(-1)!;
-      assert.equal(rows[i]![5], last);
+      assert.equal(rows[i]![5], last); // columns: station, SWE, % of median, cell, ÷, on, elevation, where
       // The page's table rounds as its num(): 0 decimals from 100, 1 from 10, 2 from 1, else 3.
       const v = body.results[last]![0]!;
       const a = Math.abs(v);
       const digits = a === 0 ? 0 : a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-      assert.equal(Number(rows[i]![6]!.replace(/,/g, '')), Number(v.toFixed(digits)), s.triplet);
+      assert.equal(Number(rows[i]![1]!.replace(/,/g, '')), Number(v.toFixed(digits)), s.triplet);
       // The grid cell holding it that day, and station ÷ cell, as the station-against-grid route says.
       const cmp = await api<{ results: Record<string, (number | null)[]> }>(
         `/datasets/swann/stations/${s.triplet}?datetime=${last}`,
@@ -1256,8 +1291,8 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
         const b = Math.abs(x);
         return Number(x.toFixed(b === 0 ? 0 : b >= 100 ? 0 : b >= 10 ? 1 : b >= 1 ? 2 : 3));
       };
-      assert.equal(shown(rows[i]![8]!), rounded(cell), `${s.triplet} cell`);
-      assert.equal(shown(rows[i]![9]!), rounded(ratio), `${s.triplet} ratio`);
+      assert.equal(shown(rows[i]![3]!), rounded(cell), `${s.triplet} cell`);
+      assert.equal(shown(rows[i]![4]!), rounded(ratio), `${s.triplet} ratio`);
       if (cell !== null && cell !== undefined) cellsShown++;
     }
     assert.equal(cellsShown, near.stations.length, 'every station has its cell on its latest day');
@@ -1333,6 +1368,12 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.ok(detail!.y >= overview!.y + overview!.height, 'the basin panel is below the map and list');
     assert.ok(((await page.evaluate('document.documentElement.scrollWidth')) as number) <= 390);
     if (shots) await page.screenshot({ path: join(shots, 'page-390.png'), fullPage: true });
+    // SPIRES' variable menu holds long names: it wraps or shrinks, the page stays 390 px wide.
+    await page.goto(`${base}/app/?basin=${VIRGIN}&dataset=instarr`);
+    await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
+    await settled(page);
+    const wide = (await page.evaluate('document.documentElement.scrollWidth')) as number;
+    assert.ok(wide <= 390, `instarr at 390 px: ${wide} px wide`);
     await page.goto(`${base}/app/?dataset=snodas&basin=12488000:WA:USGS&view=zones`);
     await page.waitForSelector('body[data-ready=true]', { state: 'attached' });
     await page.waitForFunction("document.querySelector('#zones-note')?.textContent !== ''");

@@ -318,6 +318,11 @@ async function areaPanel() {
     t.hidden = t.dataset.view !== 'season';
   for (const v of Object.keys(VIEWS)) $(`view-${v}`).hidden = v !== 'season';
   $('panel').classList.add('area'); // no datasets beside a drawn area
+  // Nothing of the basin shown before stays: its stations, its numbers, its season's words.
+  $('stations').hidden = true;
+  $('stations-table').replaceChildren();
+  $('stations-note').textContent = '';
+  for (const id of ['season-title', 'season-note', 'season-peak']) $(id).textContent = '';
   app.charts.season?.destroy?.();
   const els = {
     chart: $('season-chart'),

@@ -116,6 +116,9 @@ export class BasinMap {
         interactive: false,
         filter: (f) => /Polygon$/.test((f.geometry ?? f).type), // outlines only: no marker for a point
       }).addTo(this.map);
+      // The map goes to the area (it kept the basin chosen before).
+      const b = this.area.getBounds();
+      if (b.isValid()) this.map.fitBounds(b, { padding: [20, 20], animate: false });
     } catch {
       this.area = null; // not GeoJSON the map can draw: the API's answer says why
     }

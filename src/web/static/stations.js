@@ -135,30 +135,30 @@ export async function stationPanel(ctx, els) {
   const rows = near.stations.map((s, i) => {
     const { day, row } = lastOf(latest[i]);
     const grid = cells[i]?.results[day ?? ''] ?? null;
+    // What a forecaster compares comes first (SWE, % of median, the grid cell); where the station
+    // stands after, in fewer and narrower columns, so the table fits its half of a 1280-px page.
     return [
       { html: `${escapeHtml(s.name)}<br><small>${escapeHtml(s.triplet)}</small>` },
-      s.network,
-      us ? s.elevation_ft : s.elevation_m,
-      s.band ? `${s.band.min}–${s.band.max} ft` : '',
-      s.inside ? 'inside' : `${num(s.distance_km)} km out`,
-      day ?? '',
       row ? row[0] : null,
       row ? row.at(-1) : null,
       grid ? grid[1] : null,
       grid ? grid[2] : null,
+      day ?? '',
+      {
+        html: `${escapeHtml(num(us ? s.elevation_ft : s.elevation_m))}${s.band ? `<br><small>${escapeHtml(`${s.band.min}–${s.band.max} ft`)}</small>` : ''}`,
+      },
+      s.inside ? 'inside' : `${num(s.distance_km)} km out`,
     ];
   });
   const columns = [
     'station',
-    'network',
-    `elevation (${us ? 'ft' : 'm'})`,
-    'band',
-    'where',
-    'on',
     `SWE (${unit})`,
     '% of median',
-    `${ctx.dataset.name} cell (${unit})`,
+    `cell (${unit})`,
     'station ÷ cell',
+    'on',
+    `elevation (${us ? 'ft' : 'm'}), band`,
+    'where',
   ];
   els.table.innerHTML = `<thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${rows
     .map(
