@@ -54,14 +54,23 @@ export interface Streams {
   readonly stderr: TextSink;
 }
 
+/**
+ * Text for a terminal with the control bytes a file or a server may have put in it shown as
+ * escapes (`\x1b`, `\r`, …): only line ends and the colours snowdb itself writes (SGR) pass.
+ */
+export const visible = (s: string): string =>
+  s.replace(/\x1b\[[0-9;]*m|[\x00-\x09\x0b-\x1f\x7f\x9b]/g, (c) =>
+    c.length > 1 || c === '\t' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
+  );
+
 export function makeOutput(streams: Streams, env: Env, quiet: boolean): Output {
   const stdoutIsTty = streams.stdout.isTTY === true;
   const stderrIsTty = streams.stderr.isTTY === true;
   const line = (s: string) => (s.endsWith('\n') ? s : `${s}\n`);
   return {
     data: (s) => void streams.stdout.write(line(s)),
-    info: (s) => void (quiet ? undefined : streams.stderr.write(line(s))),
-    warn: (s) => void streams.stderr.write(line(s)),
+    info: (s) => void (quiet ? undefined : streams.stderr.write(line(visible(s)))),
+    warn: (s) => void streams.stderr.write(line(visible(s))),
     raw: (s) => void streams.stderr.write(s),
     style: colourWanted(stderrIsTty, env) ? colour : plain,
     stdoutIsTty,

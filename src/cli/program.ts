@@ -3,7 +3,7 @@ import { ENV } from '../env.js';
 import { operatorError, SnowdbError } from '../errors.js';
 import { VERSION } from '../version.js';
 import { contextFor, type Runner } from './context.js';
-import type { Env, Streams } from './output.js';
+import { type Env, type Streams, visible } from './output.js';
 
 type Register = (program: Command, run: Runner) => void;
 
@@ -99,7 +99,7 @@ export async function runCli(argv: readonly string[], streams: Streams, env: Env
     }
     const known = SnowdbError.is(e) ? e : operatorError(e);
     if (known !== null) {
-      streams.stderr.write(`Error: ${known.message}\n`);
+      streams.stderr.write(`Error: ${visible(known.message)}\n`);
       return known.kind.exit;
     }
     streams.stderr.write(

@@ -10,7 +10,7 @@
  */
 import { type DatasetConfig, isSnowFraction } from '../datasets/config.js';
 import type { Database } from '../db/database.js';
-import { QueryParameterError } from '../errors.js';
+import { QueryParameterError, SnowdbError } from '../errors.js';
 import { waterYearOf } from '../util/dates.js';
 import { median } from '../util/median.js';
 import { M_TO_FT } from '../zones/layers.js';
@@ -277,9 +277,14 @@ function againstNormal(
 export async function executeSnowline(p: SnowlinePlan, opts: ExecuteOptions = {}): Promise<SnowlineBody> {
   const cube = await executeCube(p.stats, opts);
   const bands = zonesOf(cube).filter((z) => z.zone[0]?.kind === 'band').length;
+  if (bands === 0)
+    throw new SnowdbError(
+      'zone-layer-missing',
+      `no elevation zone reaches this basin in '${p.stats.dataset.name}' (its terrain layer does not cover it): no snow line; generate zones from a DEM that covers it ('snowdb dataset generate-zones')`,
+    );
   if (bands < 2)
     throw new QueryParameterError(
-      `the basin spans ${bands} elevation band${bands === 1 ? '' : 's'} of ${p.bandStepFt} ft with terrain: a snow line needs two; ask for a smaller band_step_ft`,
+      `the basin spans 1 elevation band of ${p.bandStepFt} ft with terrain: a snow line needs two; ask for a smaller band_step_ft`,
       { parameter: 'band_step_ft' },
     );
   const rows = snowlines(cube, p.threshold);

@@ -392,6 +392,42 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
       /'netcdf' is a file format: give it as --to netcdf/,
     ],
     [
+      'control bytes from a file are shown as escapes, never echoed raw',
+      async () => [
+        'pourpoint',
+        'import',
+        await write(
+          f('ctl.geojson'),
+          JSON.stringify({
+            type: 'FeatureCollection',
+            features: [
+              {
+                type: 'Feature',
+                properties: { HUC12: 'a\u001b]0;pwn\u0007\u001b[2J' },
+                geometry: {
+                  type: 'Polygon',
+                  coordinates: [
+                    [
+                      [-113, 37],
+                      [-112.9, 37],
+                      [-112.9, 37.1],
+                      [-113, 37],
+                    ],
+                  ],
+                },
+              },
+            ],
+          }),
+        ),
+        '--set',
+        'x',
+        '--id-field',
+        'HUC12',
+      ],
+      1,
+      /^(?!.*\u001b).*a\\x1b\]0;pwn\\x07\\x1b\[2J/s,
+    ],
+    [
       'a bare .shp',
       async () => ['pourpoint', 'import', await write(f('hucs.shp'), Buffer.alloc(100)), '--set', 'x'],
       1,

@@ -496,6 +496,15 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     });
     assert.equal(depthless.code, 1);
     assert.match(depthless.stderr, /the datasets share no variable/);
+    // No elevation zone reaches Bumping Lake (the bundled DEM is Zion's): its snow line says so.
+    const unzoned = await fetch(
+      `${base}/datasets/snodas/snowline/12488000:WA:USGS/date-range?datetime=2025-04-01&variable=swe&threshold=25`,
+    );
+    assert.equal(unzoned.status, 409);
+    assert.match(
+      ((await unzoned.json()) as { detail: string }).detail,
+      /no elevation zone reaches this basin in 'snodas' \(its terrain layer does not cover it\): no snow line/,
+    );
   });
 
   it('Virgin R: SWE rises with elevation, and higher bands peak later', async () => {
