@@ -33,9 +33,15 @@ async function replaceVia<T>(target: string, fill: (tmp: string) => Promise<T>):
     return out;
   } catch (e) {
     await rm(tmp, { force: true });
-    // A write's system error names no file (ENOSPC from write(2)): name the one being replaced.
-    if (typeof e === 'object' && e !== null && (e as NodeJS.ErrnoException).path === undefined)
-      (e as NodeJS.ErrnoException).path = target;
+    // A write's system error names no file (ENOSPC from write(2)), or a copy's names its source:
+    // a full disk names the file being written.
+    const err = e as NodeJS.ErrnoException | null;
+    if (
+      typeof err === 'object' &&
+      err !== null &&
+      (err.path === undefined || err.code === 'ENOSPC' || err.code === 'EDQUOT')
+    )
+      err.path = target;
     throw e;
   }
 }
