@@ -2,9 +2,10 @@
  * `npm run test:load`: 64 connections for 60 s (SNOWDB_LOAD_SECONDS) against `snowdb api serve`
  * on the 20-year benchmark database (bench/fixture/database.ts, generated once and cached): 8
  * connections (SNOWDB_LOAD_CHEAP) ask cheap things in a tight loop (landing page, datasets,
- * pourpoint pages and basins), the other 56 ask expensive stats (a water year of one basin, two
- * zone axes). Passes when nothing fails (no
- * non-2xx answer, no socket error), the cheap requests' p99 stays under 100 ms while the expensive
+ * pourpoint pages and basins), 2 ask `/point` (one cell over a month), the other 54 ask expensive
+ * things: stats (a water year of one basin, two zone axes), drawn polygons (basins' outlines
+ * posted as drawn areas) and HTTP exports. Passes when nothing fails (no
+ * non-2xx answer, no socket error), the cheap requests' and the points' p99 stay under 100 ms while the expensive
  * ones queue behind the admission gate, and the server's memory stays under 1.5 GB. Prints the
  * figures BENCHMARKS.md records. Needs wrk (Debian package).
  *
@@ -31,6 +32,8 @@ import { benchDatabase } from '../../bench/fixture/database.js';
 const SECONDS = Number(process.env.SNOWDB_LOAD_SECONDS ?? 60);
 const CHEAP_P99_MS = 100;
 const CHEAP_CONNECTIONS = Number(process.env.SNOWDB_LOAD_CHEAP ?? 8);
+/** Connections asking `/point` (one cell over a month) beside the cheap ones. */
+const POINT_CONNECTIONS = 2;
 const RSS_BOUND_MB = 1536;
 const DAILY_YEARS = process.env.SNOWDB_LOAD_DAILY_YEARS;
 const LARGEST = process.env.SNOWDB_LOAD_LARGEST === '1';
@@ -53,12 +56,28 @@ interface WrkResult {
 /** Milliseconds from wrk's `12.3ms` / `850us` / `1.2s`. */
 const ms = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
-async function wrk(origin: string, paths: readonly string[], connections: number): Promise<WrkResult> {
-  const script = join(tmpdir(), `snowdb-load-${process.pid}-${connections}.lua`);
+/** A request of a wrk mix: a GET path, or a POST with a JSON body (a drawn polygon). */
+type Req = string | { readonly path: string; readonly body: string };
+
+async function wrk(
+  origin: string,
+  reqs: readonly Req[],
+  connections: number,
+  name: string,
+): Promise<WrkResult> {
+  const script = join(tmpdir(), `snowdb-load-${process.pid}-${name}.lua`);
+  // Lua strings: the JSON escapes of ASCII text are Lua's too (no \u escapes: bodies are ASCII).
+  // Each request made when it is sent (wrk.format then adds the Host header).
+  const lua = (r: Req) =>
+    typeof r === 'string'
+      ? `{nil, ${JSON.stringify(r)}}`
+      : `{"POST", ${JSON.stringify(r.path)}, ${JSON.stringify(r.body)}}`;
   writeFileSync(
     script,
-    `local paths = {${paths.map((p) => JSON.stringify(p)).join(',')}}\nlocal i = ${connections}\n` +
-      'request = function()\n  i = i % #paths + 1\n  return wrk.format(nil, paths[i])\nend\n',
+    `local reqs = {${reqs.map((r) => lua(r)).join(',\n')}}\nlocal i = ${connections}\n` +
+      'request = function()\n  i = i % #reqs + 1\n  local r = reqs[i]\n' +
+      '  if r[1] == nil then return wrk.format(nil, r[2]) end\n' +
+      '  return wrk.format(r[1], r[2], {["Content-Type"] = "application/json"}, r[3])\nend\n',
   );
   const { stdout } = await run(
     'wrk',
@@ -130,7 +149,7 @@ try {
   const rss = () =>
     Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, 'utf8'))?.[1]) / 1024;
   const index = (await (await fetch(`${origin}/pourpoints?limit=1000`)).json()) as {
-    features: { id: string }[];
+    features: { id: string; geometry?: unknown }[];
   };
   const basins = index.features.map((f) => encodeURIComponent(f.id).replaceAll('%3A', ':'));
   const cheap = [
@@ -156,9 +175,56 @@ try {
         const y = years[i % years.length] ?? last;
         return `/datasets/snodas/stats/${t}/date-range?datetime=${y - 1}-10-01/${y}-09-30&variable=swe&zone=terrain.elevation&zone=terrain.aspect`;
       });
-  for (const p of [...cheap.slice(0, 5), ...(LARGEST ? expensive : [expensive[0]!])]) {
-    const r = await fetch(`${origin}${p}`);
-    if (r.status !== 200) throw new Error(`${p}: ${r.status} ${await r.text()}`);
+  // Drawn polygons (a basin's own outline, posted as a drawn area) and HTTP exports beside them.
+  const outlines = await Promise.all(
+    basins
+      .slice(0, 4)
+      .map(
+        async (t) =>
+          ((await (await fetch(`${origin}/pourpoints/${t}`)).json()) as { geometry: unknown }).geometry,
+      ),
+  );
+  const polygonOf = (g: unknown): unknown => {
+    const c = g as { type: string; geometries?: { type: string }[] };
+    return c.type === 'GeometryCollection' ? c.geometries!.find((x) => /Polygon$/.test(x.type)) : c;
+  };
+  const drawn: Req[] = outlines.map((g, i) => ({
+    path: `/datasets/snodas/stats/area?datetime=${years[i % years.length] ?? last}-03-01/${years[i % years.length] ?? last}-03-31&variable=swe&zone=terrain.elevation`,
+    body: JSON.stringify(polygonOf(g)),
+  }));
+  const exports = basins
+    .slice(0, 2)
+    .map(
+      (t) =>
+        `/datasets/snodas/export?datetime=${last}-01-01/${last}-03-31&basin=${t}&format=csv&variable=swe`,
+    );
+  const heavy: Req[] = [...expensive, ...drawn, ...exports];
+  // One cell over a month, at basins' points: the cheap lane.
+  const points = index.features.slice(0, 20).flatMap((f) => {
+    const g = (f as { geometry?: { type: string; coordinates: number[] } }).geometry;
+    return g?.type === 'Point'
+      ? [
+          `/datasets/snodas/point?lon=${g.coordinates[0]}&lat=${g.coordinates[1]}&datetime=${last}-02-01/${last}-02-28&variable=swe`,
+        ]
+      : [];
+  });
+  if (points.length === 0) throw new Error('no basin point to ask /point at');
+  for (const r of [
+    ...cheap.slice(0, 5),
+    ...(LARGEST ? expensive : [expensive[0]!]),
+    ...drawn.slice(0, 1),
+    ...exports.slice(0, 1),
+    ...points.slice(0, 1),
+  ]) {
+    const p = typeof r === 'string' ? r : r.path;
+    const res = await fetch(
+      `${origin}${p}`,
+      typeof r === 'string'
+        ? {}
+        : { method: 'POST', body: r.body, headers: { 'content-type': 'application/json' } },
+    );
+    if (res.status !== 200) throw new Error(`${p}: ${res.status} ${(await res.text()).slice(0, 300)}`);
+    await res.arrayBuffer();
   }
   const sampler = setInterval(() => {
     peak = Math.max(peak, rss());
@@ -168,7 +234,7 @@ try {
   const floor = process.env.SNOWDB_LOAD_FLOOR === '1' ? await floorServer() : undefined;
   if (floor) console.log(`cheap connections go to a do-nothing server (${floor}), not snowdb`);
   console.log(
-    `load: ${SECONDS} s, ${CHEAP_CONNECTIONS} connections cheap + ${64 - CHEAP_CONNECTIONS} ${LARGEST ? `largest legal (time limit ${TIMEOUT_S} s)` : 'expensive'}, on ${b.root}`,
+    `load: ${SECONDS} s, ${CHEAP_CONNECTIONS} connections cheap + ${POINT_CONNECTIONS} /point + ${64 - CHEAP_CONNECTIONS - POINT_CONNECTIONS} ${LARGEST ? `largest legal (time limit ${TIMEOUT_S} s)` : 'expensive'} with drawn polygons and exports, on ${b.root}`,
   );
   // The probe: time to status and headers of the largest query, one at a time, through the run.
   const probe: { ms: number; status: number }[] = [];
@@ -181,9 +247,10 @@ try {
       await r.body?.cancel();
     }
   })();
-  const [c, e] = await Promise.all([
-    wrk(floor ?? origin, cheap, CHEAP_CONNECTIONS),
-    wrk(origin, expensive, 64 - CHEAP_CONNECTIONS),
+  const [c, e, pt] = await Promise.all([
+    wrk(floor ?? origin, cheap, CHEAP_CONNECTIONS, 'cheap'),
+    wrk(origin, heavy, 64 - CHEAP_CONNECTIONS - POINT_CONNECTIONS, 'heavy'),
+    wrk(floor ?? origin, points, POINT_CONNECTIONS, 'point'),
   ]);
   probing = false;
   await prober;
@@ -200,6 +267,7 @@ try {
     `${name.padEnd(9)} ${String(r.requests).padStart(7)} requests  ${r.rps.toFixed(1).padStart(8)}/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  max ${r.max.toFixed(0)} ms  non-2xx ${r.non2xx}  ${r.errors.join('; ') || 'no errors'}`;
   console.log(line('cheap', c));
   console.log(line('expensive', e));
+  console.log(line('point', pt));
   if (LARGEST)
     console.log(
       `probe     ${probe.length} largest queries: time to status and headers max ${late.toFixed(0)} ms (limit ${TIMEOUT_S} s); statuses ${[...new Set(probe.map((p) => p.status))].join(', ')}`,
@@ -216,6 +284,8 @@ try {
     ...(peak < RSS_BOUND_MB ? [] : [`server RSS ${peak.toFixed(0)} MB ≥ ${RSS_BOUND_MB} MB`]),
     ...(alive ? [] : ['the server did not answer after the run']),
     ...(c.non2xx === 0 ? [] : [`cheap: ${c.non2xx} non-2xx answers`]),
+    ...pt.errors.map((x) => `point: ${x}`),
+    ...(floor || pt.p99 < CHEAP_P99_MS ? [] : [`/point p99 ${pt.p99.toFixed(1)} ms ≥ ${CHEAP_P99_MS} ms`]),
     ...(LARGEST && !(late <= (TIMEOUT_S + 1) * 1000)
       ? [
           `probe: an answer began ${late.toFixed(0)} ms after its request, past the ${TIMEOUT_S} s limit + 1 s`,
