@@ -54,12 +54,16 @@ export interface Streams {
   readonly stderr: TextSink;
 }
 
+/** An SGR colour sequence, or one control byte (C0 but the line end, DEL, CSI). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control bytes is its job
+const CONTROL = /\x1b\[[0-9;]*m|[\x00-\x09\x0b-\x1f\x7f\x9b]/g;
+
 /**
  * Text for a terminal with the control bytes a file or a server may have put in it shown as
  * escapes (`\x1b`, `\r`, …): only line ends and the colours snowdb itself writes (SGR) pass.
  */
 export const visible = (s: string): string =>
-  s.replace(/\x1b\[[0-9;]*m|[\x00-\x09\x0b-\x1f\x7f\x9b]/g, (c) =>
+  s.replace(CONTROL, (c) =>
     c.length > 1 || c === '\t' ? c : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
   );
 

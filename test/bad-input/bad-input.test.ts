@@ -425,7 +425,8 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
         'HUC12',
       ],
       1,
-      /^(?!.*\u001b).*a\\x1b\]0;pwn\\x07\\x1b\[2J/s,
+      // No raw ESC anywhere; the id shown with its control bytes as escapes.
+      new RegExp(`^(?!.*${String.fromCharCode(27)}).*a\\\\x1b\\]0;pwn\\\\x07\\\\x1b\\[2J`, 's'),
     ],
     [
       'a bare .shp',
