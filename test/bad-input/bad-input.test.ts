@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { copyFile, mkdir, readFile, stat, truncate, writeFile } from 'node:fs/promises';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
@@ -427,6 +428,16 @@ describe('bad input: a clear message, exit 1, the database byte-identical', () =
       1,
       // No raw ESC anywhere; the id shown with its control bytes as escapes.
       new RegExp(`^(?!.*${String.fromCharCode(27)}).*a\\\\x1b\\]0;pwn\\\\x07\\\\x1b\\[2J`, 's'),
+    ],
+    [
+      'api serve on a port another server holds',
+      async () => {
+        const held = createServer().unref();
+        await new Promise<void>((ok) => held.listen(0, '127.0.0.1', ok));
+        return ['api', 'serve', '--port', String((held.address() as AddressInfo).port)];
+      },
+      1,
+      /^Error: 127\.0\.0\.1:\d+ is in use \(another server listens there\?\); choose another port with --port\n$/,
     ],
     [
       'a bare .shp',
