@@ -35,6 +35,10 @@ export const PARAMS = {
     }),
   variable: z.array(z.string()).optional().meta({ description: 'variable key; repeatable; absent = all' }),
   include_empty_zones: z.boolean().default(false),
+  allow_partial: z.boolean().default(false).meta({
+    description:
+      "accepted as the reference tool's clients send it; snowdb answers a partly covered basin either way (over its part on the grid; `coverage` says which)",
+  }),
   valid_fraction: z.boolean().default(false).meta({ description: 'add `valid_fraction_<variable>`' }),
   units: z.enum(UNITS).default('metric').meta({
     description: 'us: depths and precipitation in inches, volumes in acre-feet, temperatures in °F',
@@ -60,6 +64,7 @@ export type QueryParams = { -readonly [K in Param]?: z.input<Params[K]> };
 
 /** The cell parameters (zone axes, variables, empty zones, valid fraction, units, format). */
 export const CELL_PARAMS = [
+  'allow_partial',
   'zone',
   'variable',
   'include_empty_zones',

@@ -397,6 +397,17 @@ describe('snow line', () => {
       assert.deepEqual(p.results, (await line('--band-step-ft', '500', '--dates', '2024-01-04')).results);
     });
 
+    it("stats takes allow_partial as the reference's clients send it: the same answer", async () => {
+      const stats = `/datasets/cover/stats/${BASIN}/date-range?datetime=2024-01-01/2024-01-06&zone=terrain.elevation`;
+      const [plain, partial] = await Promise.all([
+        app.inject(stats),
+        app.inject(`${stats}&allow_partial=true`),
+      ]);
+      assert.equal(partial.statusCode, 200, partial.body);
+      const drop = (b: Record<string, unknown>) => ({ ...b, links: undefined });
+      assert.deepEqual(drop(partial.json()), drop(plain.json()));
+    });
+
     it('refuses a fraction threshold outside [0, 100], a variable the dataset lacks, and a bad number', async () => {
       const bad = await app.inject({ method: 'GET', url: url('datetime=2024-01-01&threshold=101') });
       assert.equal(bad.statusCode, 422, bad.body);
