@@ -10,7 +10,7 @@ import { compactDate, isoDate } from '../util/dates.js';
 import { mapPool } from '../util/pool.js';
 import { type Alternative, ARCHIVES, type Archive, rankOf } from './archives.js';
 import { daysBetween, listedNames, type PlannedDate, planFetch } from './plan.js';
-import { fetchFile, fetchListing, hostDown, type TransferSettings } from './transfer.js';
+import { fetchFile, fetchListing, hostDownCause, type TransferSettings } from './transfer.js';
 import { releaseTransports } from './transports.js';
 
 /** What happened to one date. */
@@ -105,7 +105,7 @@ async function getDate(
     }
   } catch (e) {
     // A login refused or a host down fails the whole run once, not every date.
-    if (!SnowdbError.is(e) || e.key === 'source-login-required' || hostDown(e)) throw e;
+    if (!SnowdbError.is(e) || e.key === 'source-login-required' || hostDownCause(e) !== null) throw e;
     return { date: p.date, result: { date: iso, action: 'failed', source: '', bytes, message: e.message } };
   }
   const result: FetchResult =
@@ -232,9 +232,9 @@ export async function fetchDates(
     settled.sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
     return { dataset: name, archive: base, results: settled };
   } catch (e) {
-    if (!SnowdbError.is(e) || !hostDown(e)) throw e;
+    const why = SnowdbError.is(e) ? hostDownCause(e) : null;
+    if (why === null) throw e;
     const host = URL.canParse(base) ? new URL(base).host : base;
-    const why = /\b(ENOTFOUND|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH)\b/.exec(e.message)![1];
     throw new SnowdbError(
       'source-unreachable',
       `${name}: the archive's host ${host} ${why === 'ENOTFOUND' ? 'does not resolve' : 'does not answer'} (${why}): nothing fetched; check the network, or the archive URL (${base})`,

@@ -32,9 +32,15 @@ function credentialsFor(url: string, archive: Archive, s: TransferSettings): Cre
 /** Whether the credentials say who we are (a 401 then means they were refused). */
 const sent = (c: Credentials) => c.login !== null || c.bearer !== undefined;
 
-/** A host that does not resolve or refuses every connection: asking again at once will not help. */
-export const hostDown = (e: SnowdbError): boolean =>
-  e.key === 'source-unreachable' && /\b(ENOTFOUND|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH)\b/.test(e.message);
+/**
+ * Why a host does not resolve or refuses every connection (`ENOTFOUND`, `ECONNREFUSED`, …), or
+ * null: asking it again at once will not help.
+ */
+export const hostDownCause = (e: SnowdbError): string | null =>
+  e.key === 'source-unreachable'
+    ? (/\b(ENOTFOUND|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH)\b/.exec(e.message)?.[1] ?? null)
+    : null;
+const hostDown = (e: SnowdbError): boolean => hostDownCause(e) !== null;
 
 /** Whether a failed attempt may succeed on retry: 5xx, 408, 429, resets, stalls, a bad body. */
 function retryable(e: SnowdbError): boolean {
