@@ -20,14 +20,15 @@ export interface DrawnArea {
 }
 
 /**
- * The entry and coverage of a polygon on `d`'s grid (`idOf`: its id from its WKB hash), or null
- * when it misses the grid.
+ * The entry and coverage of a polygon on `d`'s grid (`idOf`: its id from its WKB hash; `area`:
+ * its geodesic area when the caller has it, m²), or null when it misses the grid.
  */
 export function areaOnGrid(
   d: Dataset,
   geometry: AreaGeometry,
   name: string,
   idOf: (hash: string) => string,
+  area: number = geodesicArea(geometry),
 ): { entry: IndexEntry; drawn: DrawnArea } | null {
   const cov = polygonCoverage(d.grid, geometry);
   if (cov === null) return null;
@@ -41,7 +42,7 @@ export function areaOnGrid(
     outlet: false,
     declaredAreaM2: null,
     outletOutsideM: null,
-    areaMeters: geodesicArea(geometry),
+    areaMeters: area,
     geometryHash: hash,
     basinBbox: polygonsBounds(polygons),
     coverage: { [d.name]: 'partial' },

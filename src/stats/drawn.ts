@@ -9,8 +9,9 @@ import { datesOf } from '../datasets/inventory.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import { geodesicArea } from '../raster/geodesic.js';
+import { geodesicAreaSliced } from '../raster/geodesic.js';
 import { type AreaGeometry, polygonsOf } from '../raster/geometry.js';
+import { Slicer } from '../util/slices.js';
 import { areaOnGrid } from './area.js';
 import { selectDates } from './dates.js';
 import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
@@ -39,7 +40,8 @@ export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSigna
     throw tooLarge(
       `has ${vertices} vertices, more than the limit of ${MAX_DRAWN_VERTICES.toLocaleString('en-US')} (simplify it)`,
     );
-  const area = geodesicArea(q.geometry);
+  // Once (the entry's area too), in slices: the loop's cheap requests go on meanwhile.
+  const area = await geodesicAreaSliced(q.geometry, new Slicer(signal));
   if (area > MAX_DRAWN_AREA_M2)
     throw tooLarge(
       `covers ${(area / 1e6).toFixed(0)} km², more than the limit of ${MAX_DRAWN_AREA_M2 / 1e6} km²`,
@@ -49,7 +51,7 @@ export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSigna
   // The coverage is one synchronous pass: a turn of the event loop before it, the limit checked around it.
   await new Promise((r) => setImmediate(r));
   signal?.throwIfAborted();
-  const made = areaOnGrid(dataset, q.geometry, 'drawn polygon', (hash) => `drawn:${hash.slice(0, 16)}`);
+  const made = areaOnGrid(dataset, q.geometry, 'drawn polygon', (hash) => `drawn:${hash.slice(0, 16)}`, area);
   signal?.throwIfAborted();
   if (made === null)
     throw new SnowdbError(
