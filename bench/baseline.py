@@ -47,6 +47,19 @@ def read_onto(path, tag, want, fill):
     return out
 
 
+def elevation_bands(ds_dir, win, step):
+    """Each pixel's `step`-ft elevation band ordinal over window `win` (−1 = none), and the band count."""
+    layer = read_onto(os.path.join(ds_dir, 'zones', 'terrain', 'elevation.tif'),
+                      'SNOWDB_ZONE_WINDOW', win, math.nan).ravel()
+    lo, hi = ELEV_DOMAIN_FT
+    first = math.floor(lo / step)
+    u = layer * M_TO_FT
+    with np.errstate(invalid='ignore'):
+        ok = (u >= lo) & (u <= hi)
+    band = np.where(ok, np.floor(np.where(ok, u, 0) / step) - first, -1).astype(np.int64)
+    return band, math.floor(hi / step) - first + 1
+
+
 def prepare(q):
     """AOI weights and each pixel's band ordinal (−1 = no band), flattened over the AOI window."""
     ds_dir = os.path.join(q['root'], 'data', q['dataset'])
@@ -58,15 +71,7 @@ def prepare(q):
     cell = np.where(weights > 0, 0, -1)
     step = q.get('band_step_ft')
     if step:
-        layer = read_onto(os.path.join(ds_dir, 'zones', 'terrain', 'elevation.tif'),
-                          'SNOWDB_ZONE_WINDOW', win, math.nan).ravel()
-        lo, hi = ELEV_DOMAIN_FT
-        first = math.floor(lo / step)
-        n_cells = math.floor(hi / step) - first + 1
-        u = layer * M_TO_FT
-        with np.errstate(invalid='ignore'):
-            ok = (u >= lo) & (u <= hi)
-        band = np.where(ok, np.floor(np.where(ok, u, 0) / step) - first, -1).astype(np.int64)
+        band, n_cells = elevation_bands(ds_dir, win, step)
         cell = np.where((cell >= 0) & (band >= 0), band, -1)
     keep = cell >= 0
     return {'dir': ds_dir, 'win': win, 'w': weights[keep], 'cell': cell[keep], 'keep': keep,

@@ -1,5 +1,6 @@
 /** `npm run bench`: runs every scenario and prints a table of medians; record results in BENCHMARKS.md. */
 import { cpus, loadavg } from 'node:os';
+import { BASIN_STAGES, basinsBench } from './basins.bench.js';
 import { datasetsBench } from './datasets.bench.js';
 import { exportRow } from './export.bench.js';
 import { benchYears, dailyDatabase } from './fixture/daily.js';
@@ -40,6 +41,8 @@ const speed = [
     : []),
 ];
 const rivals = only === undefined || only === 'rivals' ? await rivalsBench() : [];
+const basins =
+  only === undefined || only === 'basins' ? await basinsBench(Math.min(reps, 5)) : { rows: [], stages: [] };
 console.log(`machine: ${cpus()[0]?.model ?? '?'} × ${cpus().length}, Node ${process.version}`);
 /** Print rows as a Markdown table of `cols`. */
 function table(cols: string[], rows: readonly Record<string, string>[]): void {
@@ -72,3 +75,15 @@ table(
   ],
   rivals,
 );
+table(
+  [
+    'scenario',
+    'snowdb, caches empty',
+    'snowdb, warm',
+    'sparse W·x',
+    'warm ÷ sparse',
+    'caches empty ÷ sparse',
+  ],
+  basins.rows,
+);
+table(BASIN_STAGES, basins.stages);

@@ -7,6 +7,7 @@ import {
   type RasterizeRow,
   rasterizeBasins,
   rasterizeIndexed,
+  refreshCoverageIndexes,
 } from '../datasets/rasterize.js';
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
@@ -74,10 +75,12 @@ async function finishPending(
   const entries = pending.aoi.flatMap((t) => index.get(t) ?? []);
   let built = 0;
   if (entries.length > 0 && datasets.length > 0) {
-    const { rows } = await rasterizeBasins(db, entries, datasets, { onProgress });
+    const { rows, fresh } = await rasterizeBasins(db, entries, datasets, { onProgress });
     built = rows.filter((r) => r.action === 'built').length;
     for (const d of datasets) await extendSeries(d);
-  }
+    await refreshCoverageIndexes(datasets, [...index.values()], fresh);
+  } else if (pending.pruned.length > 0)
+    await refreshCoverageIndexes(datasets, [...index.values()], new Map());
   // A journalled basin the index does not hold: a pruned one goes whole, a new one (its import
   // killed before the index was written) keeps its record but not its rasters.
   for (const t of pending.pruned) if (!index.has(t)) await deleteBasin(db, t);

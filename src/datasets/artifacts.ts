@@ -17,6 +17,8 @@ import {
   windowTag,
 } from '../raster/grid.js';
 import { mapPool } from '../util/pool.js';
+import { weakMemo } from '../util/weak-memo.js';
+import { type SparseWeights, sparseOf } from './coverage-index.js';
 import type { Dataset } from './registry.js';
 
 /** Bump when the bytes an area raster holds for the same grid change. */
@@ -35,9 +37,9 @@ export function olderAoiFormat(hash: string | undefined): boolean {
 }
 
 /** sha256 prefix of a dataset's grid definition: artifacts built on another grid are stale. */
-export function gridHash(d: Dataset): string {
-  return createHash('sha256').update(JSON.stringify(d.config.grid)).digest('hex').slice(0, 16);
-}
+export const gridHash = weakMemo((d: Dataset): string =>
+  createHash('sha256').update(JSON.stringify(d.config.grid)).digest('hex').slice(0, 16),
+);
 
 /** The SNOWDB_AOI_HASH a current AOI raster of a basin with this geometry hash carries. */
 export function aoiHash(d: Dataset, geometryHash: string): string {
@@ -97,7 +99,8 @@ export async function buildAreaRaster(d: Dataset, rebuild = false): Promise<Buil
  * A basin's AOI raster on the dataset grid: exact covered fraction × cell area (m², float64),
  * over the whole tiles its bounds touch (tag SNOWDB_AOI_WINDOW = col row width height in dataset
  * pixels). Rebuilt only when the basin geometry or the grid changed (tag SNOWDB_AOI_HASH).
- * A basin the dataset does not cover gets no raster (a stale one is removed).
+ * A basin the dataset does not cover gets no raster (a stale one is removed). `onBuilt` gets the
+ * weights of a raster built (for the coverage index).
  */
 export async function buildAoi(
   d: Dataset,
@@ -106,6 +109,7 @@ export async function buildAoi(
   geometryHash: string,
   covered: boolean,
   rebuild = false,
+  onBuilt?: (weights: SparseWeights) => void,
 ): Promise<BuildAction> {
   const path = d.paths.aoi(triplet);
   const hash = aoiHash(d, geometryHash);
@@ -141,5 +145,6 @@ export async function buildAoi(
       SNOWDB_AOI_AREA_M2: String(total),
     },
   });
+  onBuilt?.(sparseOf(data, w));
   return 'built';
 }

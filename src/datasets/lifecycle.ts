@@ -9,7 +9,7 @@ import { localStore } from '../io/store.js';
 import { type Coverage, readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { type BuildAction, buildAreaRaster } from './artifacts.js';
 import { readDatasetConfig, writeDatasetConfig } from './config.js';
-import { rasterizeBasins } from './rasterize.js';
+import { rasterizeBasins, refreshCoverageIndexes } from './rasterize.js';
 import { checkDatasetName, openDataset, openLink } from './registry.js';
 import { TEMPLATE_NAMES, TEMPLATES } from './templates.js';
 
@@ -81,8 +81,9 @@ export async function createDataset(
   const d = await openLink(db, name, link);
   const areaRaster = await buildAreaRaster(d);
   const index = await readIndex(db.store, db.paths.pourpointIndex);
-  const { rows, entries } = await rasterizeBasins(db, [...index.values()], [d], { onProgress });
+  const { rows, entries, fresh } = await rasterizeBasins(db, [...index.values()], [d], { onProgress });
   await writeIndex(db.paths.pourpointIndex, entries);
+  await refreshCoverageIndexes([d], entries, fresh);
   if (existing === undefined)
     await db.saveConfig({ ...db.config, datasets: { ...db.config.datasets, [name]: link } });
   return {

@@ -30,6 +30,7 @@ const DatasetLayout = {
   config: 'dataset.json',
   area: 'area.tif',
   aoi: 'aoi',
+  coverageIndex: 'coverage.idx',
   dates: 'cogs',
   manifest: 'manifest.json',
   zones: 'zones',
@@ -115,6 +116,8 @@ export interface DatasetPaths {
   readonly aoiDir: string;
   /** A basin's AOI raster: `aoi/<stem>.tif`. */
   aoi(triplet: string): string;
+  /** Every basin's AOI weights in one file (`coverage.idx`, datasets/coverage-index.ts). */
+  readonly coverageIndex: string;
   /** Folder of the per-date folders; its signature changes with every ingest. */
   readonly datesDir: string;
   /** `cogs/<YYYYMMDD>`: a symlink to the date's current version folder (or, before 0.x, a folder). */
@@ -171,6 +174,7 @@ export function datasetPaths(dir: string): DatasetPaths {
     area: join(dir, DatasetLayout.area),
     aoiDir: join(dir, DatasetLayout.aoi),
     aoi: (triplet) => join(dir, DatasetLayout.aoi, `${stemOf(triplet)}.tif`),
+    coverageIndex: join(dir, DatasetLayout.coverageIndex),
     datesDir: dates,
     date: (date) => join(dates, compactDate(date)),
     // Joined by hand: `dates` is normalized and names hold no separator (a stats plan makes one per date).

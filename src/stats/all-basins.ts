@@ -4,6 +4,7 @@
  * equals its own stats call value for value; prepared basins and store pages are shared caches.
  */
 import { createHash } from 'node:crypto';
+import { coverageIndexOf } from '../datasets/coverage-index.js';
 import { datesOf } from '../datasets/inventory.js';
 import { RasterSession } from '../datasets/read-onto.js';
 import { openActiveDataset } from '../datasets/registry.js';
@@ -104,7 +105,7 @@ export async function coveredBasins(db: Database, name: string): Promise<Covered
     .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
     .map((e) => e.triplet)
     .sort(byString);
-  return { inputs: { dataset, index, dates }, pourpoints };
+  return { inputs: { dataset, index, dates, coverage: await coverageIndexOf(db, dataset) }, pourpoints };
 }
 
 /** Plan every covered basin with `planOne`, zone axes parsed once and shared. */

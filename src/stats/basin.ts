@@ -4,7 +4,8 @@
  * every path sums in the same order and gives the same bits). Prepared basins are kept in the
  * runtime's 'basins' cache, keyed by the AOI and zone-layer file signatures and the axes.
  */
-import { readOnto } from '../datasets/read-onto.js';
+import { indexedWeights, type SparseWeights, sparseOf } from '../datasets/coverage-index.js';
+import { type RasterSession, readOnto } from '../datasets/read-onto.js';
 import { SnowdbError } from '../errors.js';
 import { fileSignature } from '../io/memo.js';
 import type { TypedArray } from '../raster/dtype.js';
@@ -45,76 +46,101 @@ export interface PreparedBasin {
 /** What the reduction needs of a prepared basin (plain typed arrays: a worker gets a copy). */
 export type BasinRuns = Pick<PreparedBasin, 'blockRun' | 'runStart' | 'runCell' | 'weight' | 'pos'>;
 
-async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
-  const { dataset: d, entry, product } = plan;
-  const aoi = plan.drawn
-    ? { data: plan.drawn.weights, window: plan.drawn.window }
-    : await readOnto(plan.dataset.store, plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
+/**
+ * The plan's basin weights, sparse: a drawn polygon's own, the coverage index's (one ranged read
+ * of the dataset's shared file), else the AOI raster's.
+ */
+async function weightsOf(plan: StatsPlan): Promise<SparseWeights> {
+  if (plan.drawn) return sparseOf(plan.drawn.weights, plan.drawn.window);
+  if (plan.indexed) return indexedWeights(plan.dataset.store, plan.indexed.index, plan.indexed.basin);
+  const aoi = await readOnto(plan.dataset.store, plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
   if (aoi === null) {
     throw new SnowdbError(
       'basin-raster-missing',
-      `no AOI raster for ${entry.triplet} in '${d.name}' (run 'snowdb pourpoint rasterize ${entry.triplet}')`,
+      `no AOI raster for ${plan.entry.triplet} in '${plan.dataset.name}' (run 'snowdb pourpoint rasterize ${plan.entry.triplet}')`,
     );
   }
-  const { data: weights, window: w } = aoi;
-  const cellOf = new Int32Array(weights.length);
-  for (let i = 0; i < weights.length; i++) cellOf[i] = weights[i]! > 0 ? 0 : -1;
-  const ord = new Int32Array(weights.length);
-  // Pixels of the basin some axis leaves in no zone: −2 while crossing, then the last cell.
+  return sparseOf(aoi.data, aoi.window);
+}
+
+/** `items` (default 0 … n − 1) stably reordered by `key[item]` ∈ [0, keys). */
+function countingOrder(items: Int32Array | null, key: Int32Array, keys: number): Int32Array {
+  const n = key.length;
+  const start = new Int32Array(keys + 1);
+  for (let k = 0; k < n; k++) start[key[k]! + 1]!++;
+  for (let v = 0; v < keys; v++) start[v + 1]! += start[v]!;
+  const out = new Int32Array(n);
+  for (let j = 0; j < n; j++) {
+    const k = items ? items[j]! : j;
+    out[start[key[k]!]!++] = k;
+  }
+  return out;
+}
+
+async function prepare(plan: StatsPlan, rasters?: RasterSession): Promise<PreparedBasin> {
+  const { dataset: d, product } = plan;
+  const { window: w, at: px, weight: wt } = await weightsOf(plan);
+  const m = px.length;
+  // Each weighing pixel's cell in the crossing; −2 while crossing for a pixel some axis leaves in no zone.
+  const cellOf = new Int32Array(m);
+  const ord = new Int32Array(m);
+  const values = new Float64Array(m);
   const lost = -2;
   for (const { axis, layer: spec, path } of plan.axes) {
-    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata);
+    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata, rasters);
     if (layer === null) {
       throw new SnowdbError(
         'zone-layer-missing',
         `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
       );
     }
-    axis.classify(layer.data, spec.nodata, ord);
+    for (let k = 0; k < m; k++) values[k] = layer.data[px[k]!]!;
+    axis.classify(values, spec.nodata, ord);
     const n = axis.zones.length;
-    for (let i = 0; i < cellOf.length; i++) {
-      const o = ord[i]!;
-      const c = cellOf[i]!;
-      cellOf[i] = c === -1 ? -1 : c === lost || o < 0 ? lost : c * n + o;
+    for (let k = 0; k < m; k++) {
+      const o = ord[k]!;
+      const c = cellOf[k]!;
+      cellOf[k] = c === lost || o < 0 ? lost : c * n + o;
     }
   }
-  for (let i = 0; i < cellOf.length; i++) if (cellOf[i] === lost) cellOf[i] = product - 1;
-  // Block-major order: sort the window offsets in a cell by (block id, offset inside the block).
+  for (let k = 0; k < m; k++) if (cellOf[k] === lost) cellOf[k] = product - 1;
+  // Block-major order: the pixels by (block, cell, offset inside the block). They come in window
+  // order, so inside a block by offset already: two stable counting sorts, by cell, then by block.
   const across = blocksAcross(d.grid);
-  const blockOf = (i: number) =>
-    Math.floor((w.row + Math.floor(i / w.width)) / BLOCK) * across +
-    Math.floor((w.col + (i % w.width)) / BLOCK);
-  const posOf = (i: number) =>
-    ((w.row + Math.floor(i / w.width)) % BLOCK) * BLOCK + ((w.col + (i % w.width)) % BLOCK);
-  // Sort keys per pixel, computed once: its block id, then (cell, offset) as one exact number.
-  const order: number[] = [];
-  const blockKey = new Float64Array(cellOf.length);
-  const cellKey = new Float64Array(cellOf.length);
-  for (let i = 0; i < cellOf.length; i++) {
-    if (cellOf[i]! < 0) continue;
-    order.push(i);
-    blockKey[i] = blockOf(i);
-    cellKey[i] = cellOf[i]! * BLOCK * BLOCK + posOf(i);
+  const bc0 = Math.floor(w.col / BLOCK);
+  const br0 = Math.floor(w.row / BLOCK);
+  const nbc = Math.floor((w.col + w.width - 1) / BLOCK) - bc0 + 1;
+  const nbr = Math.floor((w.row + w.height - 1) / BLOCK) - br0 + 1;
+  const rankOf = new Int32Array(m); // the pixel's block among the window's, row-major
+  const posOf = new Int32Array(m);
+  for (let k = 0; k < m; k++) {
+    const i = px[k]!;
+    const r = w.row + Math.floor(i / w.width);
+    const c = w.col + (i % w.width);
+    rankOf[k] = (Math.floor(r / BLOCK) - br0) * nbc + Math.floor(c / BLOCK) - bc0;
+    posOf[k] = (r % BLOCK) * BLOCK + (c % BLOCK);
   }
-  order.sort((a, b) => blockKey[a]! - blockKey[b]! || cellKey[a]! - cellKey[b]!);
-  const n = order.length;
-  const at = Int32Array.from(order);
-  const cell = new Int32Array(n);
-  const weight = new Float64Array(n);
-  const pos = new Int32Array(n);
+  const byCell = countingOrder(null, cellOf, product);
+  const order = countingOrder(byCell, rankOf, nbr * nbc);
+  const at = new Int32Array(m);
+  const cell = new Int32Array(m);
+  const weight = new Float64Array(m);
+  const pos = new Int32Array(m);
   const area = new Float64Array(product);
   const blocks: number[] = [];
   const blockRun: number[] = [];
   const runStart: number[] = [];
   const runCell: number[] = [];
-  for (let j = 0; j < n; j++) {
-    const i = at[j]!;
-    const c = cellOf[i]!;
+  for (let j = 0; j < m; j++) {
+    const k = order[j]!;
+    const c = cellOf[k]!;
+    at[j] = px[k]!;
     cell[j] = c;
-    weight[j] = weights[i]!;
-    pos[j] = posOf(i);
-    area[c] = area[c]! + weights[i]!;
-    const b = blockOf(i);
+    weight[j] = wt[k]!;
+    pos[j] = posOf[k]!;
+    area[c] = area[c]! + wt[k]!;
+    const rank = rankOf[k]!;
+    const b = (br0 + Math.floor(rank / nbc)) * across + bc0 + (rank % nbc);
     const newBlock = blocks.at(-1) !== b;
     if (newBlock) {
       blocks.push(b);
@@ -126,7 +152,7 @@ async function prepare(plan: StatsPlan): Promise<PreparedBasin> {
     }
   }
   blockRun.push(runStart.length);
-  runStart.push(n);
+  runStart.push(m);
   return {
     window: w,
     at,
@@ -161,16 +187,26 @@ const prepared = (rt: Runtime) =>
       4 * b.pos.length, // … and its pixels' sample indices
   );
 
-/** The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged. */
-export function preparedBasin(plan: StatsPlan): Promise<PreparedBasin> {
-  // A drawn polygon has no AOI file: its entry's geometry hash keys it.
-  const files = [plan.drawn ? `drawn:${plan.entry.geometryHash}` : plan.aoi, ...plan.axes.map((a) => a.path)];
+/**
+ * The plan's basin prepared, from the cache while its AOI raster and zone layers are unchanged
+ * (with `rasters`, zone layers are read through that session: every basin of one answer shares
+ * their open files and decoded tiles).
+ */
+export function preparedBasin(plan: StatsPlan, rasters?: RasterSession): Promise<PreparedBasin> {
+  // A drawn polygon has no AOI file: its entry's geometry hash keys it; an indexed basin's
+  // weights are keyed by their AOI hash (the weights follow from it).
+  const own = plan.drawn
+    ? `drawn:${plan.entry.geometryHash}`
+    : plan.indexed
+      ? `indexed:${plan.indexed.basin.aoiHash}`
+      : plan.aoi;
+  const files = [own, ...plan.axes.map((a) => a.path)];
   const known = stateSignatures(plan);
-  const signatures = files.map((f) =>
-    f.startsWith('drawn:') ? '' : (known.get(f) ?? fileSignature(plan.dataset.store, f)),
+  const signatures = files.map((f, i) =>
+    i === 0 && f !== plan.aoi ? '' : (known.get(f) ?? fileSignature(plan.dataset.store, f)),
   );
   const key = JSON.stringify([files, signatures, plan.axes.map((a) => [a.axis.layer, a.axis.value])]);
-  return prepared(plan.dataset.runtime).get(key, () => prepare(plan));
+  return prepared(plan.dataset.runtime).get(key, () => prepare(plan, rasters));
 }
 
 /** One date's values of one variable: pixel j's value is `vals[base + idx[j]]`; `nodata` and NaN are skipped. */

@@ -59,7 +59,7 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     opts.series === false ? null : opts.seriesView !== undefined ? opts.seriesView : seriesView(d),
   );
   viewing.catch(() => {});
-  const basin = await preparedBasin(plan);
+  const basin = await preparedBasin(plan, opts.rasters);
   const { area } = basin;
   const keep: number[] = [];
   // The last cell holds the basin's unzoned pixels (with any axis): kept only when it has area.

@@ -1,4 +1,6 @@
+import { aoiHash } from '../datasets/artifacts.js';
 import { statNames } from '../datasets/config.js';
+import { type CoverageIndex, coverageIndexOf, type IndexedBasin } from '../datasets/coverage-index.js';
 import { datesOf } from '../datasets/inventory.js';
 import { type Dataset, openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
@@ -74,6 +76,8 @@ export interface StatsPlan {
   readonly aoi: string;
   /** A drawn polygon's weights, read instead of `aoi`. */
   readonly drawn?: DrawnArea;
+  /** The basin in its dataset's coverage index, current: its weights are read there instead of `aoi`. */
+  readonly indexed?: { readonly index: CoverageIndex; readonly basin: IndexedBasin };
   /** Selected dates, ISO, ascending (where each is read from: `reads.ts`). */
   readonly dates: readonly string[];
   /** Files whose stat signatures change whenever the answer could (the ETag signs them). */
@@ -96,6 +100,8 @@ export interface PlanInputs {
   readonly dates: readonly string[];
   /** A drawn polygon's weights, standing in for the AOI raster of the index entry it names. */
   readonly drawn?: DrawnArea;
+  /** The dataset's coverage index (header), when it has one. */
+  readonly coverage?: CoverageIndex | null;
 }
 
 /** What the plans of one every-basin query share: their axes, built once, and their files' signatures. */
@@ -162,6 +168,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
   }
   const aoi = d.paths.aoi(entry.triplet);
   const drawn = inputs.drawn?.id === entry.triplet ? inputs.drawn : undefined;
+  const indexed = drawn ? undefined : currentIn(inputs.coverage, d, entry);
   const dates = selectDates(inputs.dates, q.dates);
   const product = crossing + (axes.length > 0 ? 1 : 0);
   const width = widthOf(columns, q.normals !== undefined);
@@ -180,9 +187,16 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
     includeEmptyZones: q.includeEmptyZones === true,
     aoi,
     ...(drawn && { drawn }),
+    ...(indexed && { indexed }),
     dates,
-    // A drawn polygon has no AOI file: its geometry hash is in the entry the ETag signs.
-    stateFiles: [d.configPath, d.paths.datesDir, ...(drawn ? [] : [aoi]), ...axes.map((a) => a.path)],
+    // A drawn polygon has no AOI file: its geometry hash is in the entry the ETag signs; an
+    // indexed basin's weights follow from its entry and the dataset config, signed already.
+    stateFiles: [
+      d.configPath,
+      d.paths.datesDir,
+      ...(drawn || indexed ? [] : [aoi]),
+      ...axes.map((a) => a.path),
+    ],
     ...(shared && { sharedSignatures: shared.signatures }),
     notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
     inputs,
@@ -194,6 +208,17 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
       units,
     },
   };
+}
+
+/** The entry's basin in a coverage index, when the index holds it with its current AOI hash. */
+function currentIn(
+  index: CoverageIndex | null | undefined,
+  d: Dataset,
+  entry: IndexEntry,
+): StatsPlan['indexed'] {
+  const basin = index?.basins.get(entry.triplet);
+  if (!index || !basin || basin.aoiHash !== aoiHash(d, entry.geometryHash)) return undefined;
+  return { index, basin };
 }
 
 /** An answer's columns: the stat columns, and with normals four more per mean and volume. */
@@ -239,7 +264,7 @@ export async function planInputs(db: Database, dataset: string, pourpoint: strin
   const index = await indexOf(db);
   if (dates === null) return groupInputs(db, d, index, pourpoint);
   indexedEntry(index, pourpoint);
-  return { dataset: d, index, dates: await dates };
+  return { dataset: d, index, dates: await dates, coverage: await coverageIndexOf(db, d) };
 }
 
 /**

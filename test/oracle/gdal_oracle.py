@@ -318,6 +318,15 @@ def raster_sum(path):
                       'geotransform': list(ds.GetGeoTransform()), 'metadata': ds.GetMetadata()}))
 
 
+def positive_pixels(path):
+    """A raster's pixels above 0: offsets (row-major) and values, with its size and metadata."""
+    ds = gdal.Open(path)
+    arr = ds.GetRasterBand(1).ReadAsArray().astype(np.float64).ravel()
+    at = np.nonzero(arr > 0)[0]
+    print(json.dumps({'size': [ds.RasterXSize, ds.RasterYSize], 'metadata': ds.GetMetadata(),
+                      'offsets': at.tolist(), 'values': arr[at].tolist()}))
+
+
 def box_polygon(x0, y0, x1, y1, n=200):
     ring = ogr.Geometry(ogr.wkbLinearRing)
     pts = ([(x0 + (x1 - x0) * i / n, y0) for i in range(n)] + [(x1, y0 + (y1 - y0) * i / n) for i in range(n)] +
@@ -757,7 +766,7 @@ def run(argv):
     cmd, args = argv[0], argv[1:]
     {'info': lambda: info(args), 'window': lambda: window(*args), 'cells': lambda: cells(*args), 'cell-sets': lambda: cell_sets(*args),
      'makevalid-area': lambda: makevalid_area(*args), 'record': lambda: record(*args),
-     'raster-sum': lambda: raster_sum(*args), 'basin-area': lambda: basin_area(*args),
+     'raster-sum': lambda: raster_sum(*args), 'positive-pixels': lambda: positive_pixels(*args), 'basin-area': lambda: basin_area(*args),
      'box-area': lambda: box_area(*args), 'make-swann': lambda: make_swann(*args),
      'make-spires': lambda: make_spires(*args), 'compare-window': lambda: compare_window(*args),
      'zone-elevation': lambda: zone_elevation(*args), 'zone-terrain': lambda: zone_terrain(*args),

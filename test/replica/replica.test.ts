@@ -232,12 +232,13 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
       for (const s of fetched) assert.equal(s.status, 206, `${blobs.get(s.path)!.rel}: a range request`);
       const rels = new Set(fetched.map((s) => blobs.get(s.path)!.rel));
       if (fromSeries) {
-        // The swe pack of water year 2024 alone (the basin's AOI raster and the elevation layer
-        // too: this replica's runtime is fresh), smaller than one 64 KiB chunk: its index and the
-        // basin's blocks come from the one range request of that chunk.
+        // The swe pack of water year 2024 alone (and the elevation layer: this replica's runtime
+        // is fresh; the basin's weights come from the coverage index, no raster), smaller than
+        // one 64 KiB chunk: its index and the basin's blocks come from the one range request of
+        // that chunk.
         const page = fetched.filter((s) => blobs.get(s.path)!.rel === 'data/snodas/series/swe/wy2024.pack');
         assert.deepEqual(
-          [...rels].filter((r) => !r.includes('/zones/') && !r.includes('/aoi/')),
+          [...rels].filter((r) => !r.includes('/zones/')),
           ['data/snodas/series/swe/wy2024.pack'],
         );
         const size = blobs.get(page[0]!.path)!.size;
@@ -298,12 +299,13 @@ describe('read-only replicas: publish to a folder served over HTTP, and to S3', 
         return { status: r.statusCode, body: r.body, local: l.body };
       };
       const cog = 'data/snodas/cogs/20240116/average_temp.tif';
-      // An AOI raster is one chunk (≤ 64 KiB) and has no chunk list: checked by its digest.
-      const aoi = `data/snodas/aoi/${ZION.replaceAll(':', '_')}.tif`;
-      assert.ok((await stat(join(env.SNOWDB_CONFIG!, aoi))).size <= 65_536);
+      // The coverage index (the basin's weights: a query reads no AOI raster) is one chunk
+      // (≤ 64 KiB) and has no chunk list: checked by its digest.
+      const cix = 'data/snodas/coverage.idx';
+      assert.ok((await stat(join(env.SNOWDB_CONFIG!, cix))).size <= 65_536);
       for (const [rel, fault, path, why] of [
         [
-          aoi,
+          cix,
           { kind: 'altered', at: 300 },
           `/datasets/snodas/stats/${ZION}/date-range?datetime=2024-01-16&variable=average_temp`,
           /bytes 0–\d+ that are not the published content of/,

@@ -122,6 +122,64 @@ const basinRasters: DatasetCheck = (f) => {
   return out;
 };
 
+/** Relative difference allowed between an index entry's Σ weight and its AOI raster's area tag (float64 sums in one order). */
+const INDEX_AREA_REL = 1e-12;
+
+/** The coverage index holds every covered basin whose AOI raster is current, with the same weights. */
+const coverageIndex: DatasetCheck = (f) => {
+  const d = f.dataset;
+  const fail = finding(d, 'pourpoints');
+  const covered = f.basins.filter(
+    (b) => b.coverage !== 'none' && b.aoi?.items.SNOWDB_AOI_HASH === b.wantHash,
+  );
+  const rebuild = "run 'snowdb pourpoint rasterize --all' to rebuild it";
+  if (f.coverageIndex === null)
+    return covered.length === 0
+      ? []
+      : [fail('coverage.idx', `no coverage index: every query reads each basin's AOI raster (${rebuild})`)];
+  if ('error' in f.coverageIndex) return [fail('coverage.idx', f.coverageIndex.error)];
+  const missing: string[] = [];
+  const stale: string[] = [];
+  const differ: string[] = [];
+  for (const b of covered) {
+    const area = Number(b.aoi?.items.SNOWDB_AOI_AREA_M2);
+    if (b.indexed === null) missing.push(b.triplet);
+    else if (b.indexed.aoiHash !== b.wantHash) stale.push(b.triplet);
+    else if (!(Math.abs(b.indexed.areaM2 - area) <= INDEX_AREA_REL * area)) differ.push(b.triplet);
+  }
+  const known = new Set(f.basins.map((b) => b.triplet));
+  const orphans = f.coverageIndex.triplets.filter((t) => !known.has(t));
+  const some = (ids: string[]) => `${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}`;
+  return [
+    ...(missing.length
+      ? [fail('coverage.idx', `lacks ${missing.length} basin(s) (${some(missing)}); ${rebuild}`)]
+      : []),
+    ...(stale.length
+      ? [fail('coverage.idx', `holds ${stale.length} stale basin(s) (${some(stale)}); ${rebuild}`)]
+      : []),
+    ...(differ.length
+      ? [
+          fail(
+            'coverage.idx',
+            `weights of ${differ.length} basin(s) differ from their AOI rasters (${some(differ)}); ${rebuild}`,
+          ),
+        ]
+      : []),
+    ...(orphans.length
+      ? [
+          finding(
+            d,
+            'pourpoints',
+            'info',
+          )(
+            'coverage.idx',
+            `holds ${orphans.length} basin(s) no longer indexed (${some(orphans)}); the next import or rasterize drops them`,
+          ),
+        ]
+      : []),
+  ];
+};
+
 const zoneLayers: DatasetCheck = (f) => {
   const out: Finding[] = [];
   const d = f.dataset;
@@ -230,6 +288,7 @@ export const DATASET_CHECKS: readonly DatasetCheck[] = [
   completeDates,
   firstDateGrid,
   basinRasters,
+  coverageIndex,
   zoneLayers,
   classifiedShare,
   seriesStore,

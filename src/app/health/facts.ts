@@ -1,4 +1,10 @@
 import { aoiHash, readHeader } from '../../datasets/artifacts.js';
+import {
+  indexedWeights,
+  readCoverageIndex,
+  type SparseWeights,
+  sparseOf,
+} from '../../datasets/coverage-index.js';
 import { ingestedDates } from '../../datasets/inventory.js';
 import { RasterSession, readOnto } from '../../datasets/read-onto.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
@@ -32,6 +38,8 @@ export interface BasinFacts {
    * empty when the facts were read without shares.
    */
   readonly classified: ReadonlyMap<string, number>;
+  /** Its entry in the dataset's coverage index: the AOI hash and Σ weight (m²); null when absent. */
+  readonly indexed: { readonly aoiHash: string; readonly areaM2: number } | null;
 }
 
 /** What the checks of one dataset look at: read once, then checked without I/O. */
@@ -51,6 +59,8 @@ export interface DatasetFacts {
   readonly zoneLayers: readonly { readonly spec: ZoneLayerSpec; readonly header: Header }[];
   /** The derived series store, against the ingested dates. */
   readonly series: SeriesFacts;
+  /** The coverage index: absent, unreadable (why), or the triplets it holds. */
+  readonly coverageIndex: { readonly error: string } | { readonly triplets: readonly string[] } | null;
 }
 
 /** What the database-wide checks look at. */
@@ -98,6 +108,12 @@ async function datasetFacts(
     zoneLayers.push({ spec, header: await readHeader(d.store, layerPath(d, spec)) });
   const present = zoneLayers.filter((l) => l.header !== null).map((l) => l.spec);
   const basins: BasinFacts[] = [];
+  let coverageIndex: DatasetFacts['coverageIndex'] = null;
+  const cix = await readCoverageIndex(d.store, d.paths.coverageIndex).catch((e: unknown) => {
+    coverageIndex = { error: (e as Error).message };
+    return null;
+  });
+  if (cix) coverageIndex = { triplets: [...cix.basins.keys()] };
   // Zone layers open once for every basin: a tile under several basins is decoded once.
   const session = new RasterSession();
   try {
@@ -105,36 +121,68 @@ async function datasetFacts(
       const coverage = e.coverage[d.name] ?? 'none';
       const has = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
       const aoi = has ? await readHeader(d.store, d.paths.aoi(e.triplet)) : null;
+      const wantHash = aoiHash(d, e.geometryHash);
+      const at = cix?.basins.get(e.triplet);
+      // An index entry's weights, read once: its area here, and (when current) the classified shares.
+      const weights = cix && at ? await indexedWeights(d.store, cix, at).catch(() => null) : null;
+      const current = weights !== null && at?.aoiHash === wantHash ? weights : null;
       basins.push({
         triplet: e.triplet,
         coverage,
         aoi,
-        wantHash: aoiHash(d, e.geometryHash),
+        wantHash,
         classified:
           aoi === null || opts.classified === false
             ? new Map()
-            : await classifiedShares(d, e.triplet, present, session),
+            : await classifiedShares(d, e.triplet, present, session, current),
+        indexed: at && weights ? { aoiHash: at.aoiHash, areaM2: sumOf(weights.weight) } : null,
       });
     }
   } finally {
     await session.close();
   }
   const series = await seriesFacts(d, dates);
-  return { dataset: d, area, dates, incomplete, firstCog, aoiFiles, basins, zoneLayers, series };
+  return {
+    dataset: d,
+    area,
+    dates,
+    incomplete,
+    firstCog,
+    aoiFiles,
+    basins,
+    zoneLayers,
+    series,
+    coverageIndex,
+  };
 }
 
-/** Per zone layer, the share of a basin's area (Σ AOI weight) where the layer has a value. */
+/** Σ of an array, in order. */
+function sumOf(a: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += a[i]!;
+  return s;
+}
+
+/**
+ * Per zone layer, the share of a basin's area (Σ weight) where the layer has a value; the weights
+ * from the coverage index when current there (`indexed`), else from the AOI raster.
+ */
 async function classifiedShares(
   d: Dataset,
   triplet: string,
   layers: readonly ZoneLayerSpec[],
   session: RasterSession,
+  indexed: SparseWeights | null,
 ): Promise<Map<string, number>> {
   const out = new Map<string, number>();
-  const aoi = await readOnto(d.store, d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).catch(() => null);
+  const aoi = indexed
+    ? indexed
+    : await readOnto(d.store, d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).then(
+        (r) => r && sparseOf(r.data, r.window),
+        () => null,
+      );
   if (aoi === null) return out;
-  let total = 0;
-  for (let i = 0; i < aoi.data.length; i++) total += aoi.data[i]!;
+  const total = sumOf(aoi.weight);
   for (const spec of layers) {
     const layer = await readOnto(
       d.store,
@@ -146,9 +194,9 @@ async function classifiedShares(
     ).catch(() => null);
     if (layer === null) continue;
     let kept = 0;
-    for (let i = 0; i < aoi.data.length; i++) {
-      const v = layer.data[i]!;
-      if (v !== spec.nodata && !Number.isNaN(v)) kept += aoi.data[i]!;
+    for (let k = 0; k < aoi.at.length; k++) {
+      const v = layer.data[aoi.at[k]!]!;
+      if (v !== spec.nodata && !Number.isNaN(v)) kept += aoi.weight[k]!;
     }
     out.set(spec.key, total > 0 ? kept / total : 1);
   }
