@@ -134,6 +134,34 @@ export async function indexedWeights(
   };
 }
 
+/**
+ * Many basins' weights from the index in one read (the span from the first to the last of them),
+ * in the order given: what an every-basin answer reads instead of a ranged read per basin.
+ */
+export async function indexedWeightsOf(
+  store: Store,
+  index: CoverageIndex,
+  basins: readonly IndexedBasin[],
+): Promise<SparseWeights[]> {
+  if (basins.length === 0) return [];
+  let start = Number.POSITIVE_INFINITY;
+  let end = 0;
+  for (const b of basins) {
+    start = Math.min(start, b.offset);
+    end = Math.max(end, b.offset + blockBytes(b.pixels));
+  }
+  const bytes = await store.readAt(index.path, start, end - start);
+  if (bytes.length !== end - start) throw corrupt(index.path, 'cut short');
+  // One copy at an 8-aligned address (every basin's block starts 8-aligned in the file).
+  const buf = new ArrayBuffer(bytes.length);
+  new Uint8Array(buf).set(bytes);
+  return basins.map((b) => ({
+    window: b.window,
+    at: new Int32Array(buf, b.offset - start, b.pixels),
+    weight: new Float64Array(buf, b.offset - start + pad8(4 * b.pixels), b.pixels),
+  }));
+}
+
 /** A basin to write: its triplet, AOI hash and weights (made when the writer reaches it). */
 export interface IndexRow {
   readonly triplet: string;

@@ -15,7 +15,8 @@ import { seriesView as viewOf } from '../series/read.js';
 import { byString } from '../util/compare.js';
 import { Slicer } from '../util/slices.js';
 import type { ZoneRef } from '../zones/schemes.js';
-import { executeAnswer, executeWithNormals, type StatsWithNormals } from './anomalies.js';
+import { answerTable, answerWithNormals, type StatsWithNormals } from './anomalies.js';
+import { type Cube, executeCube } from './cube.js';
 import { emptySelectionNote, selectDates } from './dates.js';
 import type { BoxedRows, CompactStats, ExecuteOptions, TableRows } from './engine.js';
 import type { Reference } from './normals.js';
@@ -30,6 +31,7 @@ import {
   type StatsQuery,
 } from './plan.js';
 import { statsStateKey } from './state.js';
+import { executeSweep, sweepable } from './sweep.js';
 
 /** Most dates one all-basins query may select. */
 export const MAX_ALL_BASINS_DATES = 31;
@@ -185,9 +187,9 @@ export async function* eachBasin<P, B>(
 export const allBasinsStateKey = (p: AllBasinsPlan, signal?: AbortSignal): Promise<string> =>
   everyKey(p.plans, statsStateKey, signal);
 
-/** Run the plans of an all-basins query, one basin after another. */
+/** Run the plans of an all-basins query: every basin's cube in one pass, then each basin's answer. */
 export function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = {}): Promise<AllBasinsStats> {
-  return everyBasin(p, opts, executeWithNormals);
+  return everyBasin(p, opts, answerWithNormals);
 }
 
 /** As `executeAllBasins`, each basin's rows kept as its table when there are no normals (an answer going out as JSON). */
@@ -195,16 +197,24 @@ export function executeAllBasinsTable(
   p: AllBasinsPlan,
   opts: ExecuteOptions = {},
 ): Promise<AllBasinsStats<BoxedRows | TableRows>> {
-  return everyBasin(p, opts, executeAnswer);
+  return everyBasin(p, opts, answerTable);
 }
 
 async function everyBasin<R>(
   p: AllBasinsPlan,
   opts: ExecuteOptions,
-  execute: (plan: StatsPlan, opts: ExecuteOptions) => Promise<CompactStats<R>>,
+  answer: (cube: Cube, opts: ExecuteOptions) => Promise<CompactStats<R>>,
 ): Promise<AllBasinsStats<R>> {
   const out: AllBasinsStats<R> = { zone_layers: [], variables: [], basins: [] };
-  const bodies = await executeEach(p.plans, (plan) => plan, opts, execute);
+  // One pass over every basin's pixels when the plans share their axes (always, from planAllBasins).
+  const cubes = sweepable(p.plans) ? await executeSweep(p.plans, opts) : null;
+  const at = new Map(cubes?.map((c) => [c.plan, c]));
+  const bodies = await executeEach(
+    p.plans,
+    (plan) => plan,
+    opts,
+    async (plan, o) => answer(at.get(plan) ?? (await executeCube(plan, o)), o),
+  );
   bodies.forEach((body, i) => {
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;

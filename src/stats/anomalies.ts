@@ -105,14 +105,32 @@ export async function withNormals(
   };
 }
 
+/** A cube's answer, with normals columns when its plan's query asks for them. */
+export function answerWithNormals(
+  cube: Cube,
+  opts: ExecuteOptions = {},
+): Promise<CompactStats | StatsWithNormals> {
+  const normals = cube.plan.query.normals;
+  return normals === undefined ? Promise.resolve(compactOf(cube)) : withNormals(cube, normals.years, opts);
+}
+
+/** As `answerWithNormals`, its rows kept as the table when there are no normals (an answer going out as JSON). */
+export async function answerTable(
+  cube: Cube,
+  opts: ExecuteOptions = {},
+): Promise<CompactStats<BoxedRows | TableRows> | StatsWithNormals> {
+  const normals = cube.plan.query.normals;
+  return normals === undefined
+    ? tableOf(cube, await columnTableSliced(cube, opts.signal))
+    : withNormals(cube, normals.years, opts);
+}
+
 /** Execute a plan, with normals columns when its query asks for them. */
 export async function executeWithNormals(
   plan: StatsPlan,
   opts: ExecuteOptions = {},
 ): Promise<CompactStats | StatsWithNormals> {
-  const cube = await executeCube(plan, opts);
-  const normals = plan.query.normals;
-  return normals === undefined ? compactOf(cube) : withNormals(cube, normals.years, opts);
+  return answerWithNormals(await executeCube(plan, opts), opts);
 }
 
 /** As `executeWithNormals`, its rows kept as the table when there are no normals (an answer going out as JSON). */
@@ -120,9 +138,5 @@ export async function executeAnswer(
   plan: StatsPlan,
   opts: ExecuteOptions = {},
 ): Promise<CompactStats<BoxedRows | TableRows> | StatsWithNormals> {
-  const cube = await executeCube(plan, opts);
-  const normals = plan.query.normals;
-  return normals === undefined
-    ? tableOf(cube, await columnTableSliced(cube, opts.signal))
-    : withNormals(cube, normals.years, opts);
+  return answerTable(await executeCube(plan, opts), opts);
 }

@@ -50,7 +50,7 @@ export type BasinRuns = Pick<PreparedBasin, 'blockRun' | 'runStart' | 'runCell' 
  * The plan's basin weights, sparse: a drawn polygon's own, the coverage index's (one ranged read
  * of the dataset's shared file), else the AOI raster's.
  */
-async function weightsOf(plan: StatsPlan): Promise<SparseWeights> {
+export async function weightsOf(plan: StatsPlan): Promise<SparseWeights> {
   if (plan.drawn) return sparseOf(plan.drawn.weights, plan.drawn.window);
   if (plan.indexed) return indexedWeights(plan.dataset.store, plan.indexed.index, plan.indexed.basin);
   const aoi = await readOnto(plan.dataset.store, plan.aoi, 'SNOWDB_AOI_WINDOW', null, 0);
@@ -64,7 +64,7 @@ async function weightsOf(plan: StatsPlan): Promise<SparseWeights> {
 }
 
 /** `items` (default 0 … n − 1) stably reordered by `key[item]` ∈ [0, keys). */
-function countingOrder(items: Int32Array | null, key: Int32Array, keys: number): Int32Array {
+export function countingOrder(items: Int32Array | null, key: Int32Array, keys: number): Int32Array {
   const n = key.length;
   const start = new Int32Array(keys + 1);
   for (let k = 0; k < n; k++) start[key[k]! + 1]!++;
@@ -222,6 +222,8 @@ export interface SumTarget {
   readonly sw: Float64Array;
   readonly sv: Float64Array;
   readonly at: number;
+  /** Per run, added to `at` (many basins' runs into their own sums: `stats/sweep.ts`). */
+  readonly runAt?: Int32Array;
 }
 
 /**
@@ -230,7 +232,7 @@ export interface SumTarget {
  * the basin's order. Every engine path calls this, so sums are bit-equal.
  */
 export function accumulateRuns(
-  basin: BasinRuns,
+  basin: Pick<BasinRuns, 'runStart' | 'runCell' | 'weight'>,
   r0: number,
   r1: number,
   src: RunValues,
@@ -238,9 +240,9 @@ export function accumulateRuns(
 ): void {
   const { runStart, runCell, weight } = basin;
   const { vals, base, idx, nodata } = src;
-  const { sw, sv, at } = out;
+  const { sw, sv, at, runAt } = out;
   for (let r = r0; r < r1; r++) {
-    const k = at + runCell[r]!;
+    const k = at + (runAt === undefined ? 0 : runAt[r]!) + runCell[r]!;
     let a = sw[k]!; // Σ weight, m²: kept in registers along the run, the same additions in order
     let s = sv[k]!;
     const j1 = runStart[r + 1]!;

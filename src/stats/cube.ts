@@ -61,11 +61,6 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
   viewing.catch(() => {});
   const basin = await preparedBasin(plan, opts.rasters);
   const { area } = basin;
-  const keep: number[] = [];
-  // The last cell holds the basin's unzoned pixels (with any axis): kept only when it has area.
-  const unclassified = plan.axes.length > 0 ? product - 1 : -1;
-  for (let k = 0; k < product; k++)
-    if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
   const nd = plan.dates.length;
   const view = await viewing;
   const reads = planReads(plan, view && (await storeInputs(d, view, plan)));
@@ -108,7 +103,16 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     });
     sums.push(all);
   }
-  return { plan, area, cells: Int32Array.from(keep), sums };
+  return { plan, area, cells: emittedCells(plan, area), sums };
+}
+
+/** The cells an answer emits: those with area (the last, unzoned, cell only then), or every zone with `includeEmptyZones`. */
+export function emittedCells(plan: StatsPlan, area: Float64Array): Int32Array {
+  const keep: number[] = [];
+  const unclassified = plan.axes.length > 0 ? plan.product - 1 : -1;
+  for (let k = 0; k < plan.product; k++)
+    if (area[k]! > 0 || (plan.includeEmptyZones && k !== unclassified)) keep.push(k);
+  return Int32Array.from(keep);
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The caches a runtime owns, all named here with their default budgets (648 MiB in all: they fit
+ * The caches a runtime owns, all named here with their default budgets (808 MiB in all: they fit
  * a 2-core, 4 GB host beside the worker threads). The composition root (the CLI's context, which
  * `api serve` and `worker` run in) makes one `Caches` sized from the settings, inside its
  * `Runtime`; a module asks the runtime it is given for its cache by name, and `report` tells what
@@ -20,6 +20,7 @@ export const CACHES = {
   'group-coverage': { what: "groups' unions: exact coverage weights per dataset grid", mib: 32 },
   'replica-files': { what: "a replica's whole small files (configs, indexes, records)", mib: 64 },
   'replica-chunks': { what: "a replica's blob bytes in 64 KiB chunks", mib: 256 },
+  sweeps: { what: "every-basin layouts (all basins' pixels, weights, cells)", mib: 160 },
 } as const;
 
 export type CacheName = keyof typeof CACHES;

@@ -13,6 +13,7 @@ import { runtimeFrom } from '../../src/app/runtime.js';
 import { settingsFrom } from '../../src/app/settings.js';
 import { Database } from '../../src/db/database.js';
 import { SnowdbError } from '../../src/errors.js';
+import { computeAllBasins } from '../../src/stats/all-basins.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import { computeStats, executeStats } from '../../src/stats/engine.js';
 import { executeNormals, openNormalsPlan } from '../../src/stats/normals.js';
@@ -48,7 +49,7 @@ describe('caches', () => {
   });
   after(() => app.close());
 
-  it('prepared basins and normals tables: the bytes a cache counts are at least what its entries keep alive', async () => {
+  it('prepared basins, every-basin layouts and normals tables: the bytes a cache counts are at least what its entries keep alive', async () => {
     // Entries per round: many small basins (a few kB each), fewer normals tables (~2 MB each);
     // rounds: the median of five for small basins, of three for 20 MB of tables.
     for (const [name, n, rounds, fill] of [
@@ -60,6 +61,17 @@ describe('caches', () => {
           computeStats(db, {
             dataset: 'hist',
             pourpoint: HALF,
+            dates: parseDateRange('2011-03-01'),
+            zones: [`terrain.elevation:band_step_ft=${100 + 10 * i}`],
+          }),
+      ],
+      [
+        'sweeps',
+        10,
+        3,
+        (i: number) =>
+          computeAllBasins(db, {
+            dataset: 'hist',
             dates: parseDateRange('2011-03-01'),
             zones: [`terrain.elevation:band_step_ft=${100 + 10 * i}`],
           }),
@@ -128,6 +140,7 @@ describe('caches', () => {
         'replica-chunks',
         'replica-files',
         'series-blocks',
+        'sweeps',
       ],
     );
     const basins = body.caches.find((c) => c.name === 'basins')!;

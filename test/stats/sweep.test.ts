@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { Database } from '../../src/db/database.js';
+import { computeAllBasins, planAllBasins } from '../../src/stats/all-basins.js';
+import { sweepLayout } from '../../src/stats/sweep.js';
+import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
+import { shiftedRecord } from '../helpers/fs.js';
+import { fixturePath } from '../helpers/raster.js';
+import { buildZionDb, ZION } from '../helpers/zion-db.js';
+
+/**
+ * Every basin in one pass (src/stats/sweep.ts) against the one-basin engine: basins that overlap
+ * (they share grid blocks and pixels, so one pixel adds into several basins' sums), two zone axes
+ * crossed, nodata pixels (the Zion fixture's hole), empty zones, and a basin that falls back to
+ * its AOI raster.
+ */
+const SHIFTS: readonly [string, number, number][] = [
+  ['EAST:UT:TEST', 0.04, 0],
+  ['NORTH:UT:TEST', 0, 0.05],
+  ['FAR:UT:TEST', 0.3, 0.15],
+];
+
+interface Basin {
+  pourpoint: string;
+  zones: { zone: unknown[]; area_m2: number }[];
+  results: Record<string, (number | null)[][]>;
+}
+
+describe('every basin in one pass: the same bits as each basin alone', () => {
+  let dir: string;
+  let db: string;
+  let cleanup: () => Promise<void>;
+  let env: Record<string, string>;
+  const ok = cliOk(() => env);
+  const cli = async (...args: string[]) => (await ok(...args)).stdout;
+  const triplets = [ZION, ...SHIFTS.map(([t]) => t)].sort();
+
+  before(async () => {
+    ({ dir, cleanup } = await tempDir());
+    env = await buildZionDb(dir);
+    db = env.SNOWDB_CONFIG!;
+    for (const [t, dLon, dLat] of SHIFTS) {
+      const record = join(dir, `${t.replaceAll(':', '_')}.geojson`);
+      await writeFile(
+        record,
+        await shiftedRecord(fixturePath('zion/pourpoints/09406000_UT_USGS.geojson'), t, dLon, dLat),
+      );
+      await cli('pourpoint', 'import', record);
+    }
+    await cli('dataset', 'activate', 'snodas');
+  });
+  after(() => cleanup());
+
+  const compareEach = async (args: string[]) => {
+    const all = JSON.parse(await cli('stats-all', 'snodas', '--date', '2024-01-15/2024-01-16', ...args)) as {
+      basins: Basin[];
+    };
+    assert.deepEqual(
+      all.basins.map((b) => b.pourpoint),
+      triplets,
+    );
+    for (const b of all.basins) {
+      const one = JSON.parse(
+        await cli('stats', 'snodas', b.pourpoint, '--dates', '2024-01-15/2024-01-16', ...args),
+      ) as Basin;
+      assert.deepEqual(b.zones, one.zones, b.pourpoint);
+      assert.deepEqual(b.results, one.results, b.pourpoint);
+    }
+    return all.basins;
+  };
+
+  it('overlapping basins, two axes crossed, nodata and empty zones: every zone and value equal', async () => {
+    const basins = await compareEach([
+      '--zone',
+      'terrain.elevation:band_step_ft=500',
+      '--zone',
+      'terrain.aspect',
+      '--valid-fraction',
+    ]);
+    // Not vacuous: many cells, values that differ between basins, some cells partly without data.
+    const cells = basins.reduce((n, b) => n + b.zones.length, 0);
+    assert.ok(cells > 4 * 20, `${cells} cells`);
+    assert.notDeepEqual(basins[0]!.results, basins[1]!.results);
+    const valid = basins.flatMap((b) =>
+      Object.values(b.results).flatMap((rows) => rows.map((r) => r.at(-1))),
+    );
+    assert.ok(
+      valid.some((v) => typeof v === 'number' && v > 0 && v < 1),
+      'a cell partly without data',
+    );
+    // The overlapping basins share pixels: one layout entry per (basin, pixel), so more entries than the union's pixels.
+    const d = await Database.open(db);
+    try {
+      const plan = await planAllBasins(d, {
+        dataset: 'snodas',
+        dates: { type: 'DateRange', start_date: '2024-01-15', end_date: '2024-01-15' },
+        variables: ['swe'],
+      });
+      const layout = await sweepLayout(plan.plans);
+      assert.equal(layout.basins, 4);
+      const distinct = new Set(layout.idx).size;
+      assert.ok(layout.idx.length > distinct, `${layout.idx.length} entries over ${distinct} pixels`);
+      // Each basin's area is the sum of its own weights: the same as its zones' areas in the answer.
+      const whole = await computeAllBasins(d, {
+        dataset: 'snodas',
+        dates: { type: 'DateRange', start_date: '2024-01-15', end_date: '2024-01-15' },
+        variables: ['swe'],
+      });
+      whole.basins.forEach((b, k) => {
+        assert.equal(b.zones.length, 1);
+        assert.equal(b.zones[0]!.area_m2, layout.area[k]);
+      });
+    } finally {
+      await d.runtime.close();
+    }
+    await compareEach(['--zone', 'terrain.elevation', '--include-empty-zones']);
+  });
+
+  it('without the coverage index every basin is read from its AOI raster, the same answer; a missing date raster is named', async () => {
+    const args = [
+      '--date',
+      '2024-01-16',
+      '--zone',
+      'terrain.elevation',
+      '--variable',
+      'swe',
+      '--variable',
+      'depth',
+    ];
+    const before = await cli('stats-all', 'snodas', ...args);
+    const idx = join(db, 'data/snodas/coverage.idx');
+    await rename(idx, `${idx}.away`);
+    try {
+      assert.equal(await cli('stats-all', 'snodas', ...args), before);
+    } finally {
+      await rename(`${idx}.away`, idx);
+    }
+    const cog = join(db, 'data/snodas/cogs/20240116/depth.tif');
+    await rename(cog, `${cog}.away`);
+    try {
+      const r = await snowdb(['stats-all', 'snodas', ...args], { env });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /snodas 2024-01-16 has no 'depth' raster/);
+    } finally {
+      await rename(`${cog}.away`, cog);
+    }
+  });
+});
