@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { currentAoiHashes } from '../datasets/artifacts.js';
 import { type StatName, statNames } from '../datasets/config.js';
 import { type Freshness, freshnessOf } from '../datasets/freshness.js';
 import { type DatasetSummary, datasetSummary, datesOf } from '../datasets/inventory.js';
@@ -6,6 +7,8 @@ import { type Dataset, openDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { AREA_RASTER } from '../db/layout.js';
 import { namesIn } from '../io/fs.js';
+import { indexOf } from '../pourpoints/store.js';
+import { type PageWriter, rebuildSeries, type SeriesBuildReport } from '../series/build.js';
 import { byString } from '../util/compare.js';
 import { ZONE_LAYERS, type ZoneInfo, zoneInfos } from '../zones/layers.js';
 
@@ -99,4 +102,17 @@ export async function activeDatasets(db: Database, today: string): Promise<({ na
       return { name, ...freshnessOf(d.config, await datesOf(db, d), today) };
     }),
   );
+}
+
+/**
+ * `dataset rebuild-series`: the dataset's series store rebuilt, its block list read from the
+ * coverage index for every basin it holds at the current AOI hash (else from the AOI rasters).
+ */
+export async function rebuildSeriesOf(
+  db: Database,
+  d: Dataset,
+  progress: (done: number, total: number) => void,
+  pages?: PageWriter,
+): Promise<SeriesBuildReport> {
+  return rebuildSeries(d, progress, pages, undefined, currentAoiHashes(d, (await indexOf(db)).values()));
 }

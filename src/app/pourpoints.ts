@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { currentAoiHashes } from '../datasets/artifacts.js';
 import { coverageAgainst, datasetCoverage } from '../datasets/coverage.js';
 import {
   type RasterizeRequest,
@@ -21,7 +22,7 @@ import { applyGroupChanges, describeGroupChange, groupChanges, readGroups } from
 import { readIndex, writeIndex } from '../pourpoints/index-file.js';
 import { addPending, clearPending, isEmpty, readPending } from '../pourpoints/pending.js';
 import { type SourceListing, singleFileSource } from '../pourpoints/sources.js';
-import { basinRasterPaths, deleteBasin, storedTriplets } from '../pourpoints/store.js';
+import { basinRasterPaths, deleteBasin, indexOf, storedTriplets } from '../pourpoints/store.js';
 import { type SyncOptions, type SyncReport, syncPourpoints } from '../pourpoints/sync.js';
 import { checkTriplet } from '../pourpoints/triplet.js';
 import { extendSeries } from '../series/build.js';
@@ -77,8 +78,10 @@ async function finishPending(
   if (entries.length > 0 && datasets.length > 0) {
     const { rows, fresh } = await rasterizeBasins(db, entries, datasets, { onProgress });
     built = rows.filter((r) => r.action === 'built').length;
-    for (const d of datasets) await extendSeries(d);
+    // The coverage index first: the series blocks are read from it (a kill in between leaves the
+    // journal, and the next command extends the store again).
     await refreshCoverageIndexes(datasets, [...index.values()], fresh);
+    for (const d of datasets) await extendSeries(d, currentAoiHashes(d, index.values()));
   } else if (pending.pruned.length > 0)
     await refreshCoverageIndexes(datasets, [...index.values()], new Map());
   // A journalled basin the index does not hold: a pruned one goes whole, a new one (its import
@@ -141,7 +144,10 @@ export async function rasterizePourpoints(db: Database, req: RasterizeRequest): 
   const rows = await rasterizeIndexed(db, req);
   const names = req.datasets?.length ? req.datasets : (await openDatasets(db)).map((d) => d.name);
   if (rows.some((r) => r.action === 'built'))
-    for (const name of names) await extendSeries(await openDataset(db, name));
+    for (const name of names) {
+      const d = await openDataset(db, name);
+      await extendSeries(d, currentAoiHashes(d, (await indexOf(db)).values()));
+    }
   return rows;
 }
 

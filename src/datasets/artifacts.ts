@@ -46,6 +46,14 @@ export function aoiHash(d: Dataset, geometryHash: string): string {
   return `${AOI_FORMAT}:${geometryHash}:${gridHash(d)}`;
 }
 
+/** Triplet → the AOI hash a current raster carries, for each of `entries` (basins with a geometry hash). */
+export function currentAoiHashes(
+  d: Dataset,
+  entries: Iterable<{ readonly triplet: string; readonly geometryHash: string }>,
+): Map<string, string> {
+  return new Map([...entries].map((e) => [e.triplet, aoiHash(d, e.geometryHash)]));
+}
+
 /** A raster's grid and GDAL metadata items, or null when the file is absent or unreadable. */
 export async function readHeader(
   store: Store,

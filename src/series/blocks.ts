@@ -11,13 +11,15 @@
  */
 
 import { join } from 'node:path';
+import { indexedWeightsOf, readCoverageIndex, sparseOf } from '../datasets/coverage-index.js';
 import type { Dataset } from '../datasets/registry.js';
+import { stemOf } from '../db/layout.js';
 import { SnowdbError } from '../errors.js';
 import { writeFileAtomic } from '../io/atomic.js';
 import { namesIn, readFileIfExists } from '../io/fs.js';
 import { FileSource } from '../io/source.js';
 import { Cog } from '../raster/cog.reader.js';
-import { type Grid, parseWindowTag } from '../raster/grid.js';
+import { type Grid, parseWindowTag, type Window } from '../raster/grid.js';
 import { mapPool } from '../util/pool.js';
 import { BLOCK, BLOCK_PIXELS } from './page.js';
 
@@ -109,32 +111,70 @@ export interface BasinBlocks {
   readonly masks: Uint8Array;
 }
 
-/** The blocks and pixels under every AOI raster's nonzero weights (reads each AOI raster once). */
-export async function basinBlocks(d: Dataset): Promise<BasinBlocks> {
+/**
+ * The blocks and pixels under every AOI raster's nonzero weights: from the coverage index for the
+ * basins it holds at the AOI hash `current` names (triplet → hash of a current raster), else
+ * from each AOI raster.
+ */
+export async function basinBlocks(d: Dataset, current?: ReadonlyMap<string, string>): Promise<BasinBlocks> {
   const across = blocksAcross(d.grid);
   const bits = new Map<number, Uint8Array>(); // block id → mask
-  const files = (await namesIn(d.store, d.paths.aoiDir)).filter((n) => n.endsWith('.tif'));
-  await mapPool(files, 4, async (f) => {
-    const src = new FileSource(join(d.paths.aoiDir, f));
-    try {
-      const cog = await Cog.open(src);
-      const w = parseWindowTag(cog.metadata.items.SNOWDB_AOI_WINDOW ?? null);
-      if (w === null) throw new SnowdbError('invalid-raster', `${f}: no SNOWDB_AOI_WINDOW tag`);
-      const weights = await cog.readWindow({ col: 0, row: 0, width: w.width, height: w.height });
-      for (let r = 0; r < w.height; r++)
-        for (let c = 0; c < w.width; c++) {
-          if (!(weights[r * w.width + c]! > 0)) continue;
-          const [gr, gc] = [w.row + r, w.col + c];
-          const id = Math.floor(gr / BLOCK) * across + Math.floor(gc / BLOCK);
-          const m = bits.get(id) ?? new Uint8Array(MASK_BYTES);
-          bits.set(id, m);
-          const p = (gr % BLOCK) * BLOCK + (gc % BLOCK);
-          m[p >> 3]! |= 1 << (p & 7);
-        }
-    } finally {
-      await src.close();
+  const mark = (w: Window, at: (k: number) => number, n: number) => {
+    for (let k = 0; k < n; k++) {
+      const a = at(k);
+      const gr = w.row + Math.floor(a / w.width);
+      const gc = w.col + (a % w.width);
+      const id = Math.floor(gr / BLOCK) * across + Math.floor(gc / BLOCK);
+      let m = bits.get(id);
+      if (m === undefined) {
+        m = new Uint8Array(MASK_BYTES);
+        bits.set(id, m);
+      }
+      const p = (gr % BLOCK) * BLOCK + (gc % BLOCK);
+      m[p >> 3]! |= 1 << (p & 7);
     }
-  });
+  };
+  const files = (await namesIn(d.store, d.paths.aoiDir)).filter((n) => n.endsWith('.tif'));
+  // Basins the coverage index holds at their current AOI hash: their pixels from it, in one read.
+  const index = current ? await readCoverageIndex(d.store, d.paths.coverageIndex).catch(() => null) : null;
+  const fromIndex = new Set<string>();
+  if (index && current) {
+    const present = new Set(files);
+    const held = [...index.basins].flatMap(([t, b]) => {
+      const f = `${stemOf(t)}.tif`;
+      return present.has(f) && current.get(t) === b.aoiHash ? [[f, b] as const] : [];
+    });
+    const weights = await indexedWeightsOf(
+      d.store,
+      index,
+      held.map(([, b]) => b),
+    ).catch(() => null);
+    if (weights)
+      held.forEach(([f], i) => {
+        const w = weights[i]!;
+        mark(w.window, (k) => w.at[k]!, w.at.length);
+        fromIndex.add(f);
+      });
+  }
+  await mapPool(
+    files.filter((f) => !fromIndex.has(f)),
+    4,
+    async (f) => {
+      const src = new FileSource(join(d.paths.aoiDir, f));
+      try {
+        const cog = await Cog.open(src);
+        const w = parseWindowTag(cog.metadata.items.SNOWDB_AOI_WINDOW ?? null);
+        if (w === null) throw new SnowdbError('invalid-raster', `${f}: no SNOWDB_AOI_WINDOW tag`);
+        const { at } = sparseOf(
+          await cog.readWindow({ col: 0, row: 0, width: w.width, height: w.height }),
+          w,
+        );
+        mark(w, (k) => at[k]!, at.length);
+      } finally {
+        await src.close();
+      }
+    },
+  );
   const ids = Uint32Array.from([...bits.keys()].sort((a, b) => a - b));
   const masks = new Uint8Array(ids.length * MASK_BYTES);
   ids.forEach((id, k) => {

@@ -193,8 +193,9 @@ export function rebuildSeries(
   progress: (done: number, total: number) => void = () => {},
   pages: PageWriter = writePagesHere,
   today = todayIso(),
+  current?: ReadonlyMap<string, string>,
 ): Promise<SeriesBuildReport> {
-  return withSeriesLock(d, () => rebuildLocked(d, progress, pages, today));
+  return withSeriesLock(d, () => rebuildLocked(d, progress, pages, today, current));
 }
 
 async function rebuildLocked(
@@ -202,10 +203,11 @@ async function rebuildLocked(
   progress: (done: number, total: number) => void,
   writePages: PageWriter,
   today: string,
+  current: ReadonlyMap<string, string> | undefined,
 ): Promise<SeriesBuildReport> {
   // The marks before any COG is read: an ingest that swaps a date meanwhile leaves a newer one.
   const seen = await staleMarks(d);
-  const want = await basinBlocks(d);
+  const want = await basinBlocks(d, current);
   const set = blockSetOf(d.grid, want.ids, want.masks);
   await mkdir(d.paths.seriesDir, { recursive: true });
   await writeBlockSet(d, set);
@@ -256,7 +258,7 @@ export async function refreshSeries(d: Dataset, today = todayIso()): Promise<num
 
 async function refreshLocked(d: Dataset, today: string): Promise<number> {
   const set = await readBlockSet(d);
-  if (set === null) return (await rebuildLocked(d, () => {}, writePagesHere, today)).pages;
+  if (set === null) return (await rebuildLocked(d, () => {}, writePagesHere, today, undefined)).pages;
   const seen = await staleMarks(d);
   const stale = [...seen.keys()];
   if (stale.length === 0) return 0;
@@ -296,16 +298,16 @@ async function refreshLocked(d: Dataset, today: string): Promise<number> {
  * the same new blocks, finishes them; a page already on the new set is kept. No-op without a store.
  * @returns the number of blocks added or grown.
  */
-export async function extendSeries(d: Dataset): Promise<number> {
+export async function extendSeries(d: Dataset, current?: ReadonlyMap<string, string>): Promise<number> {
   if (!(await pathExists(d.paths.seriesBlocks))) return 0;
-  return withSeriesLock(d, () => extendLocked(d));
+  return withSeriesLock(d, () => extendLocked(d, current));
 }
 
-async function extendLocked(d: Dataset): Promise<number> {
+async function extendLocked(d: Dataset, current: ReadonlyMap<string, string> | undefined): Promise<number> {
   const old = await readBlockSet(d);
   if (old === null) return 0;
   // Old blocks keep their ordinals; new ones follow, so old streams are reused as they are.
-  const { set, grown } = grownBlockSet(d.grid, old, await basinBlocks(d));
+  const { set, grown } = grownBlockSet(d.grid, old, await basinBlocks(d, current));
   const changed = set.ids.length - old.ids.length + grown.reduce((a, g) => a + g, 0);
   const reuse = (k: number) => k < old.ids.length && grown[k] === 0;
   const cache = new BlockValuesCache();

@@ -83,12 +83,16 @@ async function differentDate(
   return null;
 }
 
-export async function seriesFacts(d: Dataset, dates: readonly string[]): Promise<SeriesFacts> {
+export async function seriesFacts(
+  d: Dataset,
+  dates: readonly string[],
+  current?: ReadonlyMap<string, string>,
+): Promise<SeriesFacts> {
   const set = await readBlockSet(d).catch(() => 'damaged' as const);
   const none = { stale: [], missingBlocks: 0, unusedPixels: 0, storedPixels: 0, problems: [] };
   if (set === null) return { blocks: 'absent', ...none };
   if (set === 'damaged') return { blocks: 'damaged', ...none };
-  const want = await basinBlocks(d);
+  const want = await basinBlocks(d, current);
   const { missingBlocks, usedPixels } = coverage(set, want);
   const storedPixels = set.starts[set.ids.length]!;
   const unusedPixels = storedPixels - usedPixels;

@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
-import { readFile, rename, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { currentAoiHashes } from '../../src/datasets/artifacts.js';
 import { indexedWeights, readCoverageIndex } from '../../src/datasets/coverage-index.js';
+import { openDataset } from '../../src/datasets/registry.js';
+import { Database } from '../../src/db/database.js';
 import { localStore } from '../../src/io/store.js';
+import { indexOf } from '../../src/pourpoints/store.js';
+import { basinBlocks } from '../../src/series/blocks.js';
 import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
 import { oracle } from '../helpers/gdal.js';
@@ -94,6 +99,31 @@ describe("a dataset's coverage index: every basin's AOI weights in one file", ()
       [ZION, MOVED],
     );
     assert.ok(body.basins.every((b) => b.zones.length > 3));
+  });
+
+  it("the series store's block list from the index equals the one from the AOI rasters; a stale entry is read from its raster", async () => {
+    const database = await Database.open(db);
+    try {
+      const d = await openDataset(database, 'snodas');
+      const current = currentAoiHashes(d, (await indexOf(database)).values());
+      const fromRasters = await basinBlocks(d);
+      assert.ok(fromRasters.ids.length > 4, `${fromRasters.ids.length} blocks`);
+      assert.deepEqual(await basinBlocks(d, current), fromRasters);
+      // Without the AOI rasters, the index alone gives the same blocks and pixels.
+      await rename(aoiDir(), `${aoiDir()}.away`);
+      await mkdir(aoiDir());
+      for (const t of [ZION, MOVED]) await writeFile(join(aoiDir(), `${stem(t)}.tif`), 'not read');
+      try {
+        assert.deepEqual(await basinBlocks(d, current), fromRasters);
+        // A hash the index does not hold sends that basin to its raster (here unreadable: an error).
+        await assert.rejects(basinBlocks(d, new Map([...current, [MOVED, 'v9:other']])));
+      } finally {
+        await rm(aoiDir(), { recursive: true });
+        await rename(`${aoiDir()}.away`, aoiDir());
+      }
+    } finally {
+      await database.runtime.close();
+    }
   });
 
   it('doctor names a cut index and a missing basin; queries fall back; rasterize --all rebuilds it', async () => {

@@ -50,8 +50,8 @@ describe('caches', () => {
   after(() => app.close());
 
   it('prepared basins, every-basin layouts and normals tables: the bytes a cache counts are at least what its entries keep alive', async () => {
-    // Entries per round: many small basins (a few kB each), fewer normals tables (~2 MB each);
-    // rounds: the median of five for small basins, of three for 20 MB of tables.
+    // Entries per round: many small basins and layouts (a few kB each), fewer normals tables (~2 MB
+    // each); rounds: the median of five for small entries, of three for 20 MB of tables.
     for (const [name, n, rounds, fill] of [
       [
         'basins',
@@ -67,8 +67,8 @@ describe('caches', () => {
       ],
       [
         'sweeps',
-        10,
-        3,
+        40,
+        5,
         (i: number) =>
           computeAllBasins(db, {
             dataset: 'hist',

@@ -1,12 +1,12 @@
 import { aoiHash, readHeader } from '../../datasets/artifacts.js';
 import {
+  type CoverageIndex,
   indexedWeights,
+  indexedWeightsOf,
   readCoverageIndex,
   type SparseWeights,
-  sparseOf,
 } from '../../datasets/coverage-index.js';
 import { ingestedDates } from '../../datasets/inventory.js';
-import { RasterSession, readOnto } from '../../datasets/read-onto.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
 import type { Database } from '../../db/database.js';
 import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
@@ -21,6 +21,7 @@ import type { Grid } from '../../raster/grid.js';
 import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
 import { mapPool } from '../../util/pool.js';
 import { enabledLayers, layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
+import { sharesAlone, sharesTogether, sumOf } from './classified.js';
 
 /** A raster's grid and GDAL metadata items; null = absent or unreadable. */
 export type Header = { readonly grid: Grid; readonly items: Readonly<Record<string, string>> } | null;
@@ -107,41 +108,48 @@ async function datasetFacts(
   for (const { spec } of enabledLayers(d))
     zoneLayers.push({ spec, header: await readHeader(d.store, layerPath(d, spec)) });
   const present = zoneLayers.filter((l) => l.header !== null).map((l) => l.spec);
-  const basins: BasinFacts[] = [];
   let coverageIndex: DatasetFacts['coverageIndex'] = null;
   const cix = await readCoverageIndex(d.store, d.paths.coverageIndex).catch((e: unknown) => {
     coverageIndex = { error: (e as Error).message };
     return null;
   });
   if (cix) coverageIndex = { triplets: [...cix.basins.keys()] };
-  // Zone layers open once for every basin: a tile under several basins is decoded once.
-  const session = new RasterSession();
-  try {
-    for (const e of index.values()) {
-      const coverage = e.coverage[d.name] ?? 'none';
-      const has = coverage !== 'none' && aoiFiles.has(`${stemOf(e.triplet)}.tif`);
-      const aoi = has ? await readHeader(d.store, d.paths.aoi(e.triplet)) : null;
-      const wantHash = aoiHash(d, e.geometryHash);
-      const at = cix?.basins.get(e.triplet);
-      // An index entry's weights, read once: its area here, and (when current) the classified shares.
-      const weights = cix && at ? await indexedWeights(d.store, cix, at).catch(() => null) : null;
-      const current = weights !== null && at?.aoiHash === wantHash ? weights : null;
-      basins.push({
-        triplet: e.triplet,
-        coverage,
-        aoi,
-        wantHash,
-        classified:
-          aoi === null || opts.classified === false
-            ? new Map()
-            : await classifiedShares(d, e.triplet, present, session, current),
-        indexed: at && weights ? { aoiHash: at.aoiHash, areaM2: sumOf(weights.weight) } : null,
-      });
-    }
-  } finally {
-    await session.close();
+  const weights = cix ? await allWeights(d, cix) : new Map<string, SparseWeights | null>();
+  const entries = [...index.values()];
+  // Headers 8 at a time (a file open each); shares after, every current basin in one pass.
+  const aois = await mapPool(entries, 8, (e) => {
+    const covered = (e.coverage[d.name] ?? 'none') !== 'none';
+    return covered && aoiFiles.has(`${stemOf(e.triplet)}.tif`)
+      ? readHeader(d.store, d.paths.aoi(e.triplet))
+      : Promise.resolve(null);
+  });
+  const wanted = entries.map((e) => aoiHash(d, e.geometryHash));
+  // Shares of the basins with an AOI raster: from the index's weights when current there.
+  const measured = opts.classified === false ? [] : entries.flatMap((_e, i) => (aois[i] ? [i] : []));
+  const current = new Map<string, SparseWeights>();
+  for (const i of measured) {
+    const t = entries[i]!.triplet;
+    const w = weights.get(t);
+    if (w && cix?.basins.get(t)?.aoiHash === wanted[i]) current.set(t, w);
   }
-  const series = await seriesFacts(d, dates);
+  const shares = await sharesTogether(d, present, current);
+  for (const i of measured) {
+    const t = entries[i]!.triplet;
+    if (!shares.has(t)) shares.set(t, await sharesAlone(d, t, present));
+  }
+  const basins: BasinFacts[] = entries.map((e, i) => {
+    const at = cix?.basins.get(e.triplet);
+    const w = weights.get(e.triplet) ?? null;
+    return {
+      triplet: e.triplet,
+      coverage: e.coverage[d.name] ?? 'none',
+      aoi: aois[i]!,
+      wantHash: wanted[i]!,
+      classified: shares.get(e.triplet) ?? new Map(),
+      indexed: at && w ? { aoiHash: at.aoiHash, areaM2: sumOf(w.weight) } : null,
+    };
+  });
+  const series = await seriesFacts(d, dates, new Map(entries.map((e, i) => [e.triplet, wanted[i]!])));
   return {
     dataset: d,
     area,
@@ -156,51 +164,21 @@ async function datasetFacts(
   };
 }
 
-/** Σ of an array, in order. */
-function sumOf(a: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]!;
-  return s;
-}
-
 /**
- * Per zone layer, the share of a basin's area (Σ weight) where the layer has a value; the weights
- * from the coverage index when current there (`indexed`), else from the AOI raster.
+ * Every basin's weights in the index, read at once (null for a basin the file cannot give: a cut
+ * index fails only the basins past the cut, each read alone then).
  */
-async function classifiedShares(
-  d: Dataset,
-  triplet: string,
-  layers: readonly ZoneLayerSpec[],
-  session: RasterSession,
-  indexed: SparseWeights | null,
-): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  const aoi = indexed
-    ? indexed
-    : await readOnto(d.store, d.paths.aoi(triplet), 'SNOWDB_AOI_WINDOW', null, 0).then(
-        (r) => r && sparseOf(r.data, r.window),
-        () => null,
-      );
-  if (aoi === null) return out;
-  const total = sumOf(aoi.weight);
-  for (const spec of layers) {
-    const layer = await readOnto(
-      d.store,
-      layerPath(d, spec),
-      'SNOWDB_ZONE_WINDOW',
-      aoi.window,
-      spec.nodata,
-      session,
-    ).catch(() => null);
-    if (layer === null) continue;
-    let kept = 0;
-    for (let k = 0; k < aoi.at.length; k++) {
-      const v = layer.data[aoi.at[k]!]!;
-      if (v !== spec.nodata && !Number.isNaN(v)) kept += aoi.weight[k]!;
-    }
-    out.set(spec.key, total > 0 ? kept / total : 1);
-  }
-  return out;
+async function allWeights(d: Dataset, cix: CoverageIndex): Promise<Map<string, SparseWeights | null>> {
+  const triplets = [...cix.basins.keys()];
+  const all = await indexedWeightsOf(d.store, cix, [...cix.basins.values()]).catch(() => null);
+  if (all) return new Map(triplets.map((t, i) => [t, all[i]!]));
+  return new Map(
+    await mapPool(
+      triplets,
+      8,
+      async (t) => [t, await indexedWeights(d.store, cix, cix.basins.get(t)!).catch(() => null)] as const,
+    ),
+  );
 }
 
 /** Read what every health check needs: headers and listings, and each basin's classified share. */

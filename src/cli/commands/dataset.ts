@@ -1,10 +1,9 @@
 import { type Command, Option } from 'commander';
-import { type DatasetInfo, datasetInfo } from '../../app/datasets.js';
+import { type DatasetInfo, datasetInfo, rebuildSeriesOf } from '../../app/datasets.js';
 import { listDatasets } from '../../datasets/inventory.js';
 import { createDataset, registerDataset, setDatasetActive } from '../../datasets/lifecycle.js';
 import { openDataset } from '../../datasets/registry.js';
 import { TEMPLATE_NAMES } from '../../datasets/templates.js';
-import { rebuildSeries } from '../../series/build.js';
 import { BLOCK } from '../../series/page.js';
 import type { Runner } from '../context.js';
 import { emit, type Format, formatOption } from '../options.js';
@@ -124,7 +123,7 @@ export function registerDatasetCommands(program: Command, run: Runner): void {
           opts.queue === undefined
             ? undefined
             : await (await import('../../app/jobs.js')).queuedSeriesPages(db, opts.queue, ctx.settings);
-        const r = await rebuildSeries(d, progressBar(ctx.out, `${name}: series pages`), pages);
+        const r = await rebuildSeriesOf(db, d, progressBar(ctx.out, `${name}: series pages`), pages);
         emit(
           ctx.out,
           opts.format,
