@@ -109,6 +109,15 @@ export interface SharedPlanning {
   readonly axes: StatsPlan['axes'];
   /** File → signature, stat'ed once for all the plans (one request's worth: never kept). */
   readonly signatures: Map<string, string>;
+  /** What every basin's plan shares (variables, columns, dates), made by the first plan. */
+  common?: Common;
+}
+
+/** The basin-independent part of a plan: the same for every basin of one query. */
+interface Common {
+  readonly wanted: string[];
+  readonly columns: Column[];
+  readonly dates: string[];
 }
 
 /**
@@ -123,23 +132,9 @@ export function planAxes(d: Dataset, q: Pick<StatsQuery, 'zones' | 'maxZoneCells
   });
 }
 
-/**
- * Resolve a query without I/O: basin entry and coverage, axes (refused over the cell cap before
- * anything is read), variables and columns, selected dates, and the files the answer rests on.
- * @throws SnowdbError `pourpoint-not-found`, `pourpoint-not-covered`; QueryParameterError for a
- *   bad zone token, a crossing over the cap or an unknown variable.
- */
-export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlanning): StatsPlan {
+/** Variables (checked), columns in the query's units, and the selected dates. */
+function commonOf(inputs: PlanInputs, q: StatsQuery): Common {
   const d = inputs.dataset;
-  const entry = indexedEntry(inputs.index, q.pourpoint);
-  if ((entry.coverage[d.name] ?? 'none') === 'none') {
-    throw new SnowdbError(
-      'pourpoint-not-covered',
-      `pourpoint ${entry.triplet} lies outside the grid of '${d.name}'`,
-    );
-  }
-  const axes = shared?.axes ?? planAxes(d, q);
-  const crossing = axes.reduce((p, a) => p * a.axis.zones.length, 1);
   const keys = Object.keys(d.config.variables).sort();
   const wanted = q.variables && q.variables.length > 0 ? [...new Set(q.variables)].sort() : keys;
   for (const v of wanted) {
@@ -166,10 +161,30 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
     if (q.validFraction)
       columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}`, divisor: 1, offset: 0 });
   }
+  return { wanted, columns, dates: selectDates(inputs.dates, q.dates) };
+}
+
+/**
+ * Resolve a query without I/O: basin entry and coverage, axes (refused over the cell cap before
+ * anything is read), variables and columns, selected dates, and the files the answer rests on.
+ * @throws SnowdbError `pourpoint-not-found`, `pourpoint-not-covered`; QueryParameterError for a
+ *   bad zone token, a crossing over the cap or an unknown variable.
+ */
+export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlanning): StatsPlan {
+  const d = inputs.dataset;
+  const entry = indexedEntry(inputs.index, q.pourpoint);
+  if ((entry.coverage[d.name] ?? 'none') === 'none') {
+    throw new SnowdbError(
+      'pourpoint-not-covered',
+      `pourpoint ${entry.triplet} lies outside the grid of '${d.name}'`,
+    );
+  }
+  const axes = shared?.axes ?? planAxes(d, q);
+  const crossing = axes.reduce((p, a) => p * a.axis.zones.length, 1);
+  const { wanted, columns, dates } = shared ? (shared.common ??= commonOf(inputs, q)) : commonOf(inputs, q);
   const aoi = d.paths.aoi(entry.triplet);
   const drawn = inputs.drawn?.id === entry.triplet ? inputs.drawn : undefined;
   const indexed = drawn ? undefined : currentIn(inputs.coverage, d, entry);
-  const dates = selectDates(inputs.dates, q.dates);
   const product = crossing + (axes.length > 0 ? 1 : 0);
   const width = widthOf(columns, q.normals !== undefined);
   checkAnswerSize(
@@ -205,7 +220,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
       variables: [...new Set(q.variables ?? [])].sort(),
       includeEmptyZones: q.includeEmptyZones === true,
       validFraction: q.validFraction === true,
-      units,
+      units: q.units ?? 'metric',
     },
   };
 }

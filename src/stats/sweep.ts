@@ -216,14 +216,15 @@ export function sweepable(plans: readonly StatsPlan[]): boolean {
   if (first === undefined) return false;
   const dates = first.dates.join();
   const vars = first.variables.join();
+  // Plans of one every-basin query share these arrays (SharedPlanning): compared by reference first.
   return plans.every(
     (p) =>
       p.drawn === undefined &&
       p.dataset === first.dataset &&
       p.product === first.product &&
       p.axes === first.axes &&
-      p.variables.join() === vars &&
-      p.dates.join() === dates,
+      (p.variables === first.variables || p.variables.join() === vars) &&
+      (p.dates === first.dates || p.dates.join() === dates),
   );
 }
 
