@@ -41,6 +41,13 @@ export const gridHash = weakMemo((d: Dataset): string =>
   createHash('sha256').update(JSON.stringify(d.config.grid)).digest('hex').slice(0, 16),
 );
 
+/**
+ * An AOI raster's own tile size, px: 64 where the grid's tiles divide into it (its window stays
+ * aligned to the grid's tiles). A HUC12 covers a few dozen cells: 64² tiles deflate ~16× fewer
+ * bytes than 256² ones (the zero tiles around it encode once per file).
+ */
+const aoiTile = (g: Grid): number => (g.tileSize % 64 === 0 ? 64 : g.tileSize);
+
 /** The SNOWDB_AOI_HASH a current AOI raster of a basin with this geometry hash carries. */
 export function aoiHash(d: Dataset, geometryHash: string): string {
   return `${AOI_FORMAT}:${geometryHash}:${gridHash(d)}`;
@@ -142,7 +149,7 @@ export async function buildAoi(
       total += v;
     }
   }
-  await writeCog(path, subGrid(d.grid, w), data, {
+  await writeCog(path, { ...subGrid(d.grid, w), tileSize: aoiTile(d.grid) }, data, {
     predictor: 3,
     description: 'basin area in cell (m2)',
     metadata: {

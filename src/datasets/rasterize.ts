@@ -46,7 +46,7 @@ export async function rasterizeBasins(
   let done = 0;
   const fresh: FreshWeights = new Map(datasets.map((d) => [d.name, new Map()]));
   opts.onProgress?.(0, entries.length);
-  const results = await mapPool(entries, 2, async (entry) => {
+  const results = await mapPool(entries, 8, async (entry) => {
     const rec = await readStoredBasin(db, entry.triplet);
     const coverage: Record<string, Coverage> = { ...entry.coverage };
     const rows: RasterizeRow[] = [];

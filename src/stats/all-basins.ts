@@ -117,7 +117,11 @@ export async function planEach<P>(
   signal: AbortSignal | undefined,
   planOne: (inputs: PlanInputs, pourpoint: string, shared: SharedPlanning) => P,
 ): Promise<P[]> {
-  const shared: SharedPlanning = { axes: planAxes(covered.inputs.dataset, q), signatures: new Map() };
+  const shared: SharedPlanning = {
+    axes: planAxes(covered.inputs.dataset, q),
+    signatures: new Map(),
+    common: new Map(),
+  };
   // Hundreds of basins: planned in slices, so a server's cheap requests go on meanwhile.
   const slicer = new Slicer(signal);
   const plans: P[] = [];

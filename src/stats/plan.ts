@@ -109,8 +109,8 @@ export interface SharedPlanning {
   readonly axes: StatsPlan['axes'];
   /** File → signature, stat'ed once for all the plans (one request's worth: never kept). */
   readonly signatures: Map<string, string>;
-  /** What every basin's plan shares (variables, columns, dates), made by the first plan. */
-  common?: Common;
+  /** What basins' plans of one query share (variables, columns, dates), by the query's parts that decide it. */
+  readonly common?: Map<string, Common>;
 }
 
 /** The basin-independent part of a plan: the same for every basin of one query. */
@@ -130,6 +130,18 @@ export function planAxes(d: Dataset, q: Pick<StatsQuery, 'zones' | 'maxZoneCells
     const layer = ZONE_LAYERS.find((l) => l.key === axis.layer)!;
     return { axis, layer, path: layerPath(d, layer) };
   });
+}
+
+/** The plan's common part, made once per distinct query (dates, variables, units, valid fraction) of `shared`. */
+function sharedCommon(inputs: PlanInputs, q: StatsQuery, shared: SharedPlanning | undefined): Common {
+  if (shared?.common === undefined) return commonOf(inputs, q);
+  const key = JSON.stringify([q.dates, q.variables, q.units, q.validFraction]);
+  let c = shared.common.get(key);
+  if (c === undefined) {
+    c = commonOf(inputs, q);
+    shared.common.set(key, c);
+  }
+  return c;
 }
 
 /** Variables (checked), columns in the query's units, and the selected dates. */
@@ -181,7 +193,7 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
   }
   const axes = shared?.axes ?? planAxes(d, q);
   const crossing = axes.reduce((p, a) => p * a.axis.zones.length, 1);
-  const { wanted, columns, dates } = shared ? (shared.common ??= commonOf(inputs, q)) : commonOf(inputs, q);
+  const { wanted, columns, dates } = sharedCommon(inputs, q, shared);
   const aoi = d.paths.aoi(entry.triplet);
   const drawn = inputs.drawn?.id === entry.triplet ? inputs.drawn : undefined;
   const indexed = drawn ? undefined : currentIn(inputs.coverage, d, entry);

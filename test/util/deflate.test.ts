@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
-import { deflateRawFlushed } from '../../src/util/deflate.js';
+import { constants, deflateRawSync, deflateSync, inflateRawSync, inflateSync } from 'node:zlib';
+import { deflateRawFlushed, deflateZlib } from '../../src/util/deflate.js';
 
 const reference = (src: Uint8Array, level: number) =>
   deflateRawSync(src, { level, finishFlush: constants.Z_FULL_FLUSH });
 
-describe('deflateRawFlushed', () => {
+describe('deflateRawFlushed and deflateZlib', () => {
   it('gives the bytes deflateRawSync gives with a full flush, stream after stream on the kept ones', () => {
     // Snow-like int16 samples (runs of zeros, small values), incompressible bytes, a single byte,
     // nothing, and a 1 MB buffer: each level's stream reused in turn, interleaved.
@@ -30,6 +30,10 @@ describe('deflateRawFlushed', () => {
             inflateRawSync(Buffer.concat([ours, Buffer.from([0x03, 0x00])])).equals(src),
             `${src.length} bytes round trip`,
           );
+          // TIFF tiles: a finished zlib stream, the bytes deflateSync gives.
+          const tile = deflateZlib(src, level);
+          assert.ok(tile.equals(deflateSync(src, { level })), `zlib: ${src.length} bytes, level ${level}`);
+          assert.ok(inflateSync(tile).equals(src), `zlib: ${src.length} bytes round trip`);
         }
   });
 });

@@ -1,6 +1,7 @@
 import zlib from 'node:zlib';
 import { decompress as fzstdDecompress } from 'fzstd';
 import { SnowdbError } from '../../errors.js';
+import { deflateZlib } from '../../util/deflate.js';
 import { InflateError, inflateInto } from '../../util/inflate.js';
 import { decodeLzw } from './lzw.js';
 
@@ -29,7 +30,7 @@ export function encodeTile(c: Compression, bytes: Uint8Array, level: number): Ui
     case 'none':
       return bytes;
     case 'deflate':
-      return zlib.deflateSync(bytes, { level });
+      return deflateZlib(bytes, level);
     case 'zstd': {
       if (!zz.zstdCompressSync) {
         throw new SnowdbError(
