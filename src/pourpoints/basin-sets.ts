@@ -166,8 +166,8 @@ export async function readBasinSet(
   const stem = basename(label)
     .replace(/\.[^.]*$/, '')
     .replace(/[^A-Za-z0-9-]+/g, '-');
-  const seen = new Map<string, number>();
-  const files: SourceFile[] = layer.features.map((f, i) => {
+  /** Feature i's id as the source gives it, and as stored (`<set>:<id>`, or a station triplet). */
+  const idOf = (f: (typeof layer.features)[number], i: number): { raw: string; id: string } => {
     const where = `${label} feature ${i + 1}`;
     const raw =
       opts.idField !== undefined
@@ -185,10 +185,13 @@ export async function readBasinSet(
       throw invalid(
         `${where}: id '${raw}' holds characters other than letters, digits and '-' (or is longer than 64)`,
       );
-    const twin = seen.get(id);
-    if (twin !== undefined)
-      throw invalid(`${where}: id ${id} is also feature ${twin}'s; each basin of a set needs its own id`);
-    seen.set(id, i + 1);
+    return { raw, id };
+  };
+  const ids = layer.features.map(idOf);
+  duplicateIds(label, ids.map((x) => x.id));
+  const files: SourceFile[] = layer.features.map((f, i) => {
+    const where = `${label} feature ${i + 1}`;
+    const { raw, id } = ids[i]!;
     const g = f.geometry;
     if (g === null || g.coordinates === null || (Array.isArray(g.coordinates) && g.coordinates.length === 0))
       throw invalid(`${where} (${id}): empty geometry`);
@@ -222,4 +225,24 @@ export async function readBasinSet(
     return { name: recordFileName(id), label: `${where} (${id})`, read: async () => bytes };
   });
   return { description: `${label} (${layer.name}, ${files.length} basins)`, files };
+}
+
+/** Every id given to more than one feature, named with its features (the first few), in one error. */
+function duplicateIds(label: string, ids: readonly string[]): void {
+  const at = new Map<string, number[]>();
+  ids.forEach((id, i) => {
+    const list = at.get(id);
+    if (list) list.push(i + 1);
+    else at.set(id, [i + 1]);
+  });
+  const twice = [...at].filter(([, fs]) => fs.length > 1);
+  if (twice.length === 0) return;
+  const features = twice.reduce((n, [, fs]) => n + fs.length, 0);
+  const named = twice
+    .slice(0, 5)
+    .map(([id, fs]) => `${id} (features ${fs.slice(0, 4).join(', ')}${fs.length > 4 ? ', …' : ''})`)
+    .join('; ');
+  throw invalid(
+    `${label}: ${twice.length} id(s) given to more than one feature, ${features} features in all: ${named}${twice.length > 5 ? '; …' : ''}; each basin of a set needs its own id (name the identifying field with --id-field)`,
+  );
 }

@@ -346,7 +346,14 @@ describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb k
         [
           await bad('dup.geojson', {
             type: 'FeatureCollection',
-            features: [one, { ...two, properties: one!.properties }],
+            // Two ids twice each (one three times): every one named with its features, counted.
+            features: [
+              one,
+              { ...two, properties: one!.properties },
+              two,
+              two,
+              { ...two, properties: one!.properties },
+            ],
           }),
           '--set',
           'geo',
@@ -354,7 +361,7 @@ describe('basin sets: GeoJSON, zipped Shapefile and GeoPackage, any CRS snowdb k
           'HUC12',
         ],
         1,
-        /dup\.geojson feature 2: id geo:140700010101 is also feature 1's/,
+        /dup\.geojson: 2 id\(s\) given to more than one feature, 5 features in all: geo:140700010101 \(features 1, 2, 5\); geo:140700010102 \(features 3, 4\); each basin of a set needs its own id/,
       ],
       [
         [
