@@ -11,6 +11,7 @@ import {
   refreshCoverageIndexes,
 } from '../datasets/rasterize.js';
 import { type Dataset, openDataset, openDatasets } from '../datasets/registry.js';
+import { type TilingReport, tilingOf } from '../datasets/tiling.js';
 import type { Database } from '../db/database.js';
 import { debrisRoots, sweepDebris } from '../db/debris.js';
 import { SnowdbError } from '../errors.js';
@@ -31,11 +32,15 @@ import { extendSeries } from '../series/build.js';
 export interface ImportReport extends SyncReport {
   /** AOI rasters built for imported basins in the registered datasets. */
   readonly aoiBuilt: number;
+  /** A basin set's tiling per registered dataset: its members' overlaps and interior gaps. */
+  readonly tiling?: readonly TilingReport[];
 }
 
 export interface ImportOptions extends Omit<SyncOptions, 'coverage'> {
   /** Progress of building AOI rasters for imported basins in registered datasets. */
   readonly onRasterProgress?: ((done: number, total: number) => void) | undefined;
+  /** The basin set imported (its members' tiling is reported), if the source is one. */
+  readonly set?: string | null | undefined;
 }
 
 /**
@@ -57,7 +62,17 @@ export async function importPourpoints(
     await reindexPourpoints(db, coverage.of);
   const report = await syncPourpoints(db, listing, { ...opts, coverage });
   const aoiBuilt = report.dryRun ? 0 : await finishPending(db, datasets, opts.onRasterProgress);
-  return { ...report, aoiBuilt };
+  if (report.dryRun || !opts.set) return { ...report, aoiBuilt };
+  // Overlaps and gaps among the set's members, from each dataset's coverage index (never silent).
+  const members = [...(await readIndex(db.store, db.paths.pourpointIndex)).keys()].filter((t) =>
+    t.startsWith(`${opts.set}:`),
+  );
+  const tiling: TilingReport[] = [];
+  for (const d of datasets) {
+    const t = await tilingOf(d, members);
+    if (t) tiling.push(t);
+  }
+  return { ...report, aoiBuilt, tiling };
 }
 
 /**

@@ -188,7 +188,10 @@ export async function readBasinSet(
     return { raw, id };
   };
   const ids = layer.features.map(idOf);
-  duplicateIds(label, ids.map((x) => x.id));
+  duplicateIds(
+    label,
+    ids.map((x) => x.id),
+  );
   const files: SourceFile[] = layer.features.map((f, i) => {
     const where = `${label} feature ${i + 1}`;
     const { raw, id } = ids[i]!;

@@ -547,4 +547,69 @@ describe('a set member answers as the BAGIS basin of the same polygon', () => {
     assert.ok(Object.keys(ours.results).length >= 6);
     assert.deepEqual(ours, theirs);
   });
+
+  it('a set whose members overlap or leave a gap imports with a report naming them, counted and measured', async () => {
+    const env = { SNOWDB_CONFIG: join(dir, 'db') };
+    const box = (w: number, e: number) => ({
+      type: 'Polygon',
+      coordinates: [
+        [
+          [w, 37.25],
+          [e, 37.25],
+          [e, 37.35],
+          [w, 37.35],
+          [w, 37.25],
+        ],
+      ],
+    });
+    // a and b overlap in a 0.01° strip; b and c leave a 0.0015° sliver (under a 30″ cell) between them.
+    const file = join(dir, 'tiles.geojson');
+    await writeFile(
+      file,
+      JSON.stringify(
+        collection([
+          { HUC12: 'a', NAME: 'A', geometry: box(-112.95, -112.9) },
+          { HUC12: 'b', NAME: 'B', geometry: box(-112.91, -112.86) },
+          { HUC12: 'c', NAME: 'C', geometry: box(-112.8585, -112.81) },
+        ]),
+      ),
+    );
+    const r = await snowdb(
+      ['pourpoint', 'import', file, '--set', 'tile', '--id-field', 'HUC12', '--format', 'json'],
+      {
+        env,
+      },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stderr,
+      /warning: cover: 2 of 3 basins overlap in \d+ cell\(s\) \([\d.]+ km² at least\): tile:a, tile:b/,
+    );
+    assert.match(
+      r.stderr,
+      /warning: cover: \d+ cell\(s\) between 2 of 3 basins are left uncovered .*: tile:b, tile:c/,
+    );
+    const { tiling } = JSON.parse(r.stdout) as {
+      tiling: { dataset: string; basins: number; overlaps: Finding; gaps: Finding }[];
+    };
+    type Finding = { cells: number; areaM2: number; members: number; named: string[] };
+    const t = tiling.find((x) => x.dataset === 'cover')!;
+    assert.equal(t.basins, 3);
+    assert.deepEqual(t.overlaps.named, ['tile:a', 'tile:b']);
+    assert.deepEqual(t.gaps.named, ['tile:b', 'tile:c']);
+    // On a sphere of 6,371 km: the strip of lon width Δλ between 37.25° and 37.35° N has area
+    // R² Δλ (sin φ₂ − sin φ₁). The report counts what lies in cells the members cover otherwise
+    // wholly (a lower bound): all but the strip's top and bottom cells.
+    const strip = (deg: number) =>
+      6371e3 ** 2 *
+      ((deg * Math.PI) / 180) *
+      (Math.sin((37.35 * Math.PI) / 180) - Math.sin((37.25 * Math.PI) / 180));
+    const overlapShare = t.overlaps.areaM2 / strip(0.01);
+    assert.ok(
+      overlapShare > 0.8 && overlapShare < 1.003,
+      `overlap ${t.overlaps.areaM2} m² of ${strip(0.01)}`,
+    );
+    const gapShare = t.gaps.areaM2 / strip(0.0015);
+    assert.ok(gapShare > 0.6 && gapShare < 1.003, `gap ${t.gaps.areaM2} m² of ${strip(0.0015)}`);
+  });
 });

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { fileSource, type ImportReport, importPourpoints, reindex } from '../../app/pourpoints.js';
+import { tilingLines } from '../../datasets/tiling.js';
 import { SnowdbError } from '../../errors.js';
 import { DEFAULT_SET, type SetOptions } from '../../pourpoints/basin-sets.js';
 import { listFolderSource } from '../../pourpoints/sources.js';
@@ -29,6 +30,8 @@ function printReport(ctx: CliContext, r: ImportReport, format: Format): void {
   for (const i of r.invalid) ctx.out.warn(ctx.out.style.red(`invalid: ${i.message}`));
   if (r.aoiBuilt > 0)
     ctx.out.info(`built ${r.aoiBuilt} AOI raster(s) of imported basins in the registered datasets`);
+  for (const t of r.tiling ?? [])
+    for (const line of tilingLines(t)) ctx.out.warn(ctx.out.style.yellow(`warning: ${line}`));
   if (r.pruned.length > 0) ctx.out.info(`${r.dryRun ? 'would prune' : 'pruned'}: ${r.pruned.join(', ')}`);
   emit(ctx.out, format, r, () => summaryLine(r));
   if (r.invalid.length === 1) throw new SnowdbError('invalid-pourpoint', r.invalid[0]!.message);
@@ -83,8 +86,8 @@ export function registerPourpoint(program: Command, run: Runner): void {
   ).action((source: string, opts: SetFlags & { dryRun?: boolean; format: Format }, cmd: Command) =>
     run(cmd, async (ctx) => {
       const db = await ctx.openDatabase();
-      const { listing } = await fileSource(source, ctx.settings.github, setOf(opts));
-      const report = await importPourpoints(db, listing, { mode: 'import', dryRun: opts.dryRun });
+      const { listing, set } = await fileSource(source, ctx.settings.github, setOf(opts));
+      const report = await importPourpoints(db, listing, { mode: 'import', dryRun: opts.dryRun, set });
       printReport(ctx, report, opts.format);
     }),
   );
@@ -116,6 +119,7 @@ export function registerPourpoint(program: Command, run: Runner): void {
             pruneTo: opts.pruneTo,
             dryRun: opts.dryRun,
             onRasterProgress: progressBar(ctx.out, 'AOI rasters'),
+            set,
           });
           return printReport(ctx, report, opts.format);
         }
