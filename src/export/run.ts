@@ -1,12 +1,13 @@
 /**
- * Execute an export plan: chunk by chunk, basin by basin, each basin's stats for the chunk's dates
- * through the one executor (one raster session and series view per chunk), handed to the sink and
- * dropped. Memory holds one basin's answer for one chunk (a water year; a month for the per-date
- * layout, whose rows are held until its files are written) and, for Parquet, one row group.
+ * Execute an export plan: chunk by chunk, every basin's sums for the chunk's dates in one pass per
+ * group of basins (`eachBasinSwept`: each date read once for the group), then basin by basin its
+ * answer, handed to the sink and dropped. Memory holds one group's sums (64 MiB at most) and one
+ * basin's answer for one chunk (a water year; a month for the per-date layout, whose rows are held
+ * until its files are written) and, for Parquet, one row group.
  */
 import type { Database } from '../db/database.js';
-import { eachBasin } from '../stats/all-basins.js';
-import { executeWithNormals } from '../stats/anomalies.js';
+import { eachBasinSwept } from '../stats/all-basins.js';
+import { answerWithNormals } from '../stats/anomalies.js';
 import type { ExecuteOptions } from '../stats/engine.js';
 import { planAxes, planStats, type SharedPlanning, type StatsPlan } from '../stats/plan.js';
 import { VERSION } from '../version.js';
@@ -61,7 +62,11 @@ export async function runExport(
   };
   for (const f of await sweepDebris(out))
     opts.progress?.(`removed ${f}: what an export killed before it finished left`);
-  const shared: SharedPlanning = { axes: planAxes(p.covered.inputs.dataset, q), signatures: new Map() };
+  const shared: SharedPlanning = {
+    axes: planAxes(p.covered.inputs.dataset, q),
+    signatures: new Map(),
+    common: new Map(),
+  };
   const index = p.covered.inputs.index;
   const sink = await sinkFor(
     q.format,
@@ -82,7 +87,7 @@ export async function runExport(
     for (const [i, dates] of p.chunks.entries()) {
       const plans = chunkPlans(p, dates, shared);
       let k = 0;
-      for await (const body of eachBasin(plans, (x) => x, opts, executeWithNormals)) {
+      for await (const body of eachBasinSwept(plans, opts, answerWithNormals)) {
         await sink.basin(plans[k]!.query.pourpoint, body);
         rows += Object.keys(body.results).length * body.zones.length;
         k++;

@@ -1,7 +1,8 @@
 /**
  * Every basin at once: one short date range, the same zone axes and variables, for every basin
- * the dataset covers (sorted by triplet). Each basin runs the one-basin engine, so each answer
- * equals its own stats call value for value; prepared basins and store pages are shared caches.
+ * the dataset covers (sorted by triplet). Their cubes are made in one pass (`sweep.ts`), each
+ * basin's pixels added in the one-basin engine's order, so each answer equals its own stats call
+ * value for value.
  */
 import { createHash } from 'node:crypto';
 import { coverageIndexOf } from '../datasets/coverage-index.js';
@@ -187,6 +188,63 @@ export async function* eachBasin<P, B>(
   }
 }
 
+/** Bytes of sums one sweep holds at most (Σ w and Σ v·w per basin, date, cell and variable). */
+const SWEEP_SUMS_BYTES = 64 * 1024 * 1024;
+
+/** The plans in consecutive groups whose sums fit SWEEP_SUMS_BYTES (a group holds one plan at least). */
+function sweepGroups(plans: readonly StatsPlan[]): StatsPlan[][] {
+  const groups: StatsPlan[][] = [];
+  let bytes = 0;
+  for (const p of plans) {
+    const b = 16 * p.dates.length * p.product * p.variables.length;
+    if (groups.length === 0 || bytes + b > SWEEP_SUMS_BYTES) {
+      groups.push([]);
+      bytes = 0;
+    }
+    groups.at(-1)!.push(p);
+    bytes += b;
+  }
+  return groups;
+}
+
+/**
+ * Basins from which a long date range is swept (each date's COG read once for all) rather than
+ * read basin by basin from the series store: 2 basins × 7,428 dates took 3.0 s swept against
+ * 1.1 s from the store; at 10⁴ basins the per-basin cost dominates (measured; BENCHMARKS.md).
+ */
+const SWEEP_LONG_FROM = 1000;
+
+/**
+ * Each plan's answer from its cube, in order: the cubes of consecutive groups of plans made in one
+ * pass each (`sweep.ts`; groups bounded by the bytes of their sums) for an every-basin range of at
+ * most MAX_ALL_BASINS_DATES dates or SWEEP_LONG_FROM basins, else basin by basin.
+ */
+export async function* eachBasinSwept<B>(
+  plans: readonly StatsPlan[],
+  opts: ExecuteOptions,
+  answer: (cube: Cube, opts: ExecuteOptions) => Promise<B>,
+): AsyncGenerator<B> {
+  const short = (plans[0]?.dates.length ?? 0) <= MAX_ALL_BASINS_DATES;
+  if (!sweepable(plans) || !(short || plans.length >= SWEEP_LONG_FROM)) {
+    yield* eachBasin(
+      plans,
+      (plan) => plan,
+      opts,
+      async (plan, o) => answer(await executeCube(plan, o), o),
+    );
+    return;
+  }
+  for (const group of sweepGroups(plans)) {
+    const cubes = new Map((await executeSweep(group, opts)).map((c) => [c.plan, c]));
+    yield* eachBasin(
+      group,
+      (plan) => plan,
+      opts,
+      (plan, o) => answer(cubes.get(plan)!, o),
+    );
+  }
+}
+
 /** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
 export const allBasinsStateKey = (p: AllBasinsPlan, signal?: AbortSignal): Promise<string> =>
   everyKey(p.plans, statsStateKey, signal);
@@ -210,15 +268,8 @@ async function everyBasin<R>(
   answer: (cube: Cube, opts: ExecuteOptions) => Promise<CompactStats<R>>,
 ): Promise<AllBasinsStats<R>> {
   const out: AllBasinsStats<R> = { zone_layers: [], variables: [], basins: [] };
-  // One pass over every basin's pixels when the plans share their axes (always, from planAllBasins).
-  const cubes = sweepable(p.plans) ? await executeSweep(p.plans, opts) : null;
-  const at = new Map(cubes?.map((c) => [c.plan, c]));
-  const bodies = await executeEach(
-    p.plans,
-    (plan) => plan,
-    opts,
-    async (plan, o) => answer(at.get(plan) ?? (await executeCube(plan, o)), o),
-  );
+  const bodies: CompactStats<R>[] = [];
+  for await (const body of eachBasinSwept(p.plans, opts, answer)) bodies.push(body);
   bodies.forEach((body, i) => {
     out.zone_layers = body.zone_layers;
     out.variables = body.variables;
