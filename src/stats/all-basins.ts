@@ -191,13 +191,13 @@ export async function* eachBasin<P, B>(
 /** Bytes of sums one sweep holds at most (Σ w and Σ v·w per basin, date, cell and variable). */
 const SWEEP_SUMS_BYTES = 64 * 1024 * 1024;
 
-/** The plans in consecutive groups whose sums fit SWEEP_SUMS_BYTES (a group holds one plan at least). */
-function sweepGroups(plans: readonly StatsPlan[]): StatsPlan[][] {
+/** The plans in consecutive groups whose sums fit `budget` bytes (a group holds one plan at least). */
+function sweepGroups(plans: readonly StatsPlan[], budget: number): StatsPlan[][] {
   const groups: StatsPlan[][] = [];
   let bytes = 0;
   for (const p of plans) {
     const b = 16 * p.dates.length * p.product * p.variables.length;
-    if (groups.length === 0 || bytes + b > SWEEP_SUMS_BYTES) {
+    if (groups.length === 0 || bytes + b > budget) {
       groups.push([]);
       bytes = 0;
     }
@@ -234,7 +234,7 @@ export async function* eachBasinSwept<B>(
     );
     return;
   }
-  for (const group of sweepGroups(plans)) {
+  for (const group of sweepGroups(plans, opts.sweepBytes ?? SWEEP_SUMS_BYTES)) {
     const cubes = new Map((await executeSweep(group, opts)).map((c) => [c.plan, c]));
     yield* eachBasin(
       group,

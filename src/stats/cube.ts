@@ -29,6 +29,8 @@ export interface ExecuteOptions {
   readonly rasters?: RasterSession;
   /** The series store's view for every cube of one answer (every basin at once), looked up once. */
   readonly seriesView?: SeriesView | null;
+  /** Bytes of sums one every-basin pass holds at most (default 64 MiB; more basins run in further passes). */
+  readonly sweepBytes?: number;
 }
 
 /** A plan executed: typed sums per variable over the plan's dates and cells. */

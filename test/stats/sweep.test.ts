@@ -3,7 +3,7 @@ import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Database } from '../../src/db/database.js';
-import { computeAllBasins, planAllBasins } from '../../src/stats/all-basins.js';
+import { computeAllBasins, executeAllBasins, planAllBasins } from '../../src/stats/all-basins.js';
 import { sweepLayout } from '../../src/stats/sweep.js';
 import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
@@ -116,6 +116,31 @@ describe('every basin in one pass: the same bits as each basin alone', () => {
       await d.runtime.close();
     }
     await compareEach(['--zone', 'terrain.elevation', '--include-empty-zones']);
+  });
+
+  it('basins in several passes (a small budget for sums) answer the same as in one', async () => {
+    const d = await Database.open(db);
+    try {
+      const q = {
+        dataset: 'snodas',
+        dates: { type: 'DateRange', start_date: '2024-01-15', end_date: '2024-01-16' },
+        variables: ['swe', 'depth'],
+        zones: ['terrain.elevation'],
+      } as const;
+      const plan = await planAllBasins(d, q);
+      const one = await executeAllBasins(plan);
+      // 2 dates × 2 variables × the cells × 16 bytes: a budget of one basin's sums runs four passes.
+      const each = 16 * 2 * 2 * plan.plans[0]!.product;
+      const layouts = () => d.runtime.report().caches.find((c) => c.name === 'sweeps')!.entries;
+      const before = layouts();
+      const passes = await executeAllBasins(plan, { sweepBytes: each });
+      assert.equal(layouts() - before, 4, 'a layout per pass');
+      assert.equal(passes.basins.length, 4);
+      assert.deepEqual(passes, one);
+      assert.ok(one.basins.every((b) => b.zones.length > 1));
+    } finally {
+      await d.runtime.close();
+    }
   });
 
   it('without the coverage index every basin is read from its AOI raster, the same answer; a missing date raster is named', async () => {
