@@ -79,15 +79,21 @@ export async function planAllBasins(
       `the dates select ${n} dates; every basin at once takes at most ${MAX_ALL_BASINS_DATES} (ask one basin for long series)`,
       { parameter: 'date' },
     );
+  // The whole answer is one body, sized before any basin is planned: every basin's plan has the
+  // first one's dates, cells and columns.
+  const first = covered.pourpoints[0];
+  if (first !== undefined) {
+    const p = planStats(covered.inputs, { ...q, pourpoint: first });
+    const width = answerWidth(p);
+    checkAnswerSize(
+      covered.pourpoints.length * p.dates.length * width * p.product,
+      q.maxValues,
+      `${covered.pourpoints.length} basins × ${n} dates × their cells × ${width} columns`,
+      `ask for fewer dates, zones or variables, or export every basin (snowdb export ${q.dataset}, or GET /datasets/${q.dataset}/export: a file, any size)`,
+    );
+  }
   const plans = await planEach(covered, q, signal, (inputs, pourpoint, shared) =>
     planStats(inputs, { ...q, pourpoint }, shared),
-  );
-  // The whole answer is one body: its numbers are the sum over the basins.
-  const sizes = plans.map((p) => p.dates.length * answerWidth(p) * p.product);
-  checkAnswerSize(
-    sizes.reduce((a, b) => a + b, 0),
-    q.maxValues,
-    `${plans.length} basins × ${n} dates × their cells × ${plans[0] ? answerWidth(plans[0]) : 0} columns`,
   );
   // Only an empty selection has a note: the dates were selected above already.
   return { plans, notes: n === 0 ? [emptySelectionNote(q.dataset, dates, q.dates)!] : [] };

@@ -260,12 +260,17 @@ export const answerWidth = (p: StatsPlan): number => widthOf(p.columns, p.query.
  * Refuse an answer of more than `most` numbers (default MAX_QUERY_VALUES) before any work.
  * @throws SnowdbError `query-too-large` naming the numbers (`how`: what multiplies to them).
  */
-export function checkAnswerSize(values: number, most: number | undefined, how: string): void {
+export function checkAnswerSize(
+  values: number,
+  most: number | undefined,
+  how: string,
+  advice = 'ask for fewer dates, zones or variables',
+): void {
   const limit = most ?? MAX_QUERY_VALUES;
   if (values > limit)
     throw new SnowdbError(
       'query-too-large',
-      `the query asks for ${values.toLocaleString('en-US')} numbers (${how}), more than the limit of ${limit.toLocaleString('en-US')}; ask for fewer dates, zones or variables`,
+      `the query asks for ${values.toLocaleString('en-US')} numbers (${how}), more than the limit of ${limit.toLocaleString('en-US')}; ${advice}`,
       { limit },
     );
 }

@@ -762,7 +762,7 @@ describe('history: normals, % of median and ranks, water-year summaries, units, 
         // Every basin with normals: 31 dates × 153 cells × 10 columns = 47,430 a basin; 94,860 in one body.
         await refused(
           `/datasets/hist/stats?date=2011-03-01/2011-03-31&zone=terrain.elevation:band_step_ft=100&normals=true`,
-          /asks for 94,860 numbers \(2 basins × 31 dates × their cells × 10 columns\)/,
+          /asks for 94,860 numbers \(2 basins × 31 dates × their cells × 10 columns\), more than the limit of 50,000; ask for fewer dates, zones or variables, or export every basin \(snowdb export hist, or GET \/datasets\/hist\/export: a file, any size\)/,
         );
       } finally {
         await small.close();
