@@ -18,7 +18,7 @@ import {
 } from '../raster/grid.js';
 import { mapPool } from '../util/pool.js';
 import { weakMemo } from '../util/weak-memo.js';
-import { type SparseWeights, sparseOf } from './coverage-index.js';
+import type { SparseWeights } from './coverage-index.js';
 import type { Dataset } from './registry.js';
 
 /** Bump when the bytes an area raster holds for the same grid change. */
@@ -142,11 +142,25 @@ export async function buildAoi(
   const dc = cov.window.col - w.col;
   const dr = cov.window.row - w.row;
   let total = 0;
+  let n = 0;
   for (let k = 0; k < cov.window.height; k++) {
     for (let c = 0; c < cov.window.width; c++) {
       const v = weights[k * cov.window.width + c]!;
       data[(k + dr) * w.width + c + dc] = v;
       total += v;
+      if (v > 0) n++;
+    }
+  }
+  // The positive pixels (window order), from the coverage window alone: what the index keeps.
+  const at = new Int32Array(n);
+  const positive = new Float64Array(n);
+  for (let k = 0, j = 0; k < cov.window.height; k++) {
+    for (let c = 0; c < cov.window.width; c++) {
+      const v = weights[k * cov.window.width + c]!;
+      if (v > 0) {
+        at[j] = (k + dr) * w.width + c + dc;
+        positive[j++] = v;
+      }
     }
   }
   await writeCog(path, { ...subGrid(d.grid, w), tileSize: aoiTile(d.grid) }, data, {
@@ -160,6 +174,6 @@ export async function buildAoi(
       SNOWDB_AOI_AREA_M2: String(total),
     },
   });
-  onBuilt?.(sparseOf(data, w));
+  onBuilt?.({ window: w, at, weight: positive });
   return 'built';
 }
