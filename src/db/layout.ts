@@ -169,11 +169,13 @@ export function datasetPaths(dir: string): DatasetPaths {
   const dates = join(dir, DatasetLayout.dates);
   const zones = join(dir, DatasetLayout.zones);
   const series = join(dir, DatasetLayout.series);
+  const aoiDir = join(dir, DatasetLayout.aoi);
   return {
     dir,
     area: join(dir, DatasetLayout.area),
-    aoiDir: join(dir, DatasetLayout.aoi),
-    aoi: (triplet) => join(dir, DatasetLayout.aoi, `${stemOf(triplet)}.tif`),
+    aoiDir,
+    // Joined by hand, as `cog`: a plan of every basin makes one each.
+    aoi: (triplet) => `${aoiDir}${sep}${stemOf(triplet)}.tif`,
     coverageIndex: join(dir, DatasetLayout.coverageIndex),
     datesDir: dates,
     date: (date) => join(dates, compactDate(date)),

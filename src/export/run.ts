@@ -26,21 +26,17 @@ export interface ExportReport {
 /** The stats plans of one chunk: every basin over the chunk's first to last date. */
 function chunkPlans(p: ExportPlan, dates: readonly string[], shared: SharedPlanning): StatsPlan[] {
   const q = p.query;
-  return p.covered.pourpoints.map((pourpoint) =>
-    planStats(
-      { ...p.covered.inputs, dates },
-      {
-        dataset: q.dataset,
-        pourpoint,
-        dates: { type: 'DateRange', start_date: dates[0]!, end_date: dates.at(-1)! },
-        zones: q.zones,
-        variables: q.variables,
-        units: q.units,
-        normals: q.normals,
-      },
-      shared,
-    ),
-  );
+  const inputs = { ...p.covered.inputs, dates };
+  // One query for the chunk (its parts the same objects for every basin: planned once, shared).
+  const chunk = {
+    dataset: q.dataset,
+    dates: { type: 'DateRange', start_date: dates[0]!, end_date: dates.at(-1)! } as const,
+    zones: q.zones,
+    variables: q.variables,
+    units: q.units,
+    normals: q.normals,
+  };
+  return p.covered.pourpoints.map((pourpoint) => planStats(inputs, { ...chunk, pourpoint }, shared));
 }
 
 /**
@@ -65,7 +61,7 @@ export async function runExport(
   const shared: SharedPlanning = {
     axes: planAxes(p.covered.inputs.dataset, q),
     signatures: new Map(),
-    common: new Map(),
+    common: [],
   };
   const index = p.covered.inputs.index;
   const sink = await sinkFor(

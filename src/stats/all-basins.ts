@@ -127,7 +127,7 @@ export async function planEach<P>(
   const shared: SharedPlanning = {
     axes: planAxes(covered.inputs.dataset, q),
     signatures: new Map(),
-    common: new Map(),
+    common: [],
   };
   // Hundreds of basins: planned in slices, so a server's cheap requests go on meanwhile.
   const slicer = new Slicer(signal);
@@ -176,7 +176,7 @@ export async function* eachBasin<P, B>(
   plans: readonly P[],
   statsOf: (p: P) => StatsPlan,
   opts: ExecuteOptions,
-  execute: (plan: P, opts: ExecuteOptions) => Promise<B>,
+  execute: (plan: P, opts: ExecuteOptions, i: number) => Promise<B>,
 ): AsyncGenerator<B> {
   // One open and one tile cache per raster for every basin (a date's COG is read by all of them).
   const rasters = new RasterSession();
@@ -184,9 +184,10 @@ export async function* eachBasin<P, B>(
   const seriesView = first && opts.series !== false ? await viewOf(statsOf(first).dataset) : null;
   // Cached reads resolve as microtasks: without slices, hundreds of basins could run in one turn.
   const slicer = new Slicer(opts.signal);
+  const shared = { ...opts, rasters, seriesView };
   try {
-    for (const plan of plans) {
-      yield await execute(plan, { ...opts, rasters, seriesView });
+    for (const [i, plan] of plans.entries()) {
+      yield await execute(plan, shared, i);
       await slicer.pause();
     }
   } finally {
@@ -241,12 +242,12 @@ export async function* eachBasinSwept<B>(
     return;
   }
   for (const group of sweepGroups(plans, opts.sweepBytes ?? SWEEP_SUMS_BYTES)) {
-    const cubes = new Map((await executeSweep(group, opts)).map((c) => [c.plan, c]));
+    const cubes = await executeSweep(group, opts); // in the group's order
     yield* eachBasin(
       group,
       (plan) => plan,
       opts,
-      (plan, o) => answer(cubes.get(plan)!, o),
+      (_plan, o, i) => answer(cubes[i]!, o),
     );
   }
 }

@@ -109,15 +109,21 @@ export interface SharedPlanning {
   readonly axes: StatsPlan['axes'];
   /** File → signature, stat'ed once for all the plans (one request's worth: never kept). */
   readonly signatures: Map<string, string>;
-  /** What basins' plans of one query share (variables, columns, dates), by the query's parts that decide it. */
-  readonly common?: Map<string, Common>;
+  /** What basins' plans of one query share (variables, columns, dates), per distinct query. */
+  readonly common?: Common[];
 }
 
 /** The basin-independent part of a plan: the same for every basin of one query. */
 interface Common {
+  /** The query parts it follows from (the same objects for every basin of one query). */
+  readonly of: Pick<StatsQuery, 'dates' | 'variables' | 'units' | 'validFraction'>;
   readonly wanted: string[];
   readonly columns: Column[];
   readonly dates: string[];
+  /** The query's variables as the answer echoes them (distinct, sorted). */
+  readonly echoed: string[];
+  /** The state files of a plan without its own AOI file (indexed or drawn), made once. */
+  files?: string[];
 }
 
 /**
@@ -135,11 +141,17 @@ export function planAxes(d: Dataset, q: Pick<StatsQuery, 'zones' | 'maxZoneCells
 /** The plan's common part, made once per distinct query (dates, variables, units, valid fraction) of `shared`. */
 function sharedCommon(inputs: PlanInputs, q: StatsQuery, shared: SharedPlanning | undefined): Common {
   if (shared?.common === undefined) return commonOf(inputs, q);
-  const key = JSON.stringify([q.dates, q.variables, q.units, q.validFraction]);
-  let c = shared.common.get(key);
+  let c = shared.common.find(
+    ({ of }) =>
+      of.dates === q.dates &&
+      of.variables === q.variables &&
+      of.units === q.units &&
+      of.validFraction === q.validFraction,
+  );
   if (c === undefined) {
     c = commonOf(inputs, q);
-    shared.common.set(key, c);
+    // A caller making new query parts per basin gains nothing here: the list stays short.
+    if (shared.common.length < 8) shared.common.push(c);
   }
   return c;
 }
@@ -173,7 +185,13 @@ function commonOf(inputs: PlanInputs, q: StatsQuery): Common {
     if (q.validFraction)
       columns.push({ variable: v, kind: 'valid', name: `valid_fraction_${v}`, divisor: 1, offset: 0 });
   }
-  return { wanted, columns, dates: selectDates(inputs.dates, q.dates) };
+  return {
+    of: { dates: q.dates, variables: q.variables, units: q.units, validFraction: q.validFraction },
+    wanted,
+    columns,
+    dates: selectDates(inputs.dates, q.dates),
+    echoed: [...new Set(q.variables ?? [])].sort(),
+  };
 }
 
 /**
@@ -184,7 +202,8 @@ function commonOf(inputs: PlanInputs, q: StatsQuery): Common {
  */
 export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlanning): StatsPlan {
   const d = inputs.dataset;
-  const entry = indexedEntry(inputs.index, q.pourpoint);
+  // Plans sharing their planning name basins of the index itself (already checked ids).
+  const entry = (shared && inputs.index.get(q.pourpoint)) || indexedEntry(inputs.index, q.pourpoint);
   if ((entry.coverage[d.name] ?? 'none') === 'none') {
     throw new SnowdbError(
       'pourpoint-not-covered',
@@ -193,7 +212,8 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
   }
   const axes = shared?.axes ?? planAxes(d, q);
   const crossing = axes.reduce((p, a) => p * a.axis.zones.length, 1);
-  const { wanted, columns, dates } = sharedCommon(inputs, q, shared);
+  const common = sharedCommon(inputs, q, shared);
+  const { wanted, columns, dates, echoed } = common;
   const aoi = d.paths.aoi(entry.triplet);
   const drawn = inputs.drawn?.id === entry.triplet ? inputs.drawn : undefined;
   const indexed = drawn ? undefined : currentIn(inputs.coverage, d, entry);
@@ -202,8 +222,14 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
   checkAnswerSize(
     dates.length * product * width,
     q.maxValues,
-    `${dates.length} dates × ${product} cells × ${width} columns${q.normals ? ' (normals included)' : ''}`,
+    () =>
+      `${dates.length} dates × ${product} cells × ${width} columns${q.normals ? ' (normals included)' : ''}`,
   );
+  // Without an AOI file of its own, every such plan of the query has the same state files.
+  if ((drawn || indexed) && common.files === undefined)
+    common.files = [d.configPath, d.paths.datesDir, ...axes.map((a) => a.path)];
+  const stateFiles =
+    drawn || indexed ? common.files! : [d.configPath, d.paths.datesDir, aoi, ...axes.map((a) => a.path)];
   return {
     dataset: d,
     entry,
@@ -218,18 +244,13 @@ export function planStats(inputs: PlanInputs, q: StatsQuery, shared?: SharedPlan
     dates,
     // A drawn polygon has no AOI file: its geometry hash is in the entry the ETag signs; an
     // indexed basin's weights follow from its entry and the dataset config, signed already.
-    stateFiles: [
-      d.configPath,
-      d.paths.datesDir,
-      ...(drawn || indexed ? [] : [aoi]),
-      ...axes.map((a) => a.path),
-    ],
+    stateFiles,
     ...(shared && { sharedSignatures: shared.signatures }),
     notes: dates.length > 0 ? [] : [emptySelectionNote(d.name, inputs.dates, q.dates)!],
     inputs,
     query: {
       ...q,
-      variables: [...new Set(q.variables ?? [])].sort(),
+      variables: echoed,
       includeEmptyZones: q.includeEmptyZones === true,
       validFraction: q.validFraction === true,
       units: q.units ?? 'metric',
@@ -263,14 +284,14 @@ export const answerWidth = (p: StatsPlan): number => widthOf(p.columns, p.query.
 export function checkAnswerSize(
   values: number,
   most: number | undefined,
-  how: string,
+  how: string | (() => string),
   advice = 'ask for fewer dates, zones or variables',
 ): void {
   const limit = most ?? MAX_QUERY_VALUES;
   if (values > limit)
     throw new SnowdbError(
       'query-too-large',
-      `the query asks for ${values.toLocaleString('en-US')} numbers (${how}), more than the limit of ${limit.toLocaleString('en-US')}; ${advice}`,
+      `the query asks for ${values.toLocaleString('en-US')} numbers (${typeof how === 'string' ? how : how()}), more than the limit of ${limit.toLocaleString('en-US')}; ${advice}`,
       { limit },
     );
 }
