@@ -152,13 +152,19 @@ export async function indexedWeightsOf(
   }
   const bytes = await store.readAt(index.path, start, end - start);
   if (bytes.length !== end - start) throw corrupt(index.path, 'cut short');
-  // One copy at an 8-aligned address (every basin's block starts 8-aligned in the file).
-  const buf = new ArrayBuffer(bytes.length);
-  new Uint8Array(buf).set(bytes);
+  // Typed views need 8-aligned offsets (every basin's block starts 8-aligned in the file): the
+  // bytes as read when they sit so (a large read has a buffer of its own), else one aligned copy.
+  let buf = bytes.buffer;
+  let base = bytes.byteOffset;
+  if (base % 8 !== 0) {
+    buf = new ArrayBuffer(bytes.length);
+    new Uint8Array(buf).set(bytes);
+    base = 0;
+  }
   return basins.map((b) => ({
     window: b.window,
-    at: new Int32Array(buf, b.offset - start, b.pixels),
-    weight: new Float64Array(buf, b.offset - start + pad8(4 * b.pixels), b.pixels),
+    at: new Int32Array(buf, base + b.offset - start, b.pixels),
+    weight: new Float64Array(buf, base + b.offset - start + pad8(4 * b.pixels), b.pixels),
   }));
 }
 

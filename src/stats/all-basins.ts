@@ -155,22 +155,8 @@ export async function everyKey<P>(
 }
 
 /**
- * Execute every basin's plan, one after another, sharing one raster session and series view
- * (`statsOf`: a plan's stats plan, whose dataset they are of).
- */
-export async function executeEach<P, B>(
-  plans: readonly P[],
-  statsOf: (p: P) => StatsPlan,
-  opts: ExecuteOptions,
-  execute: (plan: P, opts: ExecuteOptions) => Promise<B>,
-): Promise<B[]> {
-  const out: B[] = [];
-  for await (const b of eachBasin(plans, statsOf, opts, execute)) out.push(b);
-  return out;
-}
-
-/**
- * As `executeEach`, each basin's answer yielded as it is made (an export holds one at a time).
+ * Execute every basin's plan, one after another, each answer yielded as it is made, sharing one
+ * raster session and series view (`statsOf`: a plan's stats plan, whose dataset they are of).
  */
 export async function* eachBasin<P, B>(
   plans: readonly P[],
@@ -198,12 +184,15 @@ export async function* eachBasin<P, B>(
 /** Bytes of sums one sweep holds at most (Σ w and Σ v·w per basin, date, cell and variable). */
 const SWEEP_SUMS_BYTES = 64 * 1024 * 1024;
 
+/** Bytes of a plan's sums: Σ w and Σ v·w (float64) per date, cell and variable. */
+const sumsBytes = (p: StatsPlan) => 16 * p.dates.length * p.product * p.variables.length;
+
 /** The plans in consecutive groups whose sums fit `budget` bytes (a group holds one plan at least). */
 function sweepGroups(plans: readonly StatsPlan[], budget: number): StatsPlan[][] {
   const groups: StatsPlan[][] = [];
   let bytes = 0;
   for (const p of plans) {
-    const b = 16 * p.dates.length * p.product * p.variables.length;
+    const b = sumsBytes(p);
     if (groups.length === 0 || bytes + b > budget) {
       groups.push([]);
       bytes = 0;
@@ -224,15 +213,20 @@ const SWEEP_LONG_FROM = 1000;
 /**
  * Each plan's answer from its cube, in order: the cubes of consecutive groups of plans made in one
  * pass each (`sweep.ts`; groups bounded by the bytes of their sums) for an every-basin range of at
- * most MAX_ALL_BASINS_DATES dates or SWEEP_LONG_FROM basins, else basin by basin.
+ * most MAX_ALL_BASINS_DATES dates, or of longer ranges when a pass holds SWEEP_LONG_FROM basins;
+ * else basin by basin.
  */
 export async function* eachBasinSwept<B>(
   plans: readonly StatsPlan[],
   opts: ExecuteOptions,
   answer: (cube: Cube, opts: ExecuteOptions) => Promise<B>,
 ): AsyncGenerator<B> {
-  const short = (plans[0]?.dates.length ?? 0) <= MAX_ALL_BASINS_DATES;
-  if (!sweepable(plans) || !(short || plans.length >= SWEEP_LONG_FROM)) {
+  const first = plans[0];
+  const budget = opts.sweepBytes ?? SWEEP_SUMS_BYTES;
+  const short = (first?.dates.length ?? 0) <= MAX_ALL_BASINS_DATES;
+  const perPass = first ? Math.floor(budget / Math.max(1, sumsBytes(first))) : 0;
+  const from = opts.sweepFrom ?? SWEEP_LONG_FROM;
+  if (!sweepable(plans) || !(short || (plans.length >= from && perPass >= from))) {
     yield* eachBasin(
       plans,
       (plan) => plan,
@@ -241,7 +235,7 @@ export async function* eachBasinSwept<B>(
     );
     return;
   }
-  for (const group of sweepGroups(plans, opts.sweepBytes ?? SWEEP_SUMS_BYTES)) {
+  for (const group of sweepGroups(plans, budget)) {
     const cubes = await executeSweep(group, opts); // in the group's order
     yield* eachBasin(
       group,

@@ -6,15 +6,15 @@
  * With normals it reads every reference year of every basin: the heaviest every-basin query.
  */
 import type { Database } from '../db/database.js';
-import { coveredBasins, everyKey, executeEach, planEach } from './all-basins.js';
+import { coveredBasins, eachBasinSwept, everyKey, planEach } from './all-basins.js';
 import type { ExecuteOptions } from './engine.js';
 import { type Reference, referenceNote } from './normals.js';
 import {
-  executeWaterYears,
   planWaterYears,
   type WaterYearsBody,
   type WaterYearsPlan,
   type WaterYearsQuery,
+  waterYearsOf,
   waterYearsStateKey,
 } from './summaries.js';
 import { checkYearSpan, waterYearSpan } from './water-year.js';
@@ -79,12 +79,19 @@ export async function planAllWaterYears(
 export const allWaterYearsStateKey = (p: AllWaterYearsPlan, signal?: AbortSignal): Promise<string> =>
   everyKey(p.plans, waterYearsStateKey, signal);
 
-/** Run every basin's water year, one basin after another. */
+/** Run every basin's water year: the cubes swept when a pass holds enough basins, else one by one. */
 export async function executeAllWaterYears(
   p: AllWaterYearsPlan,
   opts: ExecuteOptions = {},
 ): Promise<AllWaterYearsBody> {
-  const bodies = await executeEach(p.plans, (plan) => plan.stats, opts, executeWaterYears);
+  const byStats = new Map(p.plans.map((plan) => [plan.stats, plan]));
+  const bodies: WaterYearsBody[] = [];
+  for await (const b of eachBasinSwept(
+    p.plans.map((plan) => plan.stats),
+    opts,
+    async (cube) => waterYearsOf(byStats.get(cube.plan)!, cube),
+  ))
+    bodies.push(b);
   const first = bodies[0];
   const plan = p.plans[0];
   const threshold = plan && { [`melt_out_below_${plan.unit}`]: plan.below };

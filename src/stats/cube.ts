@@ -31,6 +31,8 @@ export interface ExecuteOptions {
   readonly seriesView?: SeriesView | null;
   /** Bytes of sums one every-basin pass holds at most (default 64 MiB; more basins run in further passes). */
   readonly sweepBytes?: number;
+  /** Basins a pass must hold for a range of over 31 dates to be swept (default 1,000). */
+  readonly sweepFrom?: number;
 }
 
 /** A plan executed: typed sums per variable over the plan's dates and cells. */

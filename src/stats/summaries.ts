@@ -221,7 +221,11 @@ export async function executeWaterYears(
   p: WaterYearsPlan,
   opts: ExecuteOptions = {},
 ): Promise<WaterYearsBody> {
-  const cube = await executeCube(p.stats, opts);
+  return waterYearsOf(p, await executeCube(p.stats, opts));
+}
+
+/** The water-year summaries of a plan from its executed cube. */
+export function waterYearsOf(p: WaterYearsPlan, cube: Cube): WaterYearsBody {
   const table = columnTable(cube);
   const byYear = new Map<number, number[]>();
   p.stats.dates.forEach((date, i) => {

@@ -92,14 +92,23 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
   let k = 0;
   for (const [b, w] of weights.entries()) {
     const { col, row, width } = w.window;
+    basinOf.fill(b, k, k + w.at.length);
+    weight.set(w.weight, k);
+    // Offsets ascend: the row advances as they pass its end (no division per pixel).
+    let r = row;
+    let rowStart = 0;
+    let blockRow = (Math.floor(r / BLOCK) - by0) * nbx;
     for (let j = 0; j < w.at.length; j++, k++) {
       const a = w.at[j]!;
-      const r = row + Math.floor(a / width);
-      const c = col + (a % width);
+      if (a >= rowStart + width) {
+        const skip = Math.floor((a - rowStart) / width);
+        r += skip;
+        rowStart += skip * width;
+        blockRow = (Math.floor(r / BLOCK) - by0) * nbx;
+      }
+      const c = col + a - rowStart;
       idx[k] = (r - r0) * U.width + (c - c0);
-      basinOf[k] = b;
-      blockOf[k] = (Math.floor(r / BLOCK) - by0) * nbx + Math.floor(c / BLOCK) - bx0;
-      weight[k] = w.weight[j]!;
+      blockOf[k] = blockRow + Math.floor(c / BLOCK) - bx0;
     }
     await slicer.pause();
   }
@@ -131,12 +140,11 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
     }
   }
   for (let j = 0; j < m; j++) if (cellOf[j] === lost) cellOf[j] = product - 1;
-  // (block, basin, cell, window order): stable counting sorts, least significant key first.
-  const order = countingOrder(
-    countingOrder(countingOrder(null, cellOf, product), basinOf, plans.length),
-    blockOf,
-    nbx * nby,
-  );
+  // (block, basin, cell, window order): stable counting sorts, least significant key first. The
+  // entries come in (basin, window order): with one cell only the block sort is needed.
+  const byBasinCell =
+    product === 1 ? null : countingOrder(countingOrder(null, cellOf, product), basinOf, plans.length);
+  const order = countingOrder(byBasinCell, blockOf, nbx * nby);
   await slicer.pause();
   const sIdx = new Int32Array(m);
   const sWeight = new Float64Array(m);

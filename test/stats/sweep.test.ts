@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Database } from '../../src/db/database.js';
 import { computeAllBasins, executeAllBasins, planAllBasins } from '../../src/stats/all-basins.js';
+import { executeAllWaterYears, planAllWaterYears } from '../../src/stats/all-water-years.js';
 import { sweepLayout } from '../../src/stats/sweep.js';
 import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
+import { historyDb } from '../helpers/history-db.js';
 import { fixturePath } from '../helpers/raster.js';
 import { buildZionDb, ZION } from '../helpers/zion-db.js';
 
@@ -170,6 +172,43 @@ describe('every basin in one pass: the same bits as each basin alone', () => {
       assert.match(r.stderr, /snodas 2024-01-16 has no 'depth' raster/);
     } finally {
       await rename(`${cog}.away`, cog);
+    }
+  });
+});
+
+describe('long ranges swept: water years and exports of every basin, the same as basin by basin', () => {
+  it("every basin's water year (7,428 dates, with normals), and a month of every basin one basin a pass", async () => {
+    const env = await historyDb();
+    const d = await Database.open(env.SNOWDB_CONFIG!);
+    try {
+      const wy = await planAllWaterYears(d, {
+        dataset: 'hist',
+        year: 2011,
+        variable: 'swe',
+        zones: ['terrain.elevation'],
+        normals: {},
+      });
+      const layouts = () => d.runtime.report().caches.find((c) => c.name === 'sweeps')!.entries;
+      const before = layouts();
+      const byBasin = await executeAllWaterYears(wy);
+      assert.equal(layouts(), before, 'two basins over a long range: not swept by default');
+      const swept = await executeAllWaterYears(wy, { sweepFrom: 1 });
+      assert.equal(layouts(), before + 1, 'swept when told to');
+      assert.deepEqual(swept, byBasin);
+      assert.equal(swept.basins.length, 2);
+      assert.ok(swept.basins.every((b) => Object.keys(b.results).length === 1 && b.zones.length > 1));
+      // A month of every basin in one pass, and in a pass per basin.
+      const month = await planAllBasins(d, {
+        dataset: 'hist',
+        dates: { type: 'DateRange', start_date: '2011-03-01', end_date: '2011-03-31' },
+        variables: ['swe'],
+        zones: ['terrain.elevation'],
+      });
+      const one = await executeAllBasins(month);
+      const many = await executeAllBasins(month, { sweepBytes: 1 });
+      assert.deepEqual(many, one);
+    } finally {
+      await d.runtime.close();
     }
   });
 });
