@@ -611,5 +611,17 @@ describe('a set member answers as the BAGIS basin of the same polygon', () => {
     );
     const gapShare = t.gaps.areaM2 / strip(0.0015);
     assert.ok(gapShare > 0.6 && gapShare < 1.003, `gap ${t.gaps.areaM2} m² of ${strip(0.0015)}`);
+    // The strip spans 2 of the grid's 30″ columns over the boxes' 12 rows: 24 cells.
+    assert.equal(t.overlaps.cells, 24);
+    // doctor tells the same of the stored set, as information.
+    const doc = await snowdb(['doctor'], { env });
+    assert.match(doc.stdout + doc.stderr, /info .*set tile .*cover: 2 of 3 basins overlap in 24 cell\(s\)/);
+    assert.match(
+      doc.stdout + doc.stderr,
+      new RegExp(
+        `info .*set tile .*cover: ${t.gaps.cells} cell\\(s\\) between 2 of 3 basins are left uncovered`,
+      ),
+    );
+    assert.doesNotMatch(doc.stdout + doc.stderr, /set huc /);
   });
 });

@@ -1,6 +1,7 @@
 import { olderAoiFormat } from '../../datasets/artifacts.js';
 import { freshnessOf } from '../../datasets/freshness.js';
 import type { Dataset } from '../../datasets/registry.js';
+import { tilingLines } from '../../datasets/tiling.js';
 import { AREA_RASTER, stemOf } from '../../db/layout.js';
 import { areaVsDeclared } from '../../pourpoints/index-file.js';
 import { AREA_WARNING_PERCENT, POINT_OFFSET_WARNING_M } from '../../pourpoints/sync.js';
@@ -180,6 +181,12 @@ const coverageIndex: DatasetCheck = (f) => {
   ];
 };
 
+/** Each basin set's overlaps and interior gaps (information: basins are answered as drawn). */
+const setTiling: DatasetCheck = (f) =>
+  f.tiling.flatMap(({ set, report }) =>
+    tilingLines(report).map((line) => finding(f.dataset, 'pourpoints', 'info')(`set ${set}`, line)),
+  );
+
 const zoneLayers: DatasetCheck = (f) => {
   const out: Finding[] = [];
   const d = f.dataset;
@@ -289,6 +296,7 @@ export const DATASET_CHECKS: readonly DatasetCheck[] = [
   firstDateGrid,
   basinRasters,
   coverageIndex,
+  setTiling,
   zoneLayers,
   classifiedShare,
   seriesStore,

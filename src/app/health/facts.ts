@@ -8,6 +8,7 @@ import {
 } from '../../datasets/coverage-index.js';
 import { ingestedDates } from '../../datasets/inventory.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
+import { type TilingReport, tilingOf } from '../../datasets/tiling.js';
 import type { Database } from '../../db/database.js';
 import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
 import { stemOf } from '../../db/layout.js';
@@ -17,6 +18,7 @@ import { readGroups } from '../../pourpoints/groups.js';
 import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { type Pending, readPending } from '../../pourpoints/pending.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
+import { isTriplet } from '../../pourpoints/triplet.js';
 import type { Grid } from '../../raster/grid.js';
 import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
 import { mapPool } from '../../util/pool.js';
@@ -62,6 +64,8 @@ export interface DatasetFacts {
   readonly series: SeriesFacts;
   /** The coverage index: absent, unreadable (why), or the triplets it holds. */
   readonly coverageIndex: { readonly error: string } | { readonly triplets: readonly string[] } | null;
+  /** Per basin set (`<set>:<id>` members) the index holds: how its members tile the grid. */
+  readonly tiling: readonly { readonly set: string; readonly report: TilingReport }[];
 }
 
 /** What the database-wide checks look at. */
@@ -149,6 +153,21 @@ async function datasetFacts(
       indexed: at && w ? { aoiHash: at.aoiHash, areaM2: sumOf(w.weight) } : null,
     };
   });
+  // Basin sets: members grouped by the set their id names (station triplets belong to none).
+  const sets = new Map<string, string[]>();
+  for (const t of cix?.basins.keys() ?? []) {
+    if (isTriplet(t)) continue;
+    const set = t.slice(0, t.indexOf(':'));
+    const list = sets.get(set);
+    if (list) list.push(t);
+    else sets.set(set, [t]);
+  }
+  const tiling: DatasetFacts['tiling'][number][] = [];
+  if (opts.classified !== false)
+    for (const [set, members] of sets) {
+      const report = await tilingOf(d, members);
+      if (report) tiling.push({ set, report });
+    }
   const series = await seriesFacts(d, dates, new Map(entries.map((e, i) => [e.triplet, wanted[i]!])));
   return {
     dataset: d,
@@ -161,6 +180,7 @@ async function datasetFacts(
     zoneLayers,
     series,
     coverageIndex,
+    tiling,
   };
 }
 
