@@ -20,6 +20,10 @@ import type { TypedArray } from '../raster/dtype.js';
 import type { Window } from '../raster/grid.js';
 
 const MAGIC = 'SNOWCIX1';
+/** Largest header read: ~70 bytes a basin, so 256 MiB holds millions. */
+const MAX_HEADER_BYTES = 256 * 1024 * 1024;
+/** Largest basin window, pixels (a whole SNODAS grid is 23 M). */
+const MAX_WINDOW_PIXELS = 1 << 28;
 
 /** A basin's weights, sparse: the offsets (row-major in `window`) of its pixels with weight > 0. */
 export interface SparseWeights {
@@ -83,7 +87,9 @@ export async function readCoverageIndex(store: Store, path: string): Promise<Cov
   if (head.length < 12 || Buffer.from(head.subarray(0, 8)).toString('latin1') !== MAGIC)
     throw corrupt(path, 'no SNOWCIX1 magic');
   const length = Buffer.from(head).readUInt32LE(8);
+  if (length > MAX_HEADER_BYTES) throw corrupt(path, `a header of ${length} bytes`);
   const text = await store.readAt(path, 12, length);
+  if (text.length !== length) throw corrupt(path, 'cut short');
   let header: { grid: string; basins: HeaderRow[] };
   try {
     header = JSON.parse(Buffer.from(text).toString('utf8')) as typeof header;
@@ -92,6 +98,19 @@ export async function readCoverageIndex(store: Store, path: string): Promise<Cov
   }
   const basins = new Map<string, IndexedBasin>();
   let offset = pad8(12 + length);
+  if (typeof header?.grid !== 'string' || !Array.isArray(header.basins))
+    throw corrupt(path, 'no grid or basins');
+  for (const r of header.basins) {
+    // Every row as written: a basin's pixels lie in its window, so no row asks for more bytes.
+    const ok =
+      Array.isArray(r) &&
+      typeof r[0] === 'string' &&
+      typeof r[1] === 'string' &&
+      r.slice(2).every((x) => Number.isSafeInteger(x) && (x as number) >= 0) &&
+      r[6] <= r[4] * r[5] &&
+      r[4] * r[5] <= MAX_WINDOW_PIXELS;
+    if (!ok) throw corrupt(path, `a malformed basin row ${JSON.stringify(r).slice(0, 80)}`);
+  }
   for (const [triplet, aoiHash, col, row, width, height, pixels] of header.basins) {
     basins.set(triplet, { aoiHash, window: { col, row, width, height }, pixels, offset });
     offset += blockBytes(pixels);

@@ -6,8 +6,8 @@
  * (what lies inside such cells); the members named are those weighing in those cells.
  */
 import { rowAreas } from '../raster/cell-area.js';
-import type { Window } from '../raster/grid.js';
-import { indexedWeightsOf, readCoverageIndex } from './coverage-index.js';
+import { unionWindows, type Window } from '../raster/grid.js';
+import { indexedWeightsOf, readCoverageIndex, type SparseWeights } from './coverage-index.js';
 import type { Dataset } from './registry.js';
 
 /** Relative slack on a cell's area: sums of exact weights round by ~1e-15 (float64). */
@@ -43,17 +43,16 @@ export async function tilingOf(d: Dataset, members: readonly string[]): Promise<
     index,
     held.map((t) => index.basins.get(t)!),
   );
-  let c0 = Number.POSITIVE_INFINITY;
-  let r0 = Number.POSITIVE_INFINITY;
-  let c1 = 0;
-  let r1 = 0;
-  for (const { window: w } of weights) {
-    c0 = Math.min(c0, w.col);
-    r0 = Math.min(r0, w.row);
-    c1 = Math.max(c1, w.col + w.width);
-    r1 = Math.max(r1, w.row + w.height);
-  }
-  const U: Window = { col: c0, row: r0, width: c1 - c0, height: r1 - r0 };
+  return tilingOfWeights(d, new Map(held.map((t, i) => [t, weights[i]!])));
+}
+
+/** The tiling of basins given with their weights (triplet → weights), in triplet order. */
+export function tilingOfWeights(d: Dataset, basins: ReadonlyMap<string, SparseWeights>): TilingReport | null {
+  const held = [...basins.keys()].sort();
+  if (held.length === 0) return null;
+  const weights = held.map((t) => basins.get(t)!);
+  const U = unionWindows(weights.map((w) => w.window))!;
+  const { col: c0, row: r0 } = U;
   const cellArea = rowAreas(d.grid);
   // Σ weight of the members per cell of the union window, m².
   const sum = new Float64Array(U.width * U.height);

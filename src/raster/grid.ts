@@ -117,13 +117,19 @@ export function alignedOffset(outer: Grid, inner: Grid, tolerance = 1e-6): [col:
 }
 
 /** The smallest window holding every window given, or null for none. */
-export function unionWindows(ws: readonly Window[]): Window | null {
-  if (ws.length === 0) return null;
-  const col = Math.min(...ws.map((w) => w.col));
-  const row = Math.min(...ws.map((w) => w.row));
-  const width = Math.max(...ws.map((w) => w.col + w.width)) - col;
-  const height = Math.max(...ws.map((w) => w.row + w.height)) - row;
-  return { col, row, width, height };
+export function unionWindows(ws: Iterable<Window>): Window | null {
+  // A loop, not Math.min(...): 10⁵ windows would overflow the call's argument stack.
+  let c0 = Number.POSITIVE_INFINITY;
+  let r0 = Number.POSITIVE_INFINITY;
+  let c1 = Number.NEGATIVE_INFINITY;
+  let r1 = Number.NEGATIVE_INFINITY;
+  for (const w of ws) {
+    c0 = Math.min(c0, w.col);
+    r0 = Math.min(r0, w.row);
+    c1 = Math.max(c1, w.col + w.width);
+    r1 = Math.max(r1, w.row + w.height);
+  }
+  return c0 === Number.POSITIVE_INFINITY ? null : { col: c0, row: r0, width: c1 - c0, height: r1 - r0 };
 }
 
 /** Parse `col row width height` window text (as stored in raster tags); null when malformed. */

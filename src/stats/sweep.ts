@@ -11,7 +11,7 @@ import { indexedWeightsOf, type SparseWeights } from '../datasets/coverage-index
 import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-onto.js';
 import { SnowdbError } from '../errors.js';
 import { fileSignature } from '../io/memo.js';
-import type { Window } from '../raster/grid.js';
+import { unionWindows, type Window } from '../raster/grid.js';
 import { BLOCK } from '../series/page.js';
 import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
@@ -66,19 +66,11 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
   const first = plans[0]!;
   const { dataset: d, product } = first;
   const weights = await weightsOfAll(plans);
-  let c0 = Number.POSITIVE_INFINITY;
-  let r0 = Number.POSITIVE_INFINITY;
-  let c1 = 0;
-  let r1 = 0;
-  let m = 0;
-  for (const w of weights) {
-    c0 = Math.min(c0, w.window.col);
-    r0 = Math.min(r0, w.window.row);
-    c1 = Math.max(c1, w.window.col + w.window.width);
-    r1 = Math.max(r1, w.window.row + w.window.height);
-    m += w.at.length;
-  }
-  const U: Window = { col: c0, row: r0, width: c1 - c0, height: r1 - r0 };
+  const U = unionWindows(weights.map((w) => w.window))!;
+  const { col: c0, row: r0 } = U;
+  const c1 = c0 + U.width;
+  const r1 = r0 + U.height;
+  const m = weights.reduce((n, w) => n + w.at.length, 0);
   const slicer = new Slicer(signal);
   // Per entry, in basin order then each basin's window order: its offset in U, basin, block.
   const idx = new Int32Array(m);

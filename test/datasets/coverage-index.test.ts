@@ -126,6 +126,40 @@ describe("a dataset's coverage index: every basin's AOI weights in one file", ()
     }
   });
 
+  it('a hostile index (a 4 GiB header length, a basin asking for more pixels than its window) is refused by name, nothing allocated', async () => {
+    const good = await readFile(indexPath());
+    try {
+      const huge = Buffer.from(good);
+      huge.writeUInt32LE(0xffffffff, 8);
+      await writeFile(indexPath(), huge);
+      await assert.rejects(
+        readCoverageIndex(localStore, indexPath()),
+        /not a coverage index \(a header of 4294967295 bytes\)/,
+      );
+      // One basin asking for more pixels than its window holds (the header rewritten so).
+      const length = good.readUInt32LE(8);
+      const header = JSON.parse(good.subarray(12, 12 + length).toString('utf8')) as { basins: number[][] };
+      const row = header.basins[0]!;
+      row[6] = row[4]! * row[5]! + 1;
+      const text = Buffer.from(JSON.stringify(header));
+      const head = Buffer.alloc(12);
+      head.write('SNOWCIX1', 0, 'latin1');
+      head.writeUInt32LE(text.length, 8);
+      await writeFile(indexPath(), Buffer.concat([head, text, good.subarray(12 + length)]));
+      await assert.rejects(
+        readCoverageIndex(localStore, indexPath()),
+        /not a coverage index \(a malformed basin row/,
+      );
+      // Queries fall back to the AOI rasters meanwhile.
+      assert.equal(
+        (await snowdb(['stats-all', 'snodas', '--date', '2024-01-16', ...query], { env })).code,
+        0,
+      );
+    } finally {
+      await writeFile(indexPath(), good);
+    }
+  });
+
   it('doctor names a cut index and a missing basin; queries fall back; rasterize --all rebuilds it', async () => {
     const good = await readFile(indexPath());
     const answer = await statsAll();

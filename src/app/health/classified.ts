@@ -7,7 +7,7 @@
 import { type SparseWeights, sparseOf } from '../../datasets/coverage-index.js';
 import { readOnto } from '../../datasets/read-onto.js';
 import type { Dataset } from '../../datasets/registry.js';
-import type { Window } from '../../raster/grid.js';
+import { unionWindows } from '../../raster/grid.js';
 import { Slicer } from '../../util/slices.js';
 import { layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
 
@@ -29,17 +29,8 @@ export async function sharesTogether(
 ): Promise<Shares> {
   const out: Shares = new Map([...basins.keys()].map((t) => [t, new Map<string, number>()]));
   if (basins.size === 0) return out;
-  let c0 = Number.POSITIVE_INFINITY;
-  let r0 = Number.POSITIVE_INFINITY;
-  let c1 = 0;
-  let r1 = 0;
-  for (const { window: w } of basins.values()) {
-    c0 = Math.min(c0, w.col);
-    r0 = Math.min(r0, w.row);
-    c1 = Math.max(c1, w.col + w.width);
-    r1 = Math.max(r1, w.row + w.height);
-  }
-  const U: Window = { col: c0, row: r0, width: c1 - c0, height: r1 - r0 };
+  const U = unionWindows([...basins.values()].map((w) => w.window))!;
+  const { col: c0, row: r0 } = U;
   const totals = new Map([...basins].map(([t, w]) => [t, sumOf(w.weight)]));
   const slicer = new Slicer();
   for (const spec of layers) {

@@ -8,7 +8,7 @@ import {
 } from '../../datasets/coverage-index.js';
 import { ingestedDates } from '../../datasets/inventory.js';
 import { type Dataset, openDatasets } from '../../datasets/registry.js';
-import { type TilingReport, tilingOf } from '../../datasets/tiling.js';
+import { type TilingReport, tilingOfWeights } from '../../datasets/tiling.js';
 import type { Database } from '../../db/database.js';
 import { type Debris, debrisRoots, findDebris } from '../../db/debris.js';
 import { stemOf } from '../../db/layout.js';
@@ -153,19 +153,19 @@ async function datasetFacts(
       indexed: at && w ? { aoiHash: at.aoiHash, areaM2: sumOf(w.weight) } : null,
     };
   });
-  // Basin sets: members grouped by the set their id names (station triplets belong to none).
-  const sets = new Map<string, string[]>();
-  for (const t of cix?.basins.keys() ?? []) {
-    if (isTriplet(t)) continue;
+  // Basin sets: members grouped by the set their id names (station triplets belong to none),
+  // measured on the weights read above.
+  const sets = new Map<string, Map<string, SparseWeights>>();
+  for (const [t, w] of weights) {
+    if (w === null || isTriplet(t)) continue;
     const set = t.slice(0, t.indexOf(':'));
-    const list = sets.get(set);
-    if (list) list.push(t);
-    else sets.set(set, [t]);
+    const members = sets.get(set) ?? new Map<string, SparseWeights>();
+    sets.set(set, members.set(t, w));
   }
   const tiling: DatasetFacts['tiling'][number][] = [];
   if (opts.classified !== false)
     for (const [set, members] of sets) {
-      const report = await tilingOf(d, members);
+      const report = tilingOfWeights(d, members);
       if (report) tiling.push({ set, report });
     }
   const series = await seriesFacts(d, dates, new Map(entries.map((e, i) => [e.triplet, wanted[i]!])));
