@@ -52,14 +52,21 @@ const mib = (n: number) => (n >= 2 ** 20 ? `${Math.round((n / 2 ** 20) * 10) / 1
 /**
  * A fetch whose headers and body are both bounded: `read` gives the body's bytes, or a
  * `BodyError` naming `who` (e.g. `AWDB`; '' for "the server"), the URL, the bytes that came and the time they took.
- * The caller looks at the status first, then calls `read` or `cancel` (one of them, always).
+ * `stream` hands each chunk on as it arrives instead (kept nowhere; when `each` throws, the
+ * request is aborted and that error thrown). The caller looks at the status first, then calls
+ * `read`, `stream` or `cancel` (one of them, always).
  */
 export async function fetchBounded(
   who: string,
   url: string,
   init: { headers?: Record<string, string> },
   bounds: Bounds,
-): Promise<{ res: Response; read: () => Promise<Uint8Array>; cancel: () => Promise<void> }> {
+): Promise<{
+  res: Response;
+  read: () => Promise<Uint8Array>;
+  stream: (each: (chunk: Uint8Array) => void) => Promise<number>;
+  cancel: () => Promise<void>;
+}> {
   const subject = who === '' ? 'the server' : who;
   const abort = new AbortController();
   const t0 = Date.now();
@@ -105,7 +112,8 @@ export async function fetchBounded(
       `${subject} ${how} ${mib(n)} to ${url}; an answer may hold at most ${mib(bounds.maxBytes)}`,
       false,
     );
-  const read = async (): Promise<Uint8Array> => {
+  /** Every chunk to `each`; resolves to the bytes read. */
+  const stream = async (each: (chunk: Uint8Array) => void): Promise<number> => {
     try {
       const announced = Number(res.headers.get('content-length') ?? Number.NaN);
       if (announced > bounds.maxBytes) {
@@ -113,8 +121,7 @@ export async function fetchBounded(
         throw tooLarge(announced, 'announced');
       }
       const reader = res.body?.getReader();
-      if (reader === undefined) return new Uint8Array(0);
-      const parts: Uint8Array[] = [];
+      if (reader === undefined) return 0;
       for (;;) {
         let r: Awaited<ReturnType<typeof reader.read>>;
         try {
@@ -136,25 +143,35 @@ export async function fetchBounded(
           abort.abort();
           throw tooLarge(got, 'sent over');
         }
-        parts.push(r.value);
         clearTimeout(idle);
         idle = setTimeout(stall, bounds.idleMs).unref();
+        try {
+          each(r.value);
+        } catch (e) {
+          abort.abort();
+          throw e;
+        }
       }
-      if (parts.length === 1) return parts[0]!;
-      const out = new Uint8Array(got);
-      let at = 0;
-      for (const p of parts) {
-        out.set(p, at);
-        at += p.byteLength;
-      }
-      return out;
+      return got;
     } finally {
       done();
     }
+  };
+  const read = async (): Promise<Uint8Array> => {
+    const parts: Uint8Array[] = [];
+    const n = await stream((c) => parts.push(c));
+    if (parts.length === 1) return parts[0]!;
+    const out = new Uint8Array(n);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.byteLength;
+    }
+    return out;
   };
   const cancel = async () => {
     done();
     await res.body?.cancel().catch(() => {});
   };
-  return { res, read, cancel };
+  return { res, read, stream, cancel };
 }

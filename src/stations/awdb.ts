@@ -9,6 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { SnowdbError } from '../errors.js';
 import { BodyError, type Bounds, fetchBounded } from '../io/bounded.js';
+import { JsonArrayError, JsonArraySplitter } from '../io/json-array.js';
 
 /** The public AWDB REST API (SNOWDB_AWDB_URL overrides it). */
 export const AWDB_URL = 'https://wcc.sc.egov.usda.gov/awdbRestApi';
@@ -98,30 +99,38 @@ const ELEMENT_NUMS = ['ordinal', 'heightDepth'] as const;
 const ELEMENT_STRS = ['durationName', 'storedUnitCode', 'beginDate', 'endDate'] as const;
 
 /**
- * `GET /data`'s answer checked without zod (tens of thousands of values a request; zod took
- * ~10× as long: 1.3 s against ~0.1 s for the demo's sync): true only when `StationData` would
- * accept it. Readers take fields by name, so keys
- * zod would strip do no harm. On false, zod parses it and names the first problem.
+ * One station of `GET /data`'s answer checked without zod (tens of thousands of values a
+ * request; zod took ~10× as long: 1.3 s against ~0.1 s for the demo's sync): true only when
+ * `StationData` would accept it. Readers take fields by name, so keys zod would strip do no harm.
+ * On false, zod parses it and names the first problem.
  */
-function plainStationData(j: unknown): j is AwdbStationData[] {
-  if (!Array.isArray(j)) return false;
-  for (const s of j) {
-    if (!isObj(s) || typeof s.stationTriplet !== 'string' || !Array.isArray(s.data)) return false;
-    for (const d of s.data) {
-      if (!isObj(d) || !Array.isArray(d.values)) return false;
-      const e = d.stationElement;
-      if (!isObj(e) || typeof e.elementCode !== 'string') return false;
-      for (const k of ELEMENT_NUMS) if (!numOr(e[k])) return false;
-      for (const k of ELEMENT_STRS) if (!strOr(e[k])) return false;
-      for (const v of d.values) {
-        if (!isObj(v)) return false;
-        for (const k of VALUE_NUMS) if (!numOr(v[k])) return false;
-        for (const k of VALUE_STRS) if (!strOr(v[k])) return false;
-      }
+function plainStationData(s: unknown): s is AwdbStationData {
+  if (!isObj(s) || typeof s.stationTriplet !== 'string' || !Array.isArray(s.data)) return false;
+  for (const d of s.data) {
+    if (!isObj(d) || !Array.isArray(d.values)) return false;
+    const e = d.stationElement;
+    if (!isObj(e) || typeof e.elementCode !== 'string') return false;
+    for (const k of ELEMENT_NUMS) if (!numOr(e[k])) return false;
+    for (const k of ELEMENT_STRS) if (!strOr(e[k])) return false;
+    for (const v of d.values) {
+      if (!isObj(v)) return false;
+      for (const k of VALUE_NUMS) if (!numOr(v[k])) return false;
+      for (const k of VALUE_STRS) if (!strOr(v[k])) return false;
     }
   }
   return true;
 }
+
+/** How a 200 answer's body becomes a value: one JSON document, or a JSON array read element by element. */
+type Shape<T> =
+  | { readonly whole: z.ZodType<T> }
+  | {
+      readonly each: z.ZodType<T extends readonly (infer E)[] ? E : never>;
+      readonly plain?: (j: unknown) => boolean;
+    };
+
+/** An answer whose JSON is not the documented shape (never retried). */
+class ShapeError extends Error {}
 
 /** `GET /forecasts`: a forecast point's published forecasts (values by exceedance probability, %). */
 const ForecastSet = z.object({
@@ -170,20 +179,20 @@ export class AwdbClient {
 
   /** Station metadata for triplet patterns (`*:*:SNTL`, `1098:UT:SNTL`). */
   stations(triplets: readonly string[], forecastPoints = false): Promise<AwdbStation[]> {
-    return this.get(
+    return this.get<AwdbStation[]>(
       'stations',
       {
         stationTriplets: triplets.join(','),
         activeOnly: 'false',
         ...(forecastPoints && { returnForecastPointMetadata: 'true' }),
       },
-      z.array(StationDto),
+      { each: StationDto },
     );
   }
 
   /** Element values of stations over a date range. */
   data(q: DataQuery): Promise<AwdbStationData[]> {
-    return this.get(
+    return this.get<AwdbStationData[]>(
       'data',
       {
         stationTriplets: q.triplets.join(','),
@@ -195,14 +204,13 @@ export class AwdbClient {
         returnFlags: 'true',
         ...(q.median && { centralTendencyType: 'MEDIAN' }),
       },
-      z.array(StationData),
-      plainStationData,
+      { each: StationData, plain: plainStationData },
     );
   }
 
   /** Published forecasts of forecast points, by publication date. */
   forecasts(triplets: readonly string[], elements: readonly string[], begin: string, end: string) {
-    return this.get(
+    return this.get<z.infer<typeof ForecastSet>[]>(
       'forecasts',
       {
         stationTriplets: triplets.join(','),
@@ -210,26 +218,22 @@ export class AwdbClient {
         beginPublicationDate: begin,
         endPublicationDate: end,
       },
-      z.array(ForecastSet),
+      { each: ForecastSet },
     );
   }
 
   /** Code lists (`elements`, `forecastPeriods`, `units`, …). */
   referenceData(lists: readonly string[]) {
-    return this.get('reference-data', { referenceLists: lists.join(',') }, ReferenceData);
+    return this.get('reference-data', { referenceLists: lists.join(',') }, { whole: ReferenceData });
   }
 
   /**
-   * GET `services/v1/<endpoint>?<query>` as JSON of `schema`.
+   * GET `services/v1/<endpoint>?<query>` as JSON of `shape`: an array's elements checked as
+   * they arrive, so a large answer is never one text and a bad element ends the read at once.
    * @throws SnowdbError `source-unreachable` (network, a 4xx, 5xx or 429 past the retries),
    *   `source-bad-answer` (a body that is not the documented JSON, every attempt).
    */
-  private async get<T>(
-    endpoint: string,
-    query: Record<string, string>,
-    schema: z.ZodType<T>,
-    plain?: (json: unknown) => json is T,
-  ): Promise<T> {
+  private async get<T>(endpoint: string, query: Record<string, string>, shape: Shape<T>): Promise<T> {
     const url = `${this.settings.url}/services/v1/${endpoint}?${new URLSearchParams(query)}`;
     let failure: SnowdbError | null = null;
     for (let attempt = 0; attempt <= this.settings.retries; attempt++) {
@@ -239,7 +243,7 @@ export class AwdbClient {
       if (gap > 0) await this.pause(gap);
       this.last = Date.now();
       this.requests++;
-      const r = await this.once(url, schema, plain);
+      const r = await this.once(url, shape);
       if (r.ok) return r.value;
       failure = r.error;
       if (!r.retry) break;
@@ -256,8 +260,7 @@ export class AwdbClient {
 
   private async once<T>(
     url: string,
-    schema: z.ZodType<T>,
-    plain?: (json: unknown) => json is T,
+    shape: Shape<T>,
   ): Promise<{ ok: true; value: T } | { ok: false; retry: boolean; error: SnowdbError }> {
     const fail = (
       retry: boolean,
@@ -269,65 +272,99 @@ export class AwdbClient {
       retry,
       error: new SnowdbError(key, `AWDB ${msg}`, { url, ...extra }),
     });
-    let res: Response;
-    let text: string;
+    let got: Awaited<ReturnType<typeof fetchBounded>>;
     try {
-      const got = await fetchBounded(
+      got = await fetchBounded(
         'AWDB',
         url,
         { headers: { accept: 'application/json' } },
         this.settings.bounds,
       );
-      res = got.res;
-      text = new TextDecoder().decode(await got.read());
     } catch (e) {
       if (!(e instanceof BodyError)) throw e;
       return { ok: false, retry: e.retry, error: e };
     }
-    if (res.status === 429) {
-      const s = Number(res.headers.get('retry-after'));
-      const after = Number.isFinite(s) && s >= 0 ? s : undefined;
-      if (after !== undefined && after > MAX_RETRY_AFTER_S)
-        return fail(
-          false,
-          'source-unreachable',
-          `asks us to wait ${after} s (HTTP 429) at ${url}; try later`,
-          {
-            status: 429,
-          },
-        );
-      return fail(true, 'source-unreachable', `rate limit (HTTP 429) at ${url}`, {
-        status: 429,
-        ...(after !== undefined && { retryAfterS: after }),
-      });
-    }
-    if (!res.ok)
+    const res = got.res;
+    if (res.status === 429 || !res.ok) {
+      let text = '';
+      try {
+        text = new TextDecoder().decode(await got.read());
+      } catch (e) {
+        if (!(e instanceof BodyError)) throw e;
+        return { ok: false, retry: e.retry, error: e };
+      }
+      if (res.status === 429) {
+        const s = Number(res.headers.get('retry-after'));
+        const after = Number.isFinite(s) && s >= 0 ? s : undefined;
+        if (after !== undefined && after > MAX_RETRY_AFTER_S)
+          return fail(
+            false,
+            'source-unreachable',
+            `asks us to wait ${after} s (HTTP 429) at ${url}; try later`,
+            {
+              status: 429,
+            },
+          );
+        return fail(true, 'source-unreachable', `rate limit (HTTP 429) at ${url}`, {
+          status: 429,
+          ...(after !== undefined && { retryAfterS: after }),
+        });
+      }
       return fail(
         res.status >= 500 || res.status === 408,
         'source-unreachable',
         `answered HTTP ${res.status} to ${url}: ${text.slice(0, 200).trim()}`,
         { status: res.status },
       );
-    let json: unknown;
+    }
+    const notShape = (where: string, issue: z.core.$ZodIssue | undefined) =>
+      new ShapeError(
+        `answer to ${url} is not the documented shape at ${where || 'the top'}: ${issue?.message}`,
+      );
+    let bytes = 0;
     try {
-      json = JSON.parse(text);
+      if ('whole' in shape) {
+        const raw = await got.read();
+        bytes = raw.byteLength;
+        const parsed = shape.whole.safeParse(JSON.parse(new TextDecoder().decode(raw)));
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw notShape(issue?.path.join('.') ?? '', issue);
+        }
+        return { ok: true, value: parsed.data };
+      }
+      const out: unknown[] = [];
+      const split = new JsonArraySplitter((v, i) => {
+        if (shape.plain?.(v)) return void out.push(v);
+        const parsed = shape.each.safeParse(v);
+        if (!parsed.success) {
+          const issue = parsed.error.issues[0];
+          throw notShape([i, ...(issue?.path ?? [])].join('.'), issue);
+        }
+        out.push(parsed.data);
+      });
+      bytes = await got.stream((c) => {
+        bytes += c.byteLength;
+        split.push(c);
+      });
+      split.end();
+      return { ok: true, value: out as T };
     } catch (e) {
-      return fail(
-        true,
-        'source-bad-answer',
-        `answered ${text.length} bytes that are not JSON to ${url} (${(e as Error).message})`,
-      );
+      if (e instanceof BodyError) return { ok: false, retry: e.retry, error: e };
+      if (e instanceof ShapeError) return fail(false, 'source-bad-answer', e.message);
+      if (e instanceof JsonArrayError && e.otherJson)
+        return fail(
+          false,
+          'source-bad-answer',
+          `answer to ${url} is not the documented shape at the top: expected an array`,
+        );
+      if (e instanceof JsonArrayError || e instanceof SyntaxError)
+        return fail(
+          true,
+          'source-bad-answer',
+          `answered ${bytes} bytes that are not JSON to ${url} (${e.message})`,
+        );
+      throw e;
     }
-    if (plain?.(json)) return { ok: true, value: json };
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      return fail(
-        false,
-        'source-bad-answer',
-        `answer to ${url} is not the documented shape at ${issue?.path.join('.') || 'the top'}: ${issue?.message}`,
-      );
-    }
-    return { ok: true, value: parsed.data };
   }
 }

@@ -2,7 +2,8 @@
  * AWDB answers are bounded: an endless body is refused once it passes the size bound (the server
  * gets to write little more than the bound, and no retry asks again), a body that drips and stops
  * ends within the idle limit with what came and how long it took, a server that never answers
- * ends within it too. A loopback server plays each.
+ * ends within it too, and an answer is read element by element: a bad first station ends the
+ * read at once, while the rest would still be coming. A loopback server plays each.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -16,7 +17,7 @@ const MiB = 2 ** 20;
 describe('AWDB answers are bounded in size and time', () => {
   let server: Server;
   let url = '';
-  let mode: 'endless' | 'announced' | 'drip' | 'silent' = 'endless';
+  let mode: 'endless' | 'announced' | 'drip' | 'silent' | 'bad-first' = 'endless';
   let requests = 0;
   let written = 0;
   before(async () => {
@@ -33,8 +34,13 @@ describe('AWDB answers are bounded in size and time', () => {
         res.write('[{"stationTriplet":"1"'); // 22 bytes, then nothing
         return;
       }
+      if (mode === 'bad-first') {
+        // A station whose triplet is a number, then nothing more for as long as the client waits.
+        res.write('[{"stationTriplet":1098,"networkCode":"SNTL","latitude":40,"longitude":-111},');
+        return;
+      }
       // '[' then a station's worth of JSON again and again, as fast as the client reads.
-      const chunk = Buffer.from(`${'{"stationTriplet":"1098:UT:SNTL","data":[]},'.repeat(1500)}`);
+      const chunk = Buffer.from(`${'{"stationTriplet":"1098:UT:SNTL","networkCode":"SNTL","latitude":40.5,"longitude":-111.6},'.repeat(800)}`);
       res.write('[');
       const pump = () => {
         while (!res.destroyed && res.write(chunk)) written += chunk.length;
@@ -104,6 +110,21 @@ describe('AWDB answers are bounded in size and time', () => {
     });
     assert.equal(requests, 4, 'a stall is retried: 1 + 3 retries');
     assert.ok(Date.now() - t0 < 10_000);
+  });
+
+  it('refuses a bad first station as soon as it arrives, not when the body ends', async () => {
+    mode = 'bad-first';
+    requests = 0;
+    const t0 = Date.now();
+    await assert.rejects(stations(client(20_000)), (e: unknown) => {
+      assert.ok(SnowdbError.is(e));
+      assert.equal(e.key, 'source-bad-answer');
+      assert.match(e.message, /^AWDB answer to .* is not the documented shape at 0\.stationTriplet: /);
+      return true;
+    });
+    assert.equal(requests, 1, 'a wrong shape is not asked for again');
+    // The whole body would take the 20 s idle limit; element by element it ends on the first.
+    assert.ok(Date.now() - t0 < 10_000, `${Date.now() - t0} ms`);
   });
 
   it('gives up on a server that never answers within the idle limit', async () => {
