@@ -425,7 +425,8 @@ export const StatusResponse = {
     },
     workers: {
       type: 'object',
-      description: "this process's stats-scan worker threads (at most SNOWDB_THREADS) and the jobs they ran",
+      description:
+        "this process's compute worker threads (series scans, drawn polygons; at most SNOWDB_THREADS) and the jobs they ran",
       required: ['size', 'threads', 'idle', 'waiting', 'jobs', 'failed'],
       properties: {
         size: { ...count, description: 'threads it may run' },

@@ -1,5 +1,4 @@
 import geographiclib from 'geographiclib-geodesic';
-import type { Slicer } from '../util/slices.js';
 import { type AreaGeometry, containsPoint, polygonsOf, type Ring } from './geometry.js';
 
 const WGS84 = geographiclib.Geodesic.WGS84;
@@ -11,32 +10,6 @@ export function ringGeodesicArea(ring: Ring): number {
   const closed = n > 1 && ring[0]![0] === ring[n - 1]![0] && ring[0]![1] === ring[n - 1]![1];
   for (let i = 0; i < (closed ? n - 1 : n); i++) p.AddPoint(ring[i]![1]!, ring[i]![0]!);
   return p.Compute(false, true).area ?? 0;
-}
-
-/** Vertices added between two looks at the slicer (~2 ms of geographiclib's work). */
-const SLICE_VERTICES = 1024;
-
-/**
- * As `geodesicArea`, the same additions in the same order, yielding turns of the event loop
- * through `slicer` (a polygon of 50,000 vertices takes ~80 ms).
- */
-export async function geodesicAreaSliced(g: AreaGeometry, slicer: Slicer): Promise<number> {
-  let total = 0;
-  for (const poly of polygonsOf(g)) {
-    for (let r = 0; r < poly.length; r++) {
-      const ring = poly[r]!;
-      const p = WGS84.Polygon(false);
-      const n = ring.length;
-      const closed = n > 1 && ring[0]![0] === ring[n - 1]![0] && ring[0]![1] === ring[n - 1]![1];
-      for (let i = 0; i < (closed ? n - 1 : n); i++) {
-        p.AddPoint(ring[i]![1]!, ring[i]![0]!);
-        if (i % SLICE_VERTICES === SLICE_VERTICES - 1) await slicer.pause();
-      }
-      const a = Math.abs(p.Compute(false, true).area ?? 0);
-      total += r === 0 ? a : -a;
-    }
-  }
-  return total;
 }
 
 /**

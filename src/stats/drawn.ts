@@ -9,62 +9,60 @@ import { datesOf } from '../datasets/inventory.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import { geodesicAreaSliced } from '../raster/geodesic.js';
-import { type AreaGeometry, polygonsOf } from '../raster/geometry.js';
-import { Slicer } from '../util/slices.js';
-import { areaOnGrid } from './area.js';
+import type { IndexEntry } from '../pourpoints/index-file.js';
+import { parseAreaGeometry } from '../pourpoints/record.js';
+import { compute } from './compute-pool.js';
 import { selectDates } from './dates.js';
+import { type DrawnJob, flattenArea } from './drawn-prepare.js';
 import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
 
-/** Most vertices a drawn polygon may have. */
-export const MAX_DRAWN_VERTICES = 50_000;
-/** Largest drawn polygon, m² (250,000 km²: the largest forecast basins, whole). */
-export const MAX_DRAWN_AREA_M2 = 2.5e11;
 /** Most grid cells of its window × selected dates one drawn query may read. */
 export const MAX_DRAWN_CELL_DATES = 2e9;
 
 export interface DrawnQuery extends Omit<StatsQuery, 'pourpoint'> {
-  readonly geometry: AreaGeometry;
+  /** The GeoJSON as it came (a Polygon or MultiPolygon, bare or in a Feature), checked here. */
+  readonly body: unknown;
+  /** What the polygon is called in messages; `the request body` unless given. */
+  readonly label?: string;
 }
 
-const tooLarge = (why: string) => new SnowdbError('query-too-large', `the drawn polygon ${why}`);
-
 /**
- * Plan stats of a drawn polygon in an active dataset.
- * @throws SnowdbError `query-too-large` over a limit, `pourpoint-not-covered` outside the grid; as `planStats`.
+ * Plan stats of a drawn polygon in an active dataset: the polygon checked, measured and covered
+ * on a worker thread (drawn-prepare.ts), so the server's loop goes on meanwhile.
+ * @throws SnowdbError `invalid-geometry`, `query-too-large` over a limit,
+ *   `pourpoint-not-covered` outside the grid; as `planStats`.
  */
 export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSignal): Promise<StatsPlan> {
-  const polygons = polygonsOf(q.geometry);
-  const vertices = polygons.reduce((n, p) => n + p.reduce((m, r) => m + r.length, 0), 0);
-  if (vertices > MAX_DRAWN_VERTICES)
-    throw tooLarge(
-      `has ${vertices} vertices, more than the limit of ${MAX_DRAWN_VERTICES.toLocaleString('en-US')} (simplify it)`,
-    );
-  // Once (the entry's area too), in slices: the loop's cheap requests go on meanwhile.
-  const area = await geodesicAreaSliced(q.geometry, new Slicer(signal));
-  if (area > MAX_DRAWN_AREA_M2)
-    throw tooLarge(
-      `covers ${(area / 1e6).toFixed(0)} km², more than the limit of ${MAX_DRAWN_AREA_M2 / 1e6} km²`,
-    );
+  // A body out of shape is named by the parser (it throws); one it accepts is flat too.
+  const label = q.label ?? 'the request body';
+  const flat = flattenArea(q.body) ?? flattenArea(parseAreaGeometry(q.body, label));
+  if (flat === null) throw new Error('a geometry the parser accepts did not flatten');
   const dataset = await openActiveDataset(db, q.dataset);
   const dates = await datesOf(db, dataset);
-  // The coverage is one synchronous pass: a turn of the event loop before it, the limit checked around it.
-  await new Promise((r) => setImmediate(r));
-  signal?.throwIfAborted();
-  const made = areaOnGrid(dataset, q.geometry, 'drawn polygon', (hash) => `drawn:${hash.slice(0, 16)}`, area);
-  signal?.throwIfAborted();
-  if (made === null)
-    throw new SnowdbError(
-      'pourpoint-not-covered',
-      `the drawn polygon lies outside the grid of '${dataset.name}'`,
-    );
-  const { entry, drawn } = made;
+  const job: DrawnJob = { area: flat, label, grid: dataset.grid, dataset: dataset.name };
+  const made = await compute(db.runtime, 'drawn', job, signal);
+  if (!made.ok) throw new SnowdbError(made.key, made.message);
+  const id = `drawn:${made.hash.slice(0, 16)}`;
+  const entry: IndexEntry = {
+    triplet: id,
+    name: 'drawn polygon',
+    point: made.point,
+    outlet: false,
+    declaredAreaM2: null,
+    outletOutsideM: null,
+    areaMeters: made.areaM2,
+    geometryHash: made.hash,
+    basinBbox: made.bbox,
+    coverage: { [dataset.name]: 'partial' },
+  };
+  const drawn = { id, weights: made.weights, window: made.window };
   const n = selectDates(dates, q.dates).length;
   if (drawn.window.width * drawn.window.height * n > MAX_DRAWN_CELL_DATES)
-    throw tooLarge(
-      `spans ${drawn.window.width} × ${drawn.window.height} cells of '${dataset.name}'; × ${n} dates is more than ${MAX_DRAWN_CELL_DATES.toExponential(0)} cell-dates (fewer dates, or a smaller polygon)`,
+    throw new SnowdbError(
+      'query-too-large',
+      `the drawn polygon spans ${drawn.window.width} × ${drawn.window.height} cells of '${dataset.name}'; × ${n} dates is more than ${MAX_DRAWN_CELL_DATES.toExponential(0)} cell-dates (fewer dates, or a smaller polygon)`,
     );
-  const { geometry: _, ...query } = q;
+  const { body: _, label: _label, ...query } = q;
   return planStats(
     { dataset, index: new Map([[drawn.id, entry]]), dates, drawn },
     { ...query, pourpoint: drawn.id },

@@ -1,7 +1,7 @@
 /**
  * A long scan of the series store as plain data, and its execution: pages of one variable read
  * and reduced into per-date, per-cell sums. The same `runScan` runs on the main thread or in a
- * worker (stats/scan.worker.ts); a job's dates are its own, so splitting pages among threads
+ * worker (stats/compute.worker.ts); a job's dates are its own, so splitting pages among threads
  * leaves every sum's additions, and bits, as they are.
  */
 

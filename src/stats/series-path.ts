@@ -11,9 +11,9 @@ import { DTYPES } from '../raster/dtype.js';
 import { blockRanges, cachedAcross, cachedBlocks, fetchBlockRuns } from '../series/block-reads.js';
 import type { SeriesView } from '../series/read.js';
 import { mapPool } from '../util/pool.js';
-import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
 import type { BasinRuns, PreparedBasin } from './basin.js';
+import { compute, computeThreads } from './compute-pool.js';
 import type { StatsPlan } from './plan.js';
 import { REMOTE_REQUESTS, type VariableReads } from './reads.js';
 import {
@@ -23,7 +23,6 @@ import {
   runScan,
   type ScanJob,
   type ScanPage,
-  type ScanResult,
   type ScanTarget,
 } from './scan.js';
 
@@ -70,14 +69,6 @@ export interface Sums {
 
 /** Decoded bytes a query may put through the block cache; larger scans go to the workers. */
 const THREADS_ABOVE_BYTES = 32 * 1024 * 1024;
-
-/** The runtime's scan pool; a small young generation: scans make short-lived garbage, and RSS stays ~40 MB lower per worker. */
-const scanPool = (rt: Runtime) =>
-  rt.pool<ScanJob, ScanResult>(new URL('./scan.worker.js', import.meta.url), {
-    idleMs: 10_000,
-    youngMb: 2,
-    graceMs: 30_000, // cooperative: an abandoned scan stops at its next page (never terminated mid-inflate)
-  });
 
 /**
  * Reduce the pages `reads` names into `sums`. Loops run block by block (the basin's order), date
@@ -164,13 +155,13 @@ export async function reduceFromSeries(
     pages = pages.flatMap((p, k) => (fetched[k] ? [{ ...p, fetched: fetched[k] }] : []));
   }
   // Execute: contiguous runs of pages, one job per worker, each job's rows its own.
-  const workers = scanPool(plan.dataset.runtime);
+  const rt = plan.dataset.runtime;
   // One shared flag for the jobs: set when the query is abandoned, so they stop at their next page.
   // (Removed at the end: a long-lived signal, a cache fill's, would keep this scan's memory.)
   const cancel = new Int32Array(new SharedArrayBuffer(4));
   const stop = () => Atomics.store(cancel, 0, 1);
   signal?.addEventListener('abort', stop, { once: true });
-  const per = Math.ceil(pages.length / workers.size);
+  const per = Math.ceil(pages.length / computeThreads(rt));
   const parts = Array.from({ length: Math.ceil(pages.length / per) }, (_x, k) =>
     pages.slice(k * per, (k + 1) * per),
   );
@@ -188,7 +179,7 @@ export async function reduceFromSeries(
           cancel,
         };
         // No worker: this thread (unless the query was abandoned).
-        const r = await workers.run(job, signal).catch((e: unknown) => {
+        const r = await compute(rt, 'scan', job, signal).catch((e: unknown) => {
           if (signal?.aborted) throw e;
           return runScan(job);
         });

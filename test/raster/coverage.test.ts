@@ -5,10 +5,9 @@ import { after, before, describe, it } from 'node:test';
 import { quadrangleArea, rowAreas } from '../../src/raster/cell-area.js';
 import { coverageWeights, polygonCoverage } from '../../src/raster/coverage.js';
 import { crsFromEpsg, MODIS_SINUSOIDAL, WGS84 } from '../../src/raster/crs.js';
-import { geodesicArea, geodesicAreaSliced, ringGeodesicArea } from '../../src/raster/geodesic.js';
+import { geodesicArea, ringGeodesicArea } from '../../src/raster/geodesic.js';
 import type { AreaGeometry } from '../../src/raster/geometry.js';
 import type { Grid } from '../../src/raster/grid.js';
-import { Slicer } from '../../src/util/slices.js';
 import { tempDir } from '../helpers/cli.js';
 import { oracle } from '../helpers/gdal.js';
 import {
@@ -236,19 +235,6 @@ describe('exact coverage of real BAGIS basins against independent oracles', () =
       }
     });
   }
-
-  it('the sliced geodesic area gives the same bits and lets the event loop in on a 41,519-vertex basin', async () => {
-    const basin = await basinOf('06287000:MT:USGS');
-    let turns = 0;
-    const counting = setInterval(() => turns++, 0);
-    // A slicer whose every slice is due: it yields after each 1,024 vertices.
-    const slicer = new Slicer();
-    Object.defineProperty(slicer, 'due', { get: () => true });
-    const sliced = await geodesicAreaSliced(basin, slicer);
-    clearInterval(counting);
-    assert.equal(sliced, geodesicArea(basin));
-    assert.ok(turns >= 10, `the loop ran ${turns} timers during 41 slices`);
-  });
 
   it('the invalid-ring basin equals OGR MakeValid area (equal-area projection) to 1e-6', async () => {
     const t = '06043500:MT:USGS';

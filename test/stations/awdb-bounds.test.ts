@@ -40,7 +40,9 @@ describe('AWDB answers are bounded in size and time', () => {
         return;
       }
       // '[' then a station's worth of JSON again and again, as fast as the client reads.
-      const chunk = Buffer.from(`${'{"stationTriplet":"1098:UT:SNTL","networkCode":"SNTL","latitude":40.5,"longitude":-111.6},'.repeat(800)}`);
+      const chunk = Buffer.from(
+        `${'{"stationTriplet":"1098:UT:SNTL","networkCode":"SNTL","latitude":40.5,"longitude":-111.6},'.repeat(800)}`,
+      );
       res.write('[');
       const pump = () => {
         while (!res.destroyed && res.write(chunk)) written += chunk.length;

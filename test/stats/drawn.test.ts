@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
-import type { AreaGeometry } from '../../src/raster/geometry.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import { planDrawn } from '../../src/stats/drawn.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
@@ -73,8 +72,14 @@ describe('a drawn polygon answers as an imported basin of the same shape', () =>
           headers: { 'content-type': 'application/json', ...headers },
         });
       const url = '/datasets/cover/stats/area?datetime=../..&zone=terrain.elevation';
+      const jobs = async () =>
+        ((await app.inject({ method: 'GET', url: '/status' })).json() as { workers: { jobs: number } })
+          .workers.jobs;
+      const before = await jobs();
       const r = await post(url, polygon, { 'content-type': 'application/geo+json' });
       assert.equal(r.statusCode, 200, r.body);
+      // The polygon was checked, measured and covered on a worker thread: one job, not the loop.
+      assert.equal((await jobs()) - before, 1);
       const body = r.json() as Body & Record<string, unknown>;
       const basin = (
         await app.inject({
@@ -243,7 +248,7 @@ describe('a drawn polygon answers as an imported basin of the same shape', () =>
     const plan = await planDrawn(await Database.open(root), {
       dataset: 'season',
       dates: parseDateRange('2023-11-20'),
-      geometry: triangle as AreaGeometry,
+      body: triangle,
     });
     const jobs = join(dir, 'jobs.json');
     await writeFile(

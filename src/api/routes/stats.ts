@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Database } from '../../db/database.js';
-import { parseAreaGeometry } from '../../pourpoints/record.js';
 import {
   allBasinsStateKey,
   executeAllBasins,
@@ -217,12 +216,12 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       },
     },
     (req, reply) => {
-      const geometry = parseAreaGeometry(req.body, 'the request body');
+      const body: unknown = req.body;
       return answer(req, reply, parseDateRange(req.query.datetime), {
         id: 'drawn',
-        // The polygon's coverage is computed in a slot of the gate, inside the time limit (30 drawn
-        // polygons at once froze every route while they were prepared ahead of the gate).
-        open: (q) => admit(req, reply, (exec) => planDrawn(db, { ...q, geometry }, exec.signal)),
+        // The polygon is checked and covered on a worker in a slot of the gate, inside the time
+        // limit (30 drawn polygons at once froze every route while they were prepared ahead of it).
+        open: (q) => admit(req, reply, (exec) => planDrawn(db, { ...q, body }, exec.signal)),
         links: [],
       });
     },

@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { SnowdbError } from '../../errors.js';
-import { parseAreaGeometry } from '../../pourpoints/record.js';
-import type { AreaGeometry } from '../../raster/geometry.js';
 import {
   type AllBasinsStats,
   executeAllBasins,
@@ -115,7 +113,8 @@ export const normalsFlags = (
 ) => cmd.option('--with-normals', what).option('--normals-years <Y1..Y2>', REFERENCE_YEARS_HELP);
 
 /** A drawn area from a GeoJSON file. @throws SnowdbError `invalid-geometry`, `source-not-found`. */
-async function readArea(path: string): Promise<AreaGeometry> {
+/** The GeoJSON of an area file, parsed (planDrawn checks its geometry). */
+async function readArea(path: string): Promise<unknown> {
   const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new SnowdbError('source-not-found', `${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
   });
@@ -125,7 +124,7 @@ async function readArea(path: string): Promise<AreaGeometry> {
   } catch (e) {
     throw new SnowdbError('invalid-geometry', `${path}: not valid JSON (${(e as Error).message})`);
   }
-  return parseAreaGeometry(doc, path);
+  return doc;
 }
 
 export function registerStats(program: Command, run: Runner): void {
@@ -192,7 +191,12 @@ export function registerStats(program: Command, run: Runner): void {
           throw new SnowdbError('usage-error', '--minus-children goes with a pourpoint, not --area');
         const plan =
           opts.area !== undefined
-            ? await planDrawn(db, { ...q, maxZoneCells: cap, geometry: await readArea(opts.area) })
+            ? await planDrawn(db, {
+                ...q,
+                maxZoneCells: cap,
+                body: await readArea(opts.area),
+                label: opts.area,
+              })
             : opts.minusChildren
               ? await planIntervening(db, { ...q, maxZoneCells: cap })
               : await openStatsPlan(db, { ...q, maxZoneCells: cap });
