@@ -4,6 +4,9 @@
  * answer must be a success or a problem+json (never a 5xx other than the admission's 503), no
  * body may hold a file path or a stack, and the server must stay alive with bounded memory.
  * `npm test` sends SNOWDB_FUZZ_N requests (default 1,500); `npm run test:fuzz` sends 12,000.
+ * Bodies too: drawn polygons posted valid, mutated and hostile (positions out of shape, rings
+ * unclosed or crossing, too many vertices, too large, not JSON, `__proto__` keys, deep nesting,
+ * other content types), each answered by a catalog problem type (never `about:blank`).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -227,6 +230,7 @@ describe(`fuzz: ${N} generated requests (seed ${SEED}) against a real server`, (
         if (!r.type.startsWith('application/problem+json')) return fail(`not problem+json: ${r.type}`);
         const p = JSON.parse(r.body) as { type?: string; title?: string; status?: number };
         if (p.status !== r.status || !p.type || !p.title) fail(`incomplete problem ${r.body.slice(0, 200)}`);
+        if (!String(p.type).startsWith('/problems/')) fail(`a type outside the catalog: ${p.type}`);
         if (r.status === 503 && !/service-busy|query-timeout/.test(String(p.type))) fail(`503 ${p.type}`);
         if (r.status === 503 && p.type === '/problems/service-busy' && !r.retry)
           fail('503 without Retry-After');
@@ -245,6 +249,173 @@ describe(`fuzz: ${N} generated requests (seed ${SEED}) against a real server`, (
     );
     assert.deepEqual(bad, []);
     assert.ok((statuses.get(200) ?? 0) > N / 20, `some requests succeed: ${summary.join(' ')}`);
+    assert.ok(peak < RSS_BOUND_MB, `peak RSS ${peak.toFixed(0)} MB`);
+    assert.equal((await fetch(`${base}/version`)).status, 200, 'the server is alive');
+  });
+
+  it('drawn polygons posted valid, mutated and hostile get a success or a catalog problem, and the server lives on', async () => {
+    const rnd = seeded(SEED + 1);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
+    // A square inside FULL's bounds, with n vertices a side (a valid ring of 4n + 1 positions).
+    const square = (x0: number, y0: number, d: number, n = 1): number[][] => {
+      const r: number[][] = [];
+      for (let i = 0; i < n; i++) r.push([x0 + (d * i) / n, y0]);
+      for (let i = 0; i < n; i++) r.push([x0 + d, y0 + (d * i) / n]);
+      for (let i = 0; i < n; i++) r.push([x0 + d - (d * i) / n, y0 + d]);
+      for (let i = 0; i < n; i++) r.push([x0, y0 + d - (d * i) / n]);
+      r.push([x0, y0]);
+      return r;
+    };
+    const valid = () => {
+      const d = 0.005 + rnd() * 0.05;
+      return {
+        type: 'Polygon',
+        coordinates: [square(-113.14 + rnd() * 0.08, 37.26 + rnd() * 0.08, d, 1 + Math.floor(rnd() * 20))],
+      };
+    };
+    const HOSTILE_POSITIONS: unknown[] = [
+      null,
+      'x',
+      [],
+      [1],
+      [1, 'a'],
+      [1e308, 1e308],
+      [-200, 95],
+      {},
+      [[1, 2]],
+      true,
+    ];
+    /** A body: [content type, text]. Mostly JSON a drawn area could be, some far from it. */
+    const body = (): [string, string] => {
+      const json = 'application/json';
+      const k = rnd();
+      if (k < 0.25) {
+        const g = valid();
+        const wrap = pick(['bare', 'feature', 'collection']);
+        const doc =
+          wrap === 'bare'
+            ? g
+            : wrap === 'feature'
+              ? { type: 'Feature', properties: {}, geometry: g }
+              : { type: 'FeatureCollection', features: [{ type: 'Feature', properties: null, geometry: g }] };
+        return [pick([json, 'application/geo+json', 'application/json; charset=utf-8']), JSON.stringify(doc)];
+      }
+      if (k < 0.55) {
+        // One position, ring or member out of shape.
+        const g = valid();
+        const ring = g.coordinates[0]! as unknown[];
+        const m = pick(['position', 'unclosed', 'cross', 'type', 'coordinates', 'multi', 'hole']);
+        if (m === 'position') ring[Math.floor(rnd() * ring.length)] = pick(HOSTILE_POSITIONS);
+        if (m === 'unclosed') ring.pop();
+        if (m === 'cross') [ring[1], ring[2]] = [ring[2], ring[1]];
+        if (m === 'type')
+          (g as { type: unknown }).type = pick(['Point', 'polygon', null, 7, 'GeometryCollection']);
+        if (m === 'coordinates')
+          (g as { coordinates: unknown }).coordinates = pick([null, [], 'x', [[]], [[[]]], {}]);
+        if (m === 'multi')
+          return [
+            json,
+            JSON.stringify({
+              type: 'MultiPolygon',
+              coordinates: [g.coordinates, pick([[], null, g.coordinates])],
+            }),
+          ];
+        if (m === 'hole') g.coordinates.push(square(-112.5, 36.0, 0.01));
+        return [json, JSON.stringify(g)];
+      }
+      if (k < 0.6)
+        return [
+          json,
+          JSON.stringify({ type: 'Polygon', coordinates: [square(-113.14, 37.26, 0.05, 13_000)] }),
+        ]; // 52,001 vertices
+      if (k < 0.63)
+        return [
+          json,
+          `{"type":"Polygon","coordinates":[[${'[-113.1,37.3],'.repeat(700_000)}[-113.1,37.3]]]}`,
+        ]; // 9.8 MB
+      if (k < 0.66) return [json, JSON.stringify({ type: 'Polygon', coordinates: [square(10, 10, 0.5)] })]; // off the grid
+      if (k < 0.69)
+        return [json, JSON.stringify({ type: 'Polygon', coordinates: [square(-125, 25, 20, 4)] })]; // too large an area
+      return pick<[string, string]>([
+        [json, ''],
+        [json, 'null'],
+        [json, '[]'],
+        [json, '"Polygon"'],
+        [json, '{"type":'],
+        [json, 'garbage'],
+        [json, '{"__proto__":{"type":"Polygon"},"type":"Polygon","coordinates":[]}'],
+        [json, '{"type":"Polygon","constructor":{"prototype":{"x":1}},"coordinates":[]}'],
+        [json, `${'['.repeat(50_000)}${']'.repeat(50_000)}`],
+        [json, `{"type":"Polygon","coordinates":${'['.repeat(5000)}1${']'.repeat(5000)}}`],
+        [json, '{"type":"Polygon","type":"Point","coordinates":[]}'],
+        [json, JSON.stringify({ type: 'FeatureCollection', features: [{}, {}] })],
+        ['text/plain', JSON.stringify(valid())],
+        ['application/x-www-form-urlencoded', 'type=Polygon'],
+        ['', JSON.stringify(valid())],
+        ['multipart/form-data; boundary=x', '--x\r\n\r\n--x--'],
+      ]);
+    };
+    const u = new URL(base);
+    const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+    const bad: string[] = [];
+    const statuses = new Map<number, number>();
+    let peak = rssMb();
+    const n = Math.max(60, Math.round(N / 8));
+    const jobs = Array.from({ length: n }, () => {
+      const query = pick([
+        'datetime=../..',
+        'datetime=2011-03-01/2011-04-30',
+        'datetime=nope',
+        'datetime=../..&zone=terrain.elevation',
+        '',
+      ]);
+      return { path: `/datasets/${pick(['hist', 'hist', 'nope'])}/stats/area?${query}`, body: body() };
+    });
+    await mapPool(jobs, 8, async ({ path, body: [type, text] }, i) => {
+      const r = await new Promise<{ status: number; type: string; body: string }>((resolve) => {
+        const headers: Record<string, string> = { 'accept-encoding': 'identity' };
+        if (type) headers['content-type'] = type;
+        const req = request(
+          { host: u.hostname, port: u.port, path, method: 'POST', agent, headers },
+          (res) => {
+            let b = '';
+            res.setEncoding('latin1');
+            res.on('data', (d: string) => {
+              b += d;
+            });
+            res.on('end', () =>
+              resolve({ status: res.statusCode!, type: String(res.headers['content-type'] ?? ''), body: b }),
+            );
+          },
+        );
+        // A server that refuses a large body early may close before it is all sent.
+        req.on('error', (e) => resolve({ status: 0, type: '', body: String(e) }));
+        req.end(text);
+      });
+      statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+      if (i % 20 === 0) peak = Math.max(peak, rssMb());
+      const fail = (why: string) =>
+        bad.length < 20 && bad.push(`${r.status} ${path} ${type} ${text.slice(0, 120)}: ${why}`);
+      if (r.status === 0) return text.length > 8 * 2 ** 20 ? undefined : fail(r.body);
+      if (r.status >= 500 && r.status !== 503) fail(`a ${r.status}: ${r.body.slice(0, 300)}`);
+      if (r.status >= 400) {
+        if (!r.type.startsWith('application/problem+json')) return fail(`not problem+json: ${r.type}`);
+        const p = JSON.parse(r.body) as { type?: string; status?: number; title?: string };
+        if (p.status !== r.status || !p.title) fail(`incomplete problem ${r.body.slice(0, 200)}`);
+        if (!String(p.type).startsWith('/problems/')) fail(`a type outside the catalog: ${p.type}`);
+      }
+      if (r.body.includes(root) || r.body.includes(tmpdir()) || /\n\s+at \S+ \(/.test(r.body))
+        fail('a path or stack in the body');
+    });
+    agent.destroy();
+    peak = Math.max(peak, rssMb());
+    const summary = [...statuses].sort((a, b) => a[0] - b[0]).map(([s, c]) => `${s}×${c}`);
+    console.log(
+      `fuzz bodies: ${n} drawn-polygon POSTs; ${summary.join(' ')}; peak RSS ${peak.toFixed(0)} MB`,
+    );
+    assert.deepEqual(bad, []);
+    // Each kind of answer came up: answers, refusals of the body's shape and of its size.
+    for (const s of [200, 400, 422]) assert.ok((statuses.get(s) ?? 0) > 0, `some ${s}: ${summary.join(' ')}`);
     assert.ok(peak < RSS_BOUND_MB, `peak RSS ${peak.toFixed(0)} MB`);
     assert.equal((await fetch(`${base}/version`)).status, 200, 'the server is alive');
   });
