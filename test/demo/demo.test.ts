@@ -986,6 +986,47 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     release();
   });
 
+  it("an area uploaded while the basin's stations still load: they never show beside the area", async () => {
+    const { page, problems, outside, release } = await openPage(
+      browser,
+      `${base}/app/?units=metric&dataset=swann&variable=swe&date=2025-04-01`,
+    );
+    await page.waitForSelector('#basins tbody tr td i.swatch');
+    // The basin's station index is held back until the area is on show.
+    let held: () => void = () => {};
+    const arrived = new Promise<void>((ok) => {
+      void page.route('**/station-index*', async (route) => {
+        ok();
+        await new Promise<void>((go) => {
+          held = go;
+        });
+        await route.continue();
+      });
+    });
+    await page.click(`#basins tbody tr[data-triplet="${HURRICANE}"]`);
+    await arrived;
+    const file = join(dir, 'while-loading.geojson');
+    await writeFile(file, JSON.stringify({ type: 'Feature', properties: {}, geometry: AREA }));
+    await page.setInputFiles('#area-file', file);
+    await page.waitForFunction(
+      "document.querySelector('#basin-title')?.textContent === 'Your area: while-loading.geojson'",
+    );
+    await settled(page);
+    held();
+    // The held answer lands, then the rest of the basin's station requests would: none may write.
+    await page.waitForResponse('**/station-index*');
+    await page.waitForLoadState('networkidle');
+    await settled(page);
+    assert.equal(await page.locator('#stations').isHidden(), true);
+    assert.equal(await page.locator('#stations-table tbody tr').count(), 0);
+    assert.equal(await page.textContent('#stations-note'), '');
+    assert.equal(await page.textContent('#basin-title'), 'Your area: while-loading.geojson');
+    assert.doesNotMatch((await page.textContent('#panel')) ?? '', /Station index/);
+    assert.deepEqual(problems, []);
+    assert.deepEqual(outside, []);
+    release();
+  });
+
   it('an uploaded polygon: its season from the drawn-polygon route, the numbers on show, a basin replaces it', async () => {
     // A basin with stations chosen first: nothing of it may stay once the area is on show.
     const { page, problems, outside, release } = await openPage(

@@ -445,12 +445,18 @@ async function panel() {
     return;
   }
   // The stations beside the grid load beside the view (a failure there leaves the view alone).
-  stationPanel(c, { section: $('stations'), note: $('stations-note'), table: $('stations-table') }).catch(
-    (e) => {
-      $('stations-note').textContent = `Stations could not be read: ${e.message}`;
-    },
-  );
+  // Written only while this basin is on show: an area or another basin chosen meanwhile wins.
+  const current = () => state.basin === f.id && app.area === null;
+  stationPanel(c, {
+    section: $('stations'),
+    note: $('stations-note'),
+    table: $('stations-table'),
+    current,
+  }).catch((e) => {
+    if (current()) $('stations-note').textContent = `Stations could not be read: ${e.message}`;
+  });
   const r = await withBusy($('panel'), () => VIEWS[state.view](c, els));
+  if (!current()) return; // an area or another basin is on show now: its panel writes
   if (!r) return show(null);
   app.charts[state.view] = r.chart ?? r.charts;
   if (r.doy) renderTable($('doy-table'), r.doy, num);

@@ -86,6 +86,8 @@ export function bandMarks(stations, units) {
  */
 export async function stationPanel(ctx, els) {
   const near = await stationsNear(ctx.basin.id);
+  // Each write waits for answers: by then another basin or an area may be on show (then nothing).
+  if (!els.current()) return;
   els.section.hidden = !near;
   if (!near) return;
   const us = ctx.units === 'us';
@@ -104,6 +106,7 @@ export async function stationPanel(ctx, els) {
     datetime: `${ctx.date}/${ctx.date}`,
   });
   const [pct, used] = index.results[ctx.date] ?? [null, 0];
+  if (!els.current()) return;
   els.note.textContent =
     near.stations.length === 0
       ? `No station inside ${ctx.basin.id} or within ${NEAR_KM} km of it.`
@@ -160,6 +163,7 @@ export async function stationPanel(ctx, els) {
     `elevation (${us ? 'ft' : 'm'}), band`,
     'where',
   ];
+  if (!els.current()) return;
   els.table.innerHTML = `<thead><tr>${columns.map((c) => `<th scope="col">${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>${rows
     .map(
       (r) =>
