@@ -994,12 +994,13 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     await page.waitForSelector('#basins tbody tr td i.swatch');
     // The basin's station index is held back until the area is on show.
     let held: () => void = () => {};
+    const gate = new Promise<void>((go) => {
+      held = go;
+    });
     const arrived = new Promise<void>((ok) => {
       void page.route('**/station-index*', async (route) => {
         ok();
-        await new Promise<void>((go) => {
-          held = go;
-        });
+        await gate;
         await route.continue();
       });
     });
@@ -1022,6 +1023,7 @@ describe('npm run demo: a fresh build from bundled data, a second run that reuse
     assert.equal(await page.textContent('#stations-note'), '');
     assert.equal(await page.textContent('#basin-title'), 'Your area: while-loading.geojson');
     assert.doesNotMatch((await page.textContent('#panel')) ?? '', /Station index/);
+    await page.unroute('**/station-index*'); // the page goes back to the pool as it came
     assert.deepEqual(problems, []);
     assert.deepEqual(outside, []);
     release();
