@@ -13,17 +13,29 @@ import type { IndexEntry } from '../pourpoints/index-file.js';
 import { parseAreaGeometry } from '../pourpoints/record.js';
 import { compute } from './compute-pool.js';
 import { selectDates } from './dates.js';
-import { type DrawnJob, flattenArea } from './drawn-prepare.js';
+import { type DrawnJob, type FlatArea, flattenArea } from './drawn-prepare.js';
 import { planStats, type StatsPlan, type StatsQuery } from './plan.js';
 
 /** Most grid cells of its window × selected dates one drawn query may read. */
 export const MAX_DRAWN_CELL_DATES = 2e9;
 
 export interface DrawnQuery extends Omit<StatsQuery, 'pourpoint'> {
-  /** The GeoJSON as it came (a Polygon or MultiPolygon, bare or in a Feature), checked here. */
-  readonly body: unknown;
-  /** What the polygon is called in messages; `the request body` unless given. */
-  readonly label?: string;
+  /** The polygon's positions (`drawnArea`), checked on the worker. */
+  readonly area: FlatArea;
+  /** What the polygon is called in messages. */
+  readonly label: string;
+}
+
+/**
+ * A drawn area's GeoJSON (a Polygon or MultiPolygon, bare or in a Feature) as flat positions: a
+ * few bytes a vertex where the parsed JSON holds ~100 (a server's queued requests keep only these).
+ * @throws SnowdbError `invalid-geometry` naming what is out of shape, `<label>: <reason>`.
+ */
+export function drawnArea(body: unknown, label: string): FlatArea {
+  // A body out of shape is named by the parser (it throws); one it accepts is flat too.
+  const flat = flattenArea(body) ?? flattenArea(parseAreaGeometry(body, label));
+  if (flat === null) throw new Error('a geometry the parser accepts did not flatten');
+  return flat;
 }
 
 /**
@@ -33,13 +45,9 @@ export interface DrawnQuery extends Omit<StatsQuery, 'pourpoint'> {
  *   `pourpoint-not-covered` outside the grid; as `planStats`.
  */
 export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSignal): Promise<StatsPlan> {
-  // A body out of shape is named by the parser (it throws); one it accepts is flat too.
-  const label = q.label ?? 'the request body';
-  const flat = flattenArea(q.body) ?? flattenArea(parseAreaGeometry(q.body, label));
-  if (flat === null) throw new Error('a geometry the parser accepts did not flatten');
   const dataset = await openActiveDataset(db, q.dataset);
   const dates = await datesOf(db, dataset);
-  const job: DrawnJob = { area: flat, label, grid: dataset.grid, dataset: dataset.name };
+  const job: DrawnJob = { area: q.area, label: q.label, grid: dataset.grid, dataset: dataset.name };
   const made = await compute(db.runtime, 'drawn', job, signal);
   if (!made.ok) throw new SnowdbError(made.key, made.message);
   const id = `drawn:${made.hash.slice(0, 16)}`;
@@ -62,7 +70,7 @@ export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSigna
       'query-too-large',
       `the drawn polygon spans ${drawn.window.width} × ${drawn.window.height} cells of '${dataset.name}'; × ${n} dates is more than ${MAX_DRAWN_CELL_DATES.toExponential(0)} cell-dates (fewer dates, or a smaller polygon)`,
     );
-  const { body: _, label: _label, ...query } = q;
+  const { area: _, label: _label, ...query } = q;
   return planStats(
     { dataset, index: new Map([[drawn.id, entry]]), dates, drawn },
     { ...query, pourpoint: drawn.id },

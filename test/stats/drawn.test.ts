@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
 import { parseDateRange } from '../../src/stats/dates.js';
-import { planDrawn } from '../../src/stats/drawn.js';
+import { drawnArea, planDrawn } from '../../src/stats/drawn.js';
 import { snowdb, tempDir } from '../helpers/cli.js';
 import { BASIN, coverDb } from '../helpers/cover-db.js';
 import { oracle } from '../helpers/gdal.js';
@@ -248,7 +248,8 @@ describe('a drawn polygon answers as an imported basin of the same shape', () =>
     const plan = await planDrawn(await Database.open(root), {
       dataset: 'season',
       dates: parseDateRange('2023-11-20'),
-      body: triangle,
+      area: drawnArea(triangle, 'the triangle'),
+      label: 'the triangle',
     });
     const jobs = join(dir, 'jobs.json');
     await writeFile(

@@ -12,7 +12,7 @@ import { executeAnswer, executeWithNormals, type StatsWithNormals } from '../../
 import { compareStateKey, executeCompare, MAX_COMPARED, planCompare } from '../../stats/compare.js';
 import { allBasinsCsvLines, compareCsvLines, csvLines } from '../../stats/csv.js';
 import { type DateQuery, dayOfYear, parseDateRange } from '../../stats/dates.js';
-import { planDrawn } from '../../stats/drawn.js';
+import { drawnArea, planDrawn } from '../../stats/drawn.js';
 import { planIntervening } from '../../stats/intervening.js';
 import { answerNotes } from '../../stats/normals.js';
 import { openStatsPlan, type StatsPlan, type StatsQuery } from '../../stats/plan.js';
@@ -216,12 +216,15 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       },
     },
     (req, reply) => {
-      const body: unknown = req.body;
+      // Checked for shape and made flat now; the parsed JSON is let go while the request waits.
+      const area = drawnArea(req.body, 'the request body');
+      (req as { body: unknown }).body = null;
       return answer(req, reply, parseDateRange(req.query.datetime), {
         id: 'drawn',
         // The polygon is checked and covered on a worker in a slot of the gate, inside the time
         // limit (30 drawn polygons at once froze every route while they were prepared ahead of it).
-        open: (q) => admit(req, reply, (exec) => planDrawn(db, { ...q, body }, exec.signal)),
+        open: (q) =>
+          admit(req, reply, (exec) => planDrawn(db, { ...q, area, label: 'the request body' }, exec.signal)),
         links: [],
       });
     },

@@ -11,7 +11,7 @@ import { executeAllWaterYears, planAllWaterYears } from '../../stats/all-water-y
 import { executeWithNormals, type StatsWithNormals } from '../../stats/anomalies.js';
 import { allBasinsCsvLines, type CellTable, csvLines } from '../../stats/csv.js';
 import { type DateQuery, parseDateRange, parseDoy } from '../../stats/dates.js';
-import { planDrawn } from '../../stats/drawn.js';
+import { drawnArea, planDrawn } from '../../stats/drawn.js';
 import { planIntervening } from '../../stats/intervening.js';
 import { MAX_ZONE_CELLS } from '../../stats/limits.js';
 import { answerNotes } from '../../stats/normals.js';
@@ -194,7 +194,7 @@ export function registerStats(program: Command, run: Runner): void {
             ? await planDrawn(db, {
                 ...q,
                 maxZoneCells: cap,
-                body: await readArea(opts.area),
+                area: drawnArea(await readArea(opts.area), opts.area),
                 label: opts.area,
               })
             : opts.minusChildren
