@@ -206,22 +206,32 @@ export function parseRecord(bytes: Uint8Array, label: string): PourpointRecord {
 }
 
 /**
+ * The geometry a drawn area's GeoJSON holds: the document bare, a Feature's, or the one Feature's
+ * of a FeatureCollection; null for a FeatureCollection without exactly one Feature.
+ */
+export function areaGeometryOf(doc: unknown): { readonly geometry: unknown } | null {
+  let g = doc;
+  if (isObject(g) && g.type === 'FeatureCollection') {
+    const fs = g.features;
+    if (!Array.isArray(fs) || fs.length !== 1) return null;
+    g = fs[0];
+  }
+  return { geometry: isObject(g) && g.type === 'Feature' ? g.geometry : g };
+}
+
+/**
  * A drawn or uploaded area: a GeoJSON Polygon or MultiPolygon in WGS 84 lon/lat, bare or as the
  * geometry of a Feature (or the one Feature of a FeatureCollection), checked as a basin polygon is.
  * @throws SnowdbError `invalid-geometry`: `<label>: <reason>`.
  */
 export function parseAreaGeometry(doc: unknown, label: string): AreaGeometry {
   try {
-    let g = doc;
-    if (isObject(g) && g.type === 'FeatureCollection') {
-      const fs = g.features;
-      if (!Array.isArray(fs) || fs.length !== 1)
-        throw new Invalid(
-          'a FeatureCollection must hold exactly one Feature here (import a basin set instead)',
-        );
-      g = fs[0];
-    }
-    if (isObject(g) && g.type === 'Feature') g = g.geometry;
+    const inner = areaGeometryOf(doc);
+    if (inner === null)
+      throw new Invalid(
+        'a FeatureCollection must hold exactly one Feature here (import a basin set instead)',
+      );
+    const g = inner.geometry;
     if (!isObject(g) || (g.type !== 'Polygon' && g.type !== 'MultiPolygon'))
       throw new Invalid(
         `expected a Polygon or MultiPolygon (bare or in a Feature), not ${isObject(g) ? JSON.stringify(g.type) : JSON.stringify(g)}`,

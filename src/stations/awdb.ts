@@ -272,6 +272,11 @@ export class AwdbClient {
       retry,
       error: new SnowdbError(key, `AWDB ${msg}`, { url, ...extra }),
     });
+    /** A bounded read's failure as this attempt's (its own retry rule); anything else is thrown. */
+    const bodyFailed = (e: unknown) => {
+      if (!(e instanceof BodyError)) throw e;
+      return { ok: false as const, retry: e.retry, error: e };
+    };
     let got: Awaited<ReturnType<typeof fetchBounded>>;
     try {
       got = await fetchBounded(
@@ -281,8 +286,7 @@ export class AwdbClient {
         this.settings.bounds,
       );
     } catch (e) {
-      if (!(e instanceof BodyError)) throw e;
-      return { ok: false, retry: e.retry, error: e };
+      return bodyFailed(e);
     }
     const res = got.res;
     if (res.status === 429 || !res.ok) {
@@ -290,8 +294,7 @@ export class AwdbClient {
       try {
         text = new TextDecoder().decode(await got.read());
       } catch (e) {
-        if (!(e instanceof BodyError)) throw e;
-        return { ok: false, retry: e.retry, error: e };
+        return bodyFailed(e);
       }
       if (res.status === 429) {
         const s = Number(res.headers.get('retry-after'));
@@ -350,7 +353,7 @@ export class AwdbClient {
       split.end();
       return { ok: true, value: out as T };
     } catch (e) {
-      if (e instanceof BodyError) return { ok: false, retry: e.retry, error: e };
+      if (e instanceof BodyError) return bodyFailed(e);
       if (e instanceof ShapeError) return fail(false, 'source-bad-answer', e.message);
       if (e instanceof JsonArrayError && e.otherJson)
         return fail(

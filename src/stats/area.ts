@@ -3,12 +3,11 @@
  * its exact coverage on a dataset's grid stands in for an AOI raster, beside a synthetic index
  * entry with its area, hash, bounds and a point inside it.
  */
-import type { Dataset } from '../datasets/registry.js';
 import { geometryHash, type IndexEntry } from '../pourpoints/index-file.js';
 import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
 import { geodesicArea } from '../raster/geodesic.js';
 import { type AreaGeometry, labelPoint, polygonsBounds, polygonsOf } from '../raster/geometry.js';
-import type { Window } from '../raster/grid.js';
+import type { Grid, Window } from '../raster/grid.js';
 
 /** A polygon drawn for one query: its exact coverage weights computed on the fly (no AOI raster). */
 export interface DrawnArea {
@@ -20,17 +19,19 @@ export interface DrawnArea {
 }
 
 /**
- * The entry and coverage of a polygon on `d`'s grid (`idOf`: its id from its WKB hash; `area`:
- * its geodesic area when the caller has it, m²), or null when it misses the grid.
+ * The entry and coverage of a polygon on dataset `dataset`'s `grid` (`idOf`: its id from its WKB
+ * hash; `area`: its geodesic area when the caller has it, m²), or null when it misses the grid.
+ * Plain data in and out: a worker thread runs it for drawn polygons.
  */
 export function areaOnGrid(
-  d: Dataset,
+  grid: Grid,
+  dataset: string,
   geometry: AreaGeometry,
   name: string,
   idOf: (hash: string) => string,
   area: number = geodesicArea(geometry),
 ): { entry: IndexEntry; drawn: DrawnArea } | null {
-  const cov = polygonCoverage(d.grid, geometry);
+  const cov = polygonCoverage(grid, geometry);
   if (cov === null) return null;
   const polygons = polygonsOf(geometry);
   const hash = geometryHash(geometry);
@@ -45,7 +46,7 @@ export function areaOnGrid(
     areaMeters: area,
     geometryHash: hash,
     basinBbox: polygonsBounds(polygons),
-    coverage: { [d.name]: 'partial' },
+    coverage: { [dataset]: 'partial' },
   };
-  return { entry, drawn: { id, weights: coverageWeights(d.grid, cov), window: cov.window } };
+  return { entry, drawn: { id, weights: coverageWeights(grid, cov), window: cov.window } };
 }

@@ -28,7 +28,7 @@ const JOBS: {
   },
   drawn: (job) => {
     const r = prepareDrawn(job);
-    return [r, r.ok ? [r.weights.buffer as ArrayBuffer] : []];
+    return [r, r.ok ? [r.drawn.weights.buffer as ArrayBuffer] : []];
   },
 };
 

@@ -5,12 +5,11 @@
  * exact coverage on the grid. The main thread keeps only the walk and the planning.
  */
 import { SnowdbError } from '../errors.js';
-import { geometryHash } from '../pourpoints/index-file.js';
-import { parseAreaGeometry } from '../pourpoints/record.js';
-import { coverageWeights, polygonCoverage } from '../raster/coverage.js';
+import type { IndexEntry } from '../pourpoints/index-file.js';
+import { areaGeometryOf, parseAreaGeometry } from '../pourpoints/record.js';
 import { geodesicArea } from '../raster/geodesic.js';
-import { labelPoint, polygonsBounds, polygonsOf } from '../raster/geometry.js';
-import type { Grid, Window } from '../raster/grid.js';
+import type { Grid } from '../raster/grid.js';
+import { areaOnGrid, type DrawnArea } from './area.js';
 
 /** Most vertices a drawn polygon may have. */
 export const MAX_DRAWN_VERTICES = 50_000;
@@ -30,16 +29,13 @@ export interface FlatArea {
  * wrapper, ring or position out of shape): `parseAreaGeometry` then names the problem.
  */
 export function flattenArea(doc: unknown): FlatArea | null {
-  let g = doc as Record<string, unknown> | null;
-  const isObj = (v: unknown): v is Record<string, unknown> =>
-    typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isObj(g) && g.type === 'FeatureCollection') {
-    const fs = g.features;
-    if (!Array.isArray(fs) || fs.length !== 1) return null;
-    g = fs[0] as Record<string, unknown>;
-  }
-  if (isObj(g) && g.type === 'Feature') g = g.geometry as Record<string, unknown>;
-  if (!isObj(g) || (g.type !== 'Polygon' && g.type !== 'MultiPolygon') || !Array.isArray(g.coordinates))
+  const g = areaGeometryOf(doc)?.geometry as { type?: unknown; coordinates?: unknown } | null | undefined;
+  if (
+    typeof g !== 'object' ||
+    g === null ||
+    (g.type !== 'Polygon' && g.type !== 'MultiPolygon') ||
+    !Array.isArray(g.coordinates)
+  )
     return null;
   const polys = (g.type === 'Polygon' ? [g.coordinates] : g.coordinates) as unknown[];
   let n = 0;
@@ -104,16 +100,11 @@ export interface DrawnJob {
   readonly dataset: string;
 }
 
-/** A prepared drawn polygon: what its index entry and coverage need. */
+/** A prepared drawn polygon: its synthetic index entry and its coverage. */
 export interface PreparedDrawn {
   readonly ok: true;
-  readonly areaM2: number;
-  readonly hash: string;
-  readonly point: [number, number];
-  readonly bbox: [number, number, number, number];
-  /** Covered fraction × cell area, m², row-major over `window`. */
-  readonly weights: Float64Array;
-  readonly window: Window;
+  readonly entry: IndexEntry;
+  readonly drawn: DrawnArea;
 }
 
 /** A refusal, as the domain error it stands for. */
@@ -148,21 +139,19 @@ export function prepareDrawn(job: DrawnJob): PreparedDrawn | DrawnRefused {
     return tooLarge(
       `covers ${(areaM2 / 1e6).toFixed(0)} km², more than the limit of ${MAX_DRAWN_AREA_M2 / 1e6} km²`,
     );
-  const cov = polygonCoverage(job.grid, geometry);
-  if (cov === null)
+  const made = areaOnGrid(
+    job.grid,
+    job.dataset,
+    geometry,
+    'drawn polygon',
+    (hash) => `drawn:${hash.slice(0, 16)}`,
+    areaM2,
+  );
+  if (made === null)
     return {
       ok: false,
       key: 'pourpoint-not-covered',
       message: `the drawn polygon lies outside the grid of '${job.dataset}'`,
     };
-  const polygons = polygonsOf(geometry);
-  return {
-    ok: true,
-    areaM2,
-    hash: geometryHash(geometry),
-    point: labelPoint(polygons),
-    bbox: polygonsBounds(polygons),
-    weights: coverageWeights(job.grid, cov),
-    window: cov.window,
-  };
+  return { ok: true, ...made };
 }

@@ -9,7 +9,6 @@ import { datesOf } from '../datasets/inventory.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { SnowdbError } from '../errors.js';
-import type { IndexEntry } from '../pourpoints/index-file.js';
 import { parseAreaGeometry } from '../pourpoints/record.js';
 import { compute } from './compute-pool.js';
 import { selectDates } from './dates.js';
@@ -50,20 +49,7 @@ export async function planDrawn(db: Database, q: DrawnQuery, signal?: AbortSigna
   const job: DrawnJob = { area: q.area, label: q.label, grid: dataset.grid, dataset: dataset.name };
   const made = await compute(db.runtime, 'drawn', job, signal);
   if (!made.ok) throw new SnowdbError(made.key, made.message);
-  const id = `drawn:${made.hash.slice(0, 16)}`;
-  const entry: IndexEntry = {
-    triplet: id,
-    name: 'drawn polygon',
-    point: made.point,
-    outlet: false,
-    declaredAreaM2: null,
-    outletOutsideM: null,
-    areaMeters: made.areaM2,
-    geometryHash: made.hash,
-    basinBbox: made.bbox,
-    coverage: { [dataset.name]: 'partial' },
-  };
-  const drawn = { id, weights: made.weights, window: made.window };
+  const { entry, drawn } = made;
   const n = selectDates(dates, q.dates).length;
   if (drawn.window.width * drawn.window.height * n > MAX_DRAWN_CELL_DATES)
     throw new SnowdbError(

@@ -341,7 +341,8 @@ async function groupInputs(
     )
     .get(key, async () => {
       const made = areaOnGrid(
-        d,
+        d.grid,
+        d.name,
         await unionOf(db, members),
         `${members.length} basins: ${members.join(', ')}`,
         () => id,

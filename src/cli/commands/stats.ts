@@ -112,8 +112,10 @@ export const normalsFlags = (
   what = 'add median_<stat>, pct_median_<stat>, rank_<stat> and rank_of_<stat> against the day-of-year normals',
 ) => cmd.option('--with-normals', what).option('--normals-years <Y1..Y2>', REFERENCE_YEARS_HELP);
 
-/** A drawn area from a GeoJSON file. @throws SnowdbError `invalid-geometry`, `source-not-found`. */
-/** The GeoJSON of an area file, parsed (planDrawn checks its geometry). */
+/**
+ * The GeoJSON of an area file, parsed (`drawnArea` and the worker check its geometry).
+ * @throws SnowdbError `invalid-geometry` (not JSON), `source-not-found`.
+ */
 async function readArea(path: string): Promise<unknown> {
   const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new SnowdbError('source-not-found', `${path}: ${e.code === 'ENOENT' ? 'no such file' : e.message}`);
