@@ -17,9 +17,45 @@ import { nestingAround } from './nesting.js';
 import { parseRecord } from './record.js';
 import { indexedEntry, indexOf, readStoredBasin, storedTriplets } from './store.js';
 
-/** Indexed (basin-bearing) pourpoints, sorted by triplet. */
-export async function listPourpoints(db: Database): Promise<IndexEntry[]> {
-  return [...(await indexOf(db)).values()].sort((a, b) => byString(a.triplet, b.triplet));
+const sorted = new WeakMap<ReadonlyMap<string, IndexEntry>, readonly IndexEntry[]>();
+
+/** Indexed (basin-bearing) pourpoints, sorted by triplet (sorted once per index read). */
+export async function listPourpoints(db: Database): Promise<readonly IndexEntry[]> {
+  const index = await indexOf(db);
+  let list = sorted.get(index);
+  if (list === undefined) {
+    list = [...index.values()].sort((a, b) => byString(a.triplet, b.triplet));
+    sorted.set(index, list);
+  }
+  return list;
+}
+
+/** The basin table's columns (`pourpoint list --format csv`, `/pourpoints?f=csv`): outflow point and box in lon/lat degrees. */
+export const BASIN_TABLE = [
+  'triplet',
+  'name',
+  'area_km2',
+  'lon',
+  'lat',
+  'west',
+  'south',
+  'east',
+  'north',
+  'coverage',
+] as const;
+
+/** A basin's row of the table, `coverage` as `dataset:kind` words (those given: all registered, or the active ones). */
+export function basinTableRow(e: IndexEntry, coverage: Readonly<Record<string, string>>): string[] {
+  return [
+    e.triplet,
+    e.name,
+    (e.areaMeters / 1e6).toFixed(2),
+    ...e.point.map(String),
+    ...e.basinBbox.map(String),
+    Object.entries(coverage)
+      .map(([d, v]) => `${d}:${v}`)
+      .join(' '),
+  ];
 }
 
 /** One pourpoint in full: index facts plus what only the record holds. */

@@ -4,8 +4,10 @@
  * on a lon/lat grid fitted to the child (about 128 cells across): Σ min(child, parent) covered
  * fraction × cell area over the child's. Both polygons follow one watershed divide where they
  * meet, so a digitized border shared to a few metres still nests; a neighbour sharing a border
- * scores near 0. Measured around one basin at a time, from its candidates' polygons only.
+ * scores near 0. Measured around one basin at a time, from its candidates' polygons only: the
+ * basins whose boxes meet its box, found in an R-tree of every basin's box (built once per index).
  */
+import Flatbush from 'flatbush';
 import type { Database } from '../db/database.js';
 import { fileSignature } from '../io/memo.js';
 import { rowAreas } from '../raster/cell-area.js';
@@ -69,6 +71,9 @@ export function shareInside(child: AreaGeometry, box: IndexEntry['basinBbox'], p
   return total > 0 ? inside / total : 0;
 }
 
+/** A basin's slack for `within`: 1 % of its box's larger side, degrees. */
+const slackOf = ([w, s, e, n]: IndexEntry['basinBbox']) => 0.01 * Math.max(e - w, n - s);
+
 /** Whether box `a` lies inside box `b`, give or take `slack` degrees. */
 const within = (a: IndexEntry['basinBbox'], b: IndexEntry['basinBbox'], slack: number) =>
   a[0] >= b[0] - slack && a[1] >= b[1] - slack && a[2] <= b[2] + slack && a[3] <= b[3] + slack;
@@ -80,8 +85,7 @@ async function nests(
   polygon: (id: string) => Promise<AreaGeometry>,
 ): Promise<boolean> {
   if (parent === child || parent.areaMeters <= child.areaMeters) return false;
-  const [w, s, e, n] = child.basinBbox;
-  if (!within(child.basinBbox, parent.basinBbox, 0.01 * Math.max(e - w, n - s))) return false;
+  if (!within(child.basinBbox, parent.basinBbox, slackOf(child.basinBbox))) return false;
   const [inner, outer] = [await polygon(child.triplet), await polygon(parent.triplet)];
   // A point well inside the child lies in any basin that holds it: a cheap first test.
   const [x, y] = labelPoint(polygonsOf(inner));
@@ -108,12 +112,42 @@ export async function nestingAround(db: Database, id: string): Promise<Nesting> 
 /** Nestings by basin and index signature: their JSON's UTF-16 bytes and the objects. */
 const nestings = (rt: Runtime) => rt.cache<Nesting>('nesting', (n) => 2 * JSON.stringify(n).length + 512);
 
+/** Every basin of an index in an R-tree of its basin box (lon/lat degrees), built once per index read. */
+interface BoxTree {
+  readonly tree: Flatbush;
+  /** The entries in the tree's item order. */
+  readonly entries: readonly IndexEntry[];
+}
+
+const trees = new WeakMap<ReadonlyMap<string, IndexEntry>, BoxTree>();
+
+function boxTree(index: ReadonlyMap<string, IndexEntry>): BoxTree {
+  let t = trees.get(index);
+  if (t === undefined) {
+    const entries = [...index.values()];
+    const tree = new Flatbush(entries.length); // ≥ 1: the basin asked about is in the index
+    for (const e of entries) tree.add(...e.basinBbox);
+    tree.finish();
+    t = { tree, entries };
+    trees.set(index, t);
+  }
+  return t;
+}
+
+/** The entries whose boxes meet `box` grown by `slack` degrees. */
+function meeting(t: BoxTree, box: IndexEntry['basinBbox'], slack: number): IndexEntry[] {
+  const [w, s, e, n] = box;
+  return t.tree
+    .search(w - slack, s - slack, e + slack, n + slack)
+    .flatMap((k) => (t.entries[k] === undefined ? [] : [t.entries[k]!]));
+}
+
 async function computeNesting(
   db: Database,
   index: ReadonlyMap<string, IndexEntry>,
   me: IndexEntry,
 ): Promise<Nesting> {
-  const entries = [...index.values()];
+  const tree = boxTree(index);
   const polygons = new Map<string, Promise<AreaGeometry>>();
   const polygon = (t: string) => {
     let p = polygons.get(t);
@@ -123,11 +157,11 @@ async function computeNesting(
     }
     return p;
   };
-  // Candidates are few: a basin's containers and contents by bounding box; sliced for a server.
+  // Candidates are few: the basins whose boxes meet; sliced for a server.
   const slicer = new Slicer();
   const holding = async (child: IndexEntry, smallerThan = Number.POSITIVE_INFINITY) => {
     const out: IndexEntry[] = [];
-    for (const p of entries) {
+    for (const p of meeting(tree, child.basinBbox, slackOf(child.basinBbox))) {
       if (p.areaMeters >= smallerThan || !(await nests(child, p, polygon))) continue;
       out.push(p);
       await slicer.pause();
@@ -136,7 +170,8 @@ async function computeNesting(
   };
   const parents = (await holding(me)).map((p) => p.triplet);
   const children: string[] = [];
-  for (const c of entries) {
+  // A child's box lies in this one's, give or take the child's slack (≤ 1 % of this box's side).
+  for (const c of meeting(tree, me.basinBbox, slackOf(me.basinBbox))) {
     if (!(await nests(c, me, polygon))) continue;
     // Direct: no basin smaller than this one holds it.
     if ((await holding(c, me.areaMeters)).length === 0) children.push(c.triplet);

@@ -140,6 +140,58 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
     assert.ok(bound.href.includes(`/datasets/snodas/stats/${ZION}/date-range{?datetime`), bound.href);
   });
 
+  it('pourpoints: the basin table as CSV, and bbox on the outflow point or on the basin', async () => {
+    const one = await json(`/pourpoints/${ZION}`);
+    const p = one.properties as { name: string; area_meters: number; pourpoint: [number, number] };
+    const box = one.bbox as unknown as [number, number, number, number];
+    const table = `triplet,name,area_km2,lon,lat,west,south,east,north,coverage\r\n${[
+      ZION,
+      p.name,
+      (p.area_meters / 1e6).toFixed(2),
+      ...p.pourpoint,
+      ...box,
+      'snodas:full',
+    ].join(',')}\r\n`;
+    for (const [path, headers] of [
+      ['/pourpoints?f=csv', {}],
+      ['/pourpoints', { Accept: 'text/csv' }],
+    ] as const) {
+      const r = await get(path, headers);
+      assert.equal(r.status, 200);
+      assert.match(r.headers.get('content-type')!, /^text\/csv/);
+      assert.equal(await r.text(), table);
+    }
+    // GeoJSON stays this route's JSON, asked for by its own type too.
+    assert.equal((await json('/pourpoints', { Accept: 'application/geo+json' })).numberMatched, 1);
+    // A strip along the basin's north edge: it meets the basin's box, not its outflow point.
+    const [w, s, e, n] = box;
+    const strip = [w, n - 0.1 * (n - s), e, n].join(',');
+    assert.ok(p.pourpoint[1] < n - 0.1 * (n - s), 'the outflow point lies south of the strip');
+    const ids = async (q: string) =>
+      ((await json(`/pourpoints?${q}`)).features as { id: string }[]).map((f) => f.id);
+    assert.deepEqual(await ids(`bbox=${strip}`), []);
+    assert.deepEqual(await ids(`bbox=${strip}&bbox_on=basin`), [ZION]);
+    assert.deepEqual(await ids(`bbox=${strip}&bbox_on=basin&geometry=basin`), [ZION]);
+    const basinCsv = await (await get(`/pourpoints?f=csv&bbox=${strip}&bbox_on=basin`)).text();
+    assert.equal(basinCsv, table);
+    // Across the antimeridian: 170° east to 100° west holds it, 170° east to 120° west does not.
+    assert.deepEqual(await ids('bbox=170,-90,-100,90&bbox_on=basin'), [ZION]);
+    assert.deepEqual(await ids('bbox=170,-90,-100,90'), [ZION]);
+    assert.deepEqual(await ids('bbox=170,-90,-120,90&bbox_on=basin'), []);
+    // Paging links carry bbox_on; a GeoJSON page holds at most 1,000.
+    const linked = await json(`/pourpoints?bbox=${strip}&bbox_on=basin`);
+    assert.ok(
+      linked
+        .links!.filter((l) => l.href.includes('/pourpoints?'))
+        .every((l) => l.href.includes('bbox_on=basin')),
+    );
+    const big = await get('/pourpoints?limit=1001');
+    assert.equal(big.status, 400);
+    assert.match(((await big.json()) as { detail: string }).detail, /limit/);
+    const bad = await get('/pourpoints?bbox_on=outlet');
+    assert.equal(bad.status, 400);
+  });
+
   it('pourpoints: simplified basins keep original vertices, none dropped farther than the tolerance (GEOS oracle)', async () => {
     const full = await json('/pourpoints?geometry=basin');
     const tol = 0.002;

@@ -123,8 +123,18 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
   it('pourpoint list --format csv: one row per basin, quoted where needed', async () => {
     const r = await cli('pourpoint', 'list', '--format', 'csv');
     const [header, row, ...rest] = r.stdout.trim().split('\n');
-    assert.equal(header, 'triplet,name,area_km2,coverage');
-    assert.match(row!, new RegExp(`^${ZION},[^,]+,\\d+(\\.\\d+)?,snodas:full$`));
+    assert.equal(header, 'triplet,name,area_km2,lon,lat,west,south,east,north,coverage');
+    // The outflow point lies in the basin's box (lon/lat degrees), west < east, south < north.
+    const num = '(-?\\d+(?:\\.\\d+)?(?:e-?\\d+)?)';
+    const m = new RegExp(`^${ZION},[^,]+,\\d+(?:\\.\\d+)?,${Array(6).fill(num).join(',')},snodas:full$`).exec(
+      row!,
+    );
+    assert.ok(m, row);
+    const [lon, lat, w, s, e, n] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+    assert.ok(
+      w < e && s < n && lon >= w - 0.01 && lon <= e + 0.01 && lat >= s - 0.01 && lat <= n + 0.01,
+      row,
+    );
     assert.deepEqual(rest, []);
   });
 
@@ -199,7 +209,7 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
     assert.equal(index.features.length, 0);
     assert.equal(
       (await cli('pourpoint', 'list', '--format', 'csv')).stdout,
-      'triplet,name,area_km2,coverage\n',
+      'triplet,name,area_km2,lon,lat,west,south,east,north,coverage\n',
     );
     const doc = await cli('doctor', '--include-inactive');
     assert.equal(doc.code, 0, doc.stdout);

@@ -3,14 +3,17 @@
  * the snow-cover database: basins drawn inside its basin (one sharing its west edge, one with a
  * basin inside it, a neighbour half outside) nest as drawn, up and down, in `pourpoint show` and
  * `/pourpoints/{id}`; the basin less its children answers areas and totals that are the basin's
- * less its children's, date by date.
+ * less its children's, date by date. A HUC-like tessellation (bench/fixture/tessellation.ts: HUC12s
+ * that tile HUC10s that tile HUC8s, each record naming its parent) nests exactly as it was built.
  */
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { tessellate } from '../../bench/fixture/tessellation.js';
 import { buildApp } from '../../src/api/app.js';
 import { Database } from '../../src/db/database.js';
+import { nestingAround } from '../../src/pourpoints/nesting.js';
 import { parseDateRange } from '../../src/stats/dates.js';
 import { planIntervening } from '../../src/stats/intervening.js';
 import { planInputs } from '../../src/stats/plan.js';
@@ -323,5 +326,55 @@ describe('nesting: basins inside basins, and the area between them', () => {
       env,
     });
     assert.equal(west.code, 0, west.stderr);
+  });
+});
+
+describe('nesting: a HUC-like tessellation nests as it was built', () => {
+  it('every HUC12 lies in its HUC10 and HUC8; each HUC10 and HUC8 holds exactly its own', async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const levels = tessellate({ box: [-112, 40, -111, 41], basins: 60, step: 0.01, seed: 68 });
+      const root = join(dir, 'db');
+      assert.equal((await snowdb(['init', root])).code, 0);
+      const env = { SNOWDB_CONFIG: root };
+      for (const set of ['huc12', 'huc10', 'huc8'] as const) {
+        const file = join(dir, `${set}.geojson`);
+        await writeFile(file, JSON.stringify({ type: 'FeatureCollection', features: levels[set] }));
+        const r = await snowdb(['pourpoint', 'import', file, '--set', set], { env });
+        assert.equal(r.code, 0, r.stderr);
+      }
+      // What the generator built: each region is the union of the HUC12s under it, so one lies in
+      // another when its HUC12s are a strict subset of the other's (a HUC10 that is one HUC12 is
+      // that HUC12's twin: neither lies in the other, and both lie directly in their HUC8).
+      const all = [...levels.huc12, ...levels.huc10, ...levels.huc8];
+      const setOf = (id: string) => `huc${id.length}:${id}`;
+      const leaves = new Map(all.map((f) => [f.id, new Set<string>()]));
+      for (const f of levels.huc12)
+        for (let p: string | null = f.id; p !== null; p = all.find((g) => g.id === p)!.properties.parent)
+          leaves.get(p)!.add(f.id);
+      const inside = (a: string, b: string) => {
+        const [x, y] = [leaves.get(a)!, leaves.get(b)!];
+        return x.size < y.size && [...x].every((l) => y.has(l));
+      };
+      const ids = all.map((f) => f.id);
+      assert.ok(levels.huc8.length >= 2 && levels.huc10.length > levels.huc8.length, 'three real levels');
+      assert.ok(
+        levels.huc10.some((f) => leaves.get(f.id)!.size === 1),
+        'a twin (a HUC10 of one HUC12) is among them',
+      );
+      const db = await Database.open(root);
+      for (const a of ids) {
+        const parents = ids.filter((b) => inside(a, b));
+        parents.sort((b, c) => leaves.get(b)!.size - leaves.get(c)!.size);
+        const children = ids.filter((c) => inside(c, a) && !ids.some((m) => inside(c, m) && inside(m, a)));
+        assert.deepEqual(
+          await nestingAround(db, setOf(a)),
+          { parents: parents.map(setOf), children: children.map(setOf).sort() },
+          a,
+        );
+      }
+    } finally {
+      await cleanup();
+    }
   });
 });

@@ -1,32 +1,66 @@
 import type { FastifyInstance } from 'fastify';
 import type { Database } from '../../db/database.js';
 import { SnowdbError } from '../../errors.js';
-import { listPourpoints } from '../../pourpoints/catalog.js';
+import { BASIN_TABLE, basinTableRow, listPourpoints } from '../../pourpoints/catalog.js';
 import { areaVsDeclared, type IndexEntry } from '../../pourpoints/index-file.js';
 import { nestingAround } from '../../pourpoints/nesting.js';
 import { indexedEntry, indexOf, simplifiedBasinJson, storedBasinJson } from '../../pourpoints/store.js';
+import { csvRow } from '../../util/csv.js';
 import { baseOf, jsonArray, seg, sendJson, spliceJson } from '../http.js';
+import { negotiate } from '../negotiate.js';
 import { POURPOINT_PARAM, problemResponses } from '../schemas.js';
+import { sendCsv } from '../tables.js';
 import { statsLinks } from './datasets.js';
 
 const GEO = 'application/geo+json';
 
+/** A bbox query: whether an outflow point lies in it, whether a basin's box meets it. */
+interface BoxFilter {
+  readonly point: (lon: number, lat: number) => boolean;
+  readonly meets: (box: IndexEntry['basinBbox']) => boolean;
+}
+
 /** `minx,miny,maxx,maxy` (or 6 numbers with heights); minx > maxx wraps the antimeridian. */
-function parseBbox(text: string): (lon: number, lat: number) => boolean {
+function parseBbox(text: string): BoxFilter {
   const n = text.split(',').map((x) => Number(x.trim()));
   if ((n.length !== 4 && n.length !== 6) || !n.every(Number.isFinite)) {
     throw new SnowdbError('malformed-query-parameter', `bbox '${text}': expected minx,miny,maxx,maxy`, {
       parameter: 'bbox',
     });
   }
-  const [x0, y0, x1, y1] = n.length === 4 ? n : [n[0]!, n[1]!, n[3]!, n[4]!];
-  if (y0! > y1!) {
+  const [x0, y0, x1, y1] = (n.length === 4 ? n : [n[0]!, n[1]!, n[3]!, n[4]!]) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  if (y0 > y1) {
     throw new SnowdbError('malformed-query-parameter', `bbox '${text}': miny is above maxy`, {
       parameter: 'bbox',
     });
   }
-  return (lon, lat) =>
-    lat >= y0! && lat <= y1! && (x0! <= x1! ? lon >= x0! && lon <= x1! : lon >= x0! || lon <= x1!);
+  // Longitude spans: one, or two across the antimeridian.
+  const spans =
+    x0 <= x1
+      ? [[x0, x1]]
+      : [
+          [x0, 180],
+          [-180, x1],
+        ];
+  return {
+    point: (lon, lat) => lat >= y0 && lat <= y1 && spans.some(([a, b]) => lon >= a! && lon <= b!),
+    meets: ([w, s, e, nn]) => s <= y1 && nn >= y0 && spans.some(([a, b]) => w <= b! && e >= a!),
+  };
+}
+
+/** CSV when `f=csv`, or when no `f` is given and Accept prefers text/csv (anything else: GeoJSON). */
+function wantsCsv(f: 'json' | 'csv' | undefined, accept: string | undefined): boolean {
+  if (f !== undefined) return f === 'csv';
+  try {
+    return negotiate(undefined, accept) === 'csv';
+  } catch {
+    return false; // application/geo+json and the like: GeoJSON is this route's JSON
+  }
 }
 
 /** Coverage per active dataset only: readers never see inactive ones. */
@@ -39,6 +73,8 @@ function activeCoverage(db: Database, e: IndexEntry): Record<string, string> {
 interface ListQuery {
   geometry: 'point' | 'basin';
   bbox?: string;
+  bbox_on: 'point' | 'basin';
+  f?: 'json' | 'csv';
   simplify?: number;
   limit?: number;
   offset: number;
@@ -56,7 +92,21 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
           type: 'object',
           properties: {
             geometry: { enum: ['point', 'basin'], default: 'point' },
-            bbox: { type: 'string', description: 'minx,miny,maxx,maxy on the outflow point (lon/lat)' },
+            bbox: {
+              type: 'string',
+              description:
+                'minx,miny,maxx,maxy (lon/lat) on the outflow point, or on the basin with bbox_on=basin',
+            },
+            bbox_on: {
+              enum: ['point', 'basin'],
+              default: 'point',
+              description: "basin: the basins whose bounding box meets bbox (a map's view)",
+            },
+            f: {
+              enum: ['json', 'csv'],
+              description:
+                'csv: the basin table (every match unless limit is given), streamed; also Accept: text/csv',
+            },
             simplify: {
               type: 'number',
               minimum: 0,
@@ -75,20 +125,41 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
           additionalProperties: false,
         },
         response: {
-          200: { description: 'pourpoints', content: { [GEO]: { schema: { $ref: 'FeatureCollection#' } } } },
+          200: {
+            description: 'pourpoints',
+            content: {
+              [GEO]: { schema: { $ref: 'FeatureCollection#' } },
+              'text/csv': { schema: { type: 'string', description: BASIN_TABLE.join(',') } },
+            },
+          },
           ...problemResponses(400),
         },
       },
     },
     async (req, reply) => {
-      const { geometry, bbox, offset, simplify } = req.query;
+      const { geometry, bbox, bbox_on, offset, simplify } = req.query;
       if (simplify !== undefined && geometry !== 'basin')
         throw new SnowdbError('malformed-query-parameter', 'simplify goes with geometry=basin', {
           parameter: 'simplify',
         });
+      const box = bbox === undefined ? null : parseBbox(bbox);
+      const list = await listPourpoints(db);
+      const all =
+        box === null
+          ? list
+          : list.filter((e) =>
+              bbox_on === 'basin' ? box.meets(e.basinBbox) : box.point(e.point[0], e.point[1]),
+            );
+      if (wantsCsv(req.query.f, req.headers.accept)) {
+        const rows =
+          req.query.limit === undefined ? all.slice(offset) : all.slice(offset, offset + req.query.limit);
+        const lines = function* () {
+          yield `${csvRow(BASIN_TABLE)}\r\n`;
+          for (const e of rows) yield `${csvRow(basinTableRow(e, activeCoverage(db, e)))}\r\n`;
+        };
+        return sendCsv(reply, 'basins.csv', lines());
+      }
       const limit = req.query.limit ?? (geometry === 'basin' ? 25 : 100);
-      const inBox = bbox === undefined ? () => true : parseBbox(bbox);
-      const all = (await listPourpoints(db)).filter((e) => inBox(e.point[0], e.point[1]));
       const page = all.slice(offset, offset + limit);
       const b = baseOf(req);
       // Each feature is written with its geometry's JSON spliced in: basin outlines come cached as
@@ -122,6 +193,7 @@ export async function pourpointRoutes(app: FastifyInstance, db: Database): Promi
       const at = (o: number) => {
         const p = new URLSearchParams({ geometry, limit: String(limit), offset: String(o) });
         if (bbox !== undefined) p.set('bbox', bbox);
+        if (bbox_on !== 'point') p.set('bbox_on', bbox_on);
         if (simplify !== undefined) p.set('simplify', String(simplify));
         return `${b}/pourpoints?${p}`;
       };

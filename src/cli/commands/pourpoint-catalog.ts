@@ -1,7 +1,13 @@
 import type { Command } from 'commander';
 import { rasterizePourpoints } from '../../app/pourpoints.js';
 import { SnowdbError } from '../../errors.js';
-import { listPourpoints, type PourpointDetail, showPourpoint } from '../../pourpoints/catalog.js';
+import {
+  BASIN_TABLE,
+  basinTableRow,
+  listPourpoints,
+  type PourpointDetail,
+  showPourpoint,
+} from '../../pourpoints/catalog.js';
 import type { Runner } from '../context.js';
 import { emit, emitRows, type Format, formatOption } from '../options.js';
 import { renderTable } from '../output.js';
@@ -22,6 +28,10 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const entries = await listPourpoints(await ctx.openDatabase('read'));
+        // CSV: the whole basin table; the terminal's table: its narrow columns.
+        const shown =
+          opts.format === 'csv' ? BASIN_TABLE : (['triplet', 'name', 'area_km2', 'coverage'] as const);
+        const at = shown.map((c) => BASIN_TABLE.indexOf(c));
         const json = entries.map((e) => ({
           triplet: e.triplet,
           name: e.name,
@@ -33,8 +43,11 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
           ctx.out,
           opts.format,
           json,
-          ['triplet', 'name', 'area_km2', 'coverage'],
-          entries.map((e) => [e.triplet, e.name, km2(e.areaMeters), coverageText(e.coverage)]),
+          shown,
+          entries.map((e) => {
+            const row = basinTableRow(e, e.coverage);
+            return at.map((k) => row[k]!);
+          }),
           "no pourpoints yet (add them with 'snowdb pourpoint import <file>' or 'snowdb pourpoint sync <dir|url>')",
         );
       }),
