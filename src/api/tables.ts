@@ -7,12 +7,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { baseOf, type Link, seg, selfOf } from './http.js';
 import { DATASET_PARAM, POURPOINT_PARAM, tableResponses } from './schemas.js';
 
+/** Bytes of CSV text a streamed chunk gathers (one chunk per line made gzip ~6× slower at 10⁵ lines). */
+const CSV_CHUNK = 64 * 1024;
+
+/** Lines gathered into chunks of about CSV_CHUNK characters. */
+function* chunked(lines: Iterable<string>): Generator<string> {
+  let chunk = '';
+  for (const line of lines) {
+    chunk += line;
+    if (chunk.length >= CSV_CHUNK) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk !== '') yield chunk;
+}
+
 /** A CSV table as a named, streamed download. */
 export function sendCsv(reply: FastifyReply, name: string, lines: Iterable<string>): FastifyReply {
   return reply
     .type('text/csv; charset=utf-8')
     .header('Content-Disposition', `attachment; filename="${name}"`)
-    .send(Readable.from(lines));
+    .send(Readable.from(chunked(lines)));
 }
 
 /** `self`, `root`, any `extra`, then `alternate` → the same request as CSV. */

@@ -30,28 +30,39 @@ export async function listPourpoints(db: Database): Promise<readonly IndexEntry[
   return list;
 }
 
-/** The basin table's columns (`pourpoint list --format csv`, `/pourpoints?f=csv`): outflow point and box in lon/lat degrees. */
+/**
+ * The basin table's columns (`pourpoint list --format csv`, `/pourpoints?f=csv`): area in m², outflow
+ * point and box in lon/lat degrees, whether the point is an outlet, its distance outside the basin
+ * (m) and the area against the declared one (%), empty where unknown.
+ */
 export const BASIN_TABLE = [
   'triplet',
   'name',
-  'area_km2',
+  'area_meters',
   'lon',
   'lat',
   'west',
   'south',
   'east',
   'north',
+  'outlet',
+  'outlet_outside_m',
+  'area_vs_declared_percent',
   'coverage',
 ] as const;
 
 /** A basin's row of the table, `coverage` as `dataset:kind` words (those given: all registered, or the active ones). */
 export function basinTableRow(e: IndexEntry, coverage: Readonly<Record<string, string>>): string[] {
+  const pct = areaVsDeclared(e);
   return [
     e.triplet,
     e.name,
-    (e.areaMeters / 1e6).toFixed(2),
+    String(e.areaMeters),
     ...e.point.map(String),
     ...e.basinBbox.map(String),
+    String(e.outlet),
+    e.outletOutsideM === null ? '' : String(e.outletOutsideM),
+    pct === null ? '' : String(pct),
     Object.entries(coverage)
       .map(([d, v]) => `${d}:${v}`)
       .join(' '),

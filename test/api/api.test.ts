@@ -142,14 +142,24 @@ describe('HTTP API: a real server on 127.0.0.1 over a real database', () => {
 
   it('pourpoints: the basin table as CSV, and bbox on the outflow point or on the basin', async () => {
     const one = await json(`/pourpoints/${ZION}`);
-    const p = one.properties as { name: string; area_meters: number; pourpoint: [number, number] };
+    const p = one.properties as {
+      name: string;
+      area_meters: number;
+      pourpoint: [number, number];
+      outlet: boolean;
+      area_vs_declared_percent: number | null;
+    };
+    const listed = (await json('/pourpoints')).features as { properties: { outlet_outside_m?: number } }[];
     const box = one.bbox as unknown as [number, number, number, number];
-    const table = `triplet,name,area_km2,lon,lat,west,south,east,north,coverage\r\n${[
+    const table = `triplet,name,area_meters,lon,lat,west,south,east,north,outlet,outlet_outside_m,area_vs_declared_percent,coverage\r\n${[
       ZION,
       p.name,
-      (p.area_meters / 1e6).toFixed(2),
+      p.area_meters,
       ...p.pourpoint,
       ...box,
+      p.outlet,
+      listed[0]!.properties.outlet_outside_m ?? '',
+      p.area_vs_declared_percent ?? '',
       'snodas:full',
     ].join(',')}\r\n`;
     for (const [path, headers] of [

@@ -123,18 +123,23 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
   it('pourpoint list --format csv: one row per basin, quoted where needed', async () => {
     const r = await cli('pourpoint', 'list', '--format', 'csv');
     const [header, row, ...rest] = r.stdout.trim().split('\n');
-    assert.equal(header, 'triplet,name,area_km2,lon,lat,west,south,east,north,coverage');
+    assert.equal(
+      header,
+      'triplet,name,area_meters,lon,lat,west,south,east,north,outlet,outlet_outside_m,area_vs_declared_percent,coverage',
+    );
     // The outflow point lies in the basin's box (lon/lat degrees), west < east, south < north.
     const num = '(-?\\d+(?:\\.\\d+)?(?:e-?\\d+)?)';
-    const m = new RegExp(`^${ZION},[^,]+,\\d+(?:\\.\\d+)?,${Array(6).fill(num).join(',')},snodas:full$`).exec(
-      row!,
-    );
+    const m = new RegExp(
+      `^${ZION},[^,]+,${Array(7).fill(num).join(',')},true,${num},${num}?,snodas:full$`,
+    ).exec(row!);
     assert.ok(m, row);
-    const [lon, lat, w, s, e, n] = m.slice(1).map(Number) as [number, number, number, number, number, number];
+    const [area, lon, lat, w, s, e, n, outside] = m.slice(1).map(Number) as number[];
+    assert.ok(area! > 1e6, row);
     assert.ok(
-      w < e && s < n && lon >= w - 0.01 && lon <= e + 0.01 && lat >= s - 0.01 && lat <= n + 0.01,
+      w! < e! && s! < n! && lon! >= w! - 0.01 && lon! <= e! + 0.01 && lat! >= s! - 0.01 && lat! <= n! + 0.01,
       row,
     );
+    assert.ok(outside! >= 0, row);
     assert.deepEqual(rest, []);
   });
 
@@ -209,7 +214,7 @@ describe('operator commands: dataset dates, dataset remove-date, pourpoint remov
     assert.equal(index.features.length, 0);
     assert.equal(
       (await cli('pourpoint', 'list', '--format', 'csv')).stdout,
-      'triplet,name,area_km2,lon,lat,west,south,east,north,coverage\n',
+      'triplet,name,area_meters,lon,lat,west,south,east,north,outlet,outlet_outside_m,area_vs_declared_percent,coverage\n',
     );
     const doc = await cli('doctor', '--include-inactive');
     assert.equal(doc.code, 0, doc.stdout);

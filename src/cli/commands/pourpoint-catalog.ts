@@ -28,10 +28,6 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
     .action((opts: { format: Format }, cmd: Command) =>
       run(cmd, async (ctx) => {
         const entries = await listPourpoints(await ctx.openDatabase('read'));
-        // CSV: the whole basin table; the terminal's table: its narrow columns.
-        const shown =
-          opts.format === 'csv' ? BASIN_TABLE : (['triplet', 'name', 'area_km2', 'coverage'] as const);
-        const at = shown.map((c) => BASIN_TABLE.indexOf(c));
         const json = entries.map((e) => ({
           triplet: e.triplet,
           name: e.name,
@@ -43,11 +39,13 @@ export function registerPourpointCatalog(group: Command, run: Runner): void {
           ctx.out,
           opts.format,
           json,
-          shown,
-          entries.map((e) => {
-            const row = basinTableRow(e, e.coverage);
-            return at.map((k) => row[k]!);
-          }),
+          // CSV: the whole basin table; the terminal's table: its narrow columns.
+          opts.format === 'csv' ? BASIN_TABLE : ['triplet', 'name', 'area_km2', 'coverage'],
+          entries.map((e) =>
+            opts.format === 'csv'
+              ? basinTableRow(e, e.coverage)
+              : [e.triplet, e.name, km2(e.areaMeters), coverageText(e.coverage)],
+          ),
           "no pourpoints yet (add them with 'snowdb pourpoint import <file>' or 'snowdb pourpoint sync <dir|url>')",
         );
       }),
