@@ -38,7 +38,10 @@ import { executeSweep, sweepable } from './sweep.js';
 export const MAX_ALL_BASINS_DATES = 31;
 
 /** Every basin's query: a stats query without the basin (normals: each basin against its own reference years). */
-export type AllBasinsQuery = Omit<StatsQuery, 'pourpoint'>;
+export type AllBasinsQuery = Omit<StatsQuery, 'pourpoint'> & {
+  /** Answer only the newest date the dataset holds among the selected ones (a map's "as of" colours). */
+  readonly lastHeld?: boolean;
+};
 
 /** One basin's part of an all-basins answer: the compact body without the shared header. */
 export interface BasinStats<R = BoxedRows> {
@@ -73,6 +76,8 @@ export async function planAllBasins(
 ): Promise<AllBasinsPlan> {
   const covered = await coveredBasins(db, q.dataset);
   const { dates } = covered.inputs;
+  const last = q.lastHeld === true ? selectDates(dates, q.dates).at(-1) : undefined;
+  if (last !== undefined) q = { ...q, dates: { type: 'DateRange', start_date: last, end_date: last } };
   const n = selectDates(dates, q.dates).length;
   if (n > MAX_ALL_BASINS_DATES)
     throw new QueryParameterError(

@@ -114,6 +114,22 @@ describe('every basin at once: `snowdb stats-all` and GET /datasets/{d}/stats', 
         links: { rel: string }[];
       };
       assert.deepEqual(body, cliBody);
+      // last_held: only the newest date held in the range (the dataset holds 2024-01-15 and -16).
+      const held = r.json() as { basins: { results: object }[] };
+      const newest = (
+        await get('/datasets/snodas/stats?date=2024-01-01/2024-02-28&variable=swe&last_held=true')
+      ).json() as typeof held;
+      assert.deepEqual(newest.basins, held.basins);
+      assert.ok(
+        held.basins.length > 0 && held.basins.every((b) => Object.keys(b.results).join() === '2024-01-16'),
+      );
+      const none = (
+        await get('/datasets/snodas/stats?date=2024-01-01/2024-01-10&variable=swe&last_held=true')
+      ).json() as typeof held;
+      assert.ok(
+        none.basins.every((b) => Object.keys(b.results).length === 0),
+        JSON.stringify(none).slice(0, 300),
+      );
       assert.equal(dataset, 'snodas');
       assert.deepEqual(query, { type: 'DateRange', start_date: '2024-01-16', end_date: '2024-01-16' });
       assert.deepEqual(

@@ -125,7 +125,7 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
     { parseAs: 'string' },
     app.getDefaultJsonParser('error', 'error'),
   );
-  app.get<{ Params: { dataset: string }; Querystring: QueryParams & { date: string } }>(
+  app.get<{ Params: { dataset: string }; Querystring: QueryParams & { date: string; last_held?: boolean } }>(
     '/datasets/:dataset/stats',
     {
       schema: {
@@ -136,6 +136,9 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
           date: z.string().meta({
             description: 'one ISO date, or start/end (inclusive)',
             examples: ['2024-04-01', '2024-03-25/2024-04-01'],
+          }),
+          last_held: z.boolean().default(false).meta({
+            description: "only the newest date held among those selected (a map's colours as of a day)",
           }),
         }),
         response: conditionalResponses(
@@ -148,7 +151,13 @@ export async function statsRoutes(app: FastifyInstance, db: Database): Promise<v
       const format = negotiate(req.query.f, req.headers.accept);
       const { dataset } = req.params;
       const dates = parseDateRange(req.query.date, 'date');
-      const q = { dataset, dates, ...statsOptions(req.query, httpNames), ...queryCaps(req) };
+      const q = {
+        dataset,
+        dates,
+        lastHeld: req.query.last_held,
+        ...statsOptions(req.query, httpNames),
+        ...queryCaps(req),
+      };
       const plan = await planAllBasins(db, q);
       if (conditional(req, reply, await allBasinsStateKey(plan), format)) return reply.code(304).send();
       if (format === 'csv')
