@@ -41,6 +41,77 @@ export async function getJson(path, params, signal) {
   return body;
 }
 
+/** Rows of RFC 4180 CSV text (quoted fields may hold commas, quotes and line ends). */
+export function parseCsv(text) {
+  const rows = [];
+  let row = [];
+  let field = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c !== '"') field += c;
+      else if (text[i + 1] === '"') field += text[++i];
+      else quoted = false;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') {
+      row.push(field);
+      field = '';
+    } else if (c === '\n' || c === '\r') {
+      if (c === '\r' && text[i + 1] === '\n') i++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += c;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}
+
+/** A cell of the basin table as a number, or undefined when empty. */
+const num = (s) => (s === '' ? undefined : Number(s));
+
+/**
+ * Every basin from the basin table (`/pourpoints?f=csv`, one request whatever the count), as
+ * features without geometry: `box` [w, s, e, n] and the list's properties (outlines come by view).
+ */
+export async function getBasins() {
+  const url = apiUrl('pourpoints', { f: 'csv' });
+  let r;
+  try {
+    r = await fetch(url);
+  } catch (err) {
+    throw new Problem(0, 'The snowdb server did not answer', /** @type {Error} */ (err).message);
+  }
+  if (!r.ok) {
+    const body = await r.json().catch(() => null);
+    throw new Problem(r.status, body?.title ?? `${r.status} ${r.statusText}`, body?.detail);
+  }
+  const [head, ...rows] = parseCsv(await r.text());
+  const at = Object.fromEntries((head ?? []).map((k, i) => [k, i]));
+  return rows.map((c) => ({
+    type: 'Feature',
+    id: c[at.triplet],
+    geometry: null,
+    box: ['west', 'south', 'east', 'north'].map((k) => Number(c[at[k]])),
+    properties: {
+      name: c[at.name],
+      area_meters: Number(c[at.area_meters]),
+      pourpoint: [Number(c[at.lon]), Number(c[at.lat])],
+      ...(c[at.outlet] === 'false' ? { outlet: false } : {}),
+      outlet_outside_m: num(c[at.outlet_outside_m]),
+      area_vs_declared_percent: num(c[at.area_vs_declared_percent]),
+      coverage: Object.fromEntries(
+        (c[at.coverage] ?? '')
+          .split(' ')
+          .filter(Boolean)
+          .map((w) => w.split(':')),
+      ),
+    },
+  }));
+}
+
 /** POST GeoJSON, read JSON back; a problem+json answer (or a network failure) throws a Problem. */
 export async function postJson(path, params, body) {
   let r;

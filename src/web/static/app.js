@@ -1,9 +1,9 @@
 // snowdb's web page for forecasters: every basin's % of median on a map and in a list, and for a
 // chosen basin its season against normal, by zone, and year against year. It reads only the
 // public API (the folder above /app/); its state lives in the URL.
-import { getAllFeatures, getJson, withBusy } from './api.js';
+import { getBasins, getJson, withBusy } from './api.js';
 import { BasinList } from './list.js';
-import { BasinMap, COARSE_DEG } from './map.js';
+import { BasinMap } from './map.js';
 import { defaultRef, parseRef, readUrl, waterYearOf, writeUrl } from './state.js';
 import { stationPanel } from './stations.js';
 import { renderTable, setDownloads } from './table.js';
@@ -253,7 +253,7 @@ async function dayValues() {
   const c = ctx();
   const { stat, u, label } = columnOf(c);
   const start = new Date(Date.parse(`${state.date}T00:00:00Z`) - 30 * 86_400_000).toISOString().slice(0, 10);
-  const params = { variable: state.variable, date: `${start}/${state.date}` };
+  const params = { variable: state.variable, date: `${start}/${state.date}`, last_held: 'true' };
   if (state.ref) Object.assign(params, { normals: 'true', normals_years: state.ref });
   const body = await withBusy($('overview'), () => getJson(`datasets/${seg(state.dataset)}/stats`, params));
   if (!body) return null;
@@ -516,11 +516,7 @@ async function main() {
   $('search').value = state.q ?? '';
   app.list.setSort(state.sort);
   const loaded = await withBusy($('overview'), async () => {
-    const [list, features] = await Promise.all([
-      getJson('datasets'),
-      getAllFeatures('pourpoints', { geometry: 'basin', simplify: COARSE_DEG, limit: 1000 }),
-      app.map.loadBasemap(),
-    ]);
+    const [list, features] = await Promise.all([getJson('datasets'), getBasins(), app.map.loadBasemap()]);
     const details = await Promise.all(list.datasets.map((d) => getJson(`datasets/${seg(d.name)}`)));
     for (const d of details) app.datasets.set(d.name, d);
     return features;
@@ -528,7 +524,7 @@ async function main() {
   if (!loaded) return;
   performance.mark('snowdb:loaded'); // basins, datasets and basemap fetched
   for (const f of loaded) app.features.set(f.id, f);
-  app.map.basins(loaded);
+  const outlines = app.map.basins(loaded); // outflow points now, outlines of the view when they come
   app.list.basins(loaded);
   performance.mark('snowdb:drawn');
   if (app.datasets.size === 0) {
@@ -617,6 +613,7 @@ async function main() {
     if (state.basin) app.map.choose(state.basin);
     everything();
   });
+  await outlines;
   document.body.dataset.ready = 'true';
 }
 

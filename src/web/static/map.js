@@ -1,15 +1,19 @@
 // The map: bundled state outlines and lakes (no tiles), every basin coloured by the class of its
-// % of median, names on hover, a legend of the NRCS classes, and zoom to the chosen basin.
+// % of median, names on hover, a legend of the NRCS classes, and zoom to the chosen basin. Every
+// basin is an outflow point from the start (the basin table: no outline downloaded); outlines come
+// for the basins in view once they are few enough to draw (OUTLINES_IN_VIEW), coarse or fine by zoom.
 /* global L, topojson */
 import { getAllFeatures, getJson } from './api.js';
 import { inside, mercator, PathCanvas, trace, unitBox, unitPaths } from './canvas.js';
 import { CLASSES, classOf, NO_DATA, NO_SNOW } from './units.js';
 
 // Outline detail by zoom. Pixels are 360/(256·2^z)° wide: 0.011° at zoom 7, 0.0014° at zoom 10.
-export const COARSE_DEG = '0.01'; // every basin at first load (also in index.html's preload)
+const COARSE_DEG = '0.01'; // basins in view below FINE_ZOOM
 const FINE_DEG = '0.002'; // basins in view from FINE_ZOOM on
 const FINE_ZOOM = 8;
-const OUTLET_REACH_DEG = 2; // the view padded by this finds basins whose outlet lies outside it
+const OUTLINES_IN_VIEW = 1500; // outlines are fetched when at most this many basins' boxes meet the view
+const SQUARES_FROM = 2000; // with more outflow points in view than this, each is a small square (one path per colour)
+const SQUARE_PX = 3; // such a square's side
 
 const BASIN_STYLE = { color: '#33414d', weight: 1, opacity: 0.9, fillOpacity: 0.85 };
 const CHOSEN_STYLE = { ...BASIN_STYLE, color: '#000', weight: 3, opacity: 1 };
@@ -32,11 +36,11 @@ export class BasinMap {
     );
     this.map.setView([40, -112], 4);
     this.onPick = onPick;
-    this.shapes = new Map(); // triplet → { id, feature, rings (unit paths), box, outlet (unit x, y), colour }
+    this.shapes = new Map(); // triplet → { id, feature, rings (unit paths, null until fetched), tol (their tolerance, °), box, outlet (unit x, y), colour }
     this.order = []; // the shapes, largest first (so small basins draw on top and stay clickable)
     this.values = new Map(); // triplet → % of median
     this.chosen = null;
-    this.fine = new Set(); // triplets whose outlines are FINE_DEG
+    this.outlines = null; // the outline request on its way: { key, done }
     this.base = null; // the basemap as unit paths: { nation, borders, lakes }
     this.map.createPane('base').style.zIndex = 250; // under the basins (overlay pane, 400)
     this.baseCanvas = new PathCanvas({ pane: 'base', paint: (ctx, v) => this.#paintBase(ctx, v) }).addTo(
@@ -137,16 +141,20 @@ export class BasinMap {
     };
   }
 
-  /** Set the basins (GeoJSON features with outflow points), fit the view to them, and draw. */
+  /**
+   * Set the basins (the basin table's features: outflow point and `box`, no geometry), fit the
+   * view to them and draw; resolves once the outlines of the basins in view are drawn.
+   */
   basins(features) {
     for (const f of features) {
-      const rings = unitPaths(f.geometry);
       const [lon, lat] = f.properties.pourpoint;
+      const [w, s, e, n] = f.box;
       this.shapes.set(f.id, {
         id: f.id,
         feature: f,
-        rings,
-        box: unitBox(rings),
+        rings: null,
+        tol: Infinity,
+        box: unitBox([new Float64Array([...mercator(w, n), ...mercator(e, s)])]),
         outlet: mercator(lon, lat),
         colour: NO_DATA[2],
       });
@@ -157,14 +165,16 @@ export class BasinMap {
     const view = () => `${this.map.getZoom()} ${this.map.getCenter()}`;
     const before = view();
     if (this.order.length > 0) this.#fit(this.#bounds(this.order), 16, 9, false);
-    if (view() !== before) return; // the new view has drawn both canvases
-    this.baseCanvas.redraw();
-    this.canvas.redraw();
+    if (view() === before) {
+      this.baseCanvas.redraw(); // else the new view has drawn both canvases
+      this.canvas.redraw();
+    }
+    return this.#refine();
   }
 
   /** The vertices the map holds for a basin's outline (closing vertices not counted). */
   vertices(triplet) {
-    return this.shapes.get(triplet)?.rings.reduce((n, r) => n + r.length / 2, 0) ?? 0;
+    return this.shapes.get(triplet)?.rings?.reduce((n, r) => n + r.length / 2, 0) ?? 0;
   }
 
   #paintBase(ctx, v) {
@@ -194,18 +204,40 @@ export class BasinMap {
     const [x0, y0, x1, y1] = v.box;
     const seen = (b) => b.box[0] <= x1 && b.box[2] >= x0 && b.box[1] <= y1 && b.box[3] >= y0;
     const chosen = this.shapes.get(this.chosen);
-    for (const b of this.order) if (b !== chosen && seen(b)) this.#basin(ctx, v, b, BASIN_STYLE);
-    if (chosen) this.#basin(ctx, v, chosen, CHOSEN_STYLE);
+    const inView = this.order.filter(seen);
+    for (const b of inView) if (b !== chosen && b.rings) this.#basin(ctx, v, b, BASIN_STYLE);
+    if (chosen?.rings) this.#basin(ctx, v, chosen, CHOSEN_STYLE);
     // Outflow points on top: a basin stays findable, and its colour visible, when zoomed far out.
     ctx.globalAlpha = 1;
+    if (inView.length > SQUARES_FROM) return this.#squares(ctx, v, inView);
     ctx.lineWidth = 1;
     ctx.strokeStyle = BASIN_STYLE.color;
-    for (const b of this.order) {
+    for (const b of inView) {
       ctx.beginPath();
       ctx.arc(...outletPx(b, v), OUTLET_PX, 0, 2 * Math.PI);
       ctx.fillStyle = b.colour;
       ctx.fill();
       ctx.stroke();
+    }
+  }
+
+  /** Many outflow points: a SQUARE_PX square each, one path per colour (a raster of basin colours). */
+  #squares(ctx, v, shapes) {
+    const byColour = new Map();
+    for (const b of shapes) {
+      const same = byColour.get(b.colour);
+      if (same) same.push(b);
+      else byColour.set(b.colour, [b]);
+    }
+    const h = Math.floor(SQUARE_PX / 2); // whole px: the square covers whole pixels around the point's
+    for (const [colour, bs] of byColour) {
+      ctx.beginPath();
+      for (const b of bs) {
+        const [x, y] = outletPx(b, v);
+        ctx.rect(x - h, y - h, SQUARE_PX, SQUARE_PX);
+      }
+      ctx.fillStyle = colour;
+      ctx.fill();
     }
   }
 
@@ -232,7 +264,12 @@ export class BasinMap {
     }
     const [x, y] = [(p.x + v.ox) / v.s, (p.y + v.oy) / v.s];
     const under = (b) =>
-      b.box[0] <= x && x <= b.box[2] && b.box[1] <= y && y <= b.box[3] && inside(b.rings, x, y);
+      b.rings !== null &&
+      b.box[0] <= x &&
+      x <= b.box[2] &&
+      b.box[1] <= y &&
+      y <= b.box[3] &&
+      inside(b.rings, x, y);
     const chosen = this.shapes.get(this.chosen);
     if (chosen && under(chosen)) return chosen;
     for (let k = this.order.length - 1; k >= 0; k--) if (under(this.order[k])) return this.order[k];
@@ -259,28 +296,52 @@ export class BasinMap {
     return L.latLngBounds(at(x0, y1), at(x1, y0));
   }
 
-  /** From FINE_ZOOM on, swap the coarse outlines of basins in view for fine ones. */
-  async #refine() {
-    if (this.map.getZoom() < FINE_ZOOM || this.shapes.size === this.fine.size) return;
+  /** The view as a unit box [x0, y0, x1, y1]. */
+  #viewBox() {
     const b = this.map.getBounds();
-    const r = OUTLET_REACH_DEG;
-    const bbox = [b.getWest() - r, b.getSouth() - r, b.getEast() + r, b.getNorth() + r]
+    return unitBox([
+      new Float64Array([...mercator(b.getWest(), b.getNorth()), ...mercator(b.getEast(), b.getSouth())]),
+    ]);
+  }
+
+  /**
+   * When few enough basins meet the view, fetch the outlines of those not yet drawn at this zoom's
+   * detail (COARSE_DEG, FINE_DEG from FINE_ZOOM on), by the basins' boxes; resolves once drawn.
+   */
+  async #refine() {
+    const [x0, y0, x1, y1] = this.#viewBox();
+    const tol = this.map.getZoom() >= FINE_ZOOM ? FINE_DEG : COARSE_DEG;
+    const inView = this.order.filter(
+      (b) => b.box[0] <= x1 && b.box[2] >= x0 && b.box[1] <= y1 && b.box[3] >= y0,
+    );
+    if (inView.length > OUTLINES_IN_VIEW || inView.every((b) => b.tol <= Number(tol))) return;
+    const bb = this.map.getBounds();
+    const bbox = [bb.getWest(), bb.getSouth(), bb.getEast(), bb.getNorth()]
       .map((x) => x.toFixed(4))
       .join(',');
-    const features = await getAllFeatures('pourpoints', {
+    const key = `${tol} ${bbox}`;
+    if (this.outlines?.key === key) return this.outlines.done;
+    const done = getAllFeatures('pourpoints', {
       geometry: 'basin',
-      simplify: FINE_DEG,
+      simplify: tol,
       bbox,
+      bbox_on: 'basin',
       limit: 1000,
-    }).catch(() => []); // coarse outlines stay: the map works, only less sharp
-    for (const f of features) {
-      const shape = this.shapes.get(f.id);
-      if (!shape || this.fine.has(f.id)) continue;
-      shape.rings = unitPaths(f.geometry);
-      shape.box = unitBox(shape.rings); // culling and hit tests use the fine outline's own box
-      this.fine.add(f.id);
-    }
-    if (features.length > 0) this.canvas.redraw();
+    })
+      .catch(() => []) // outflow points (or coarser outlines) stay: the map works, only less sharp
+      .then((features) => {
+        for (const f of features) {
+          const shape = this.shapes.get(f.id);
+          if (!shape || shape.tol <= Number(tol)) continue;
+          shape.rings = unitPaths(f.geometry);
+          shape.box = unitBox(shape.rings); // culling and hit tests use the outline's own box
+          shape.tol = Number(tol);
+        }
+        if (this.outlines?.key === key) this.outlines = null;
+        if (features.length > 0) this.canvas.redraw();
+      });
+    this.outlines = { key, done };
+    return done;
   }
 
   #tip(f) {
