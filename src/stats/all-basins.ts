@@ -11,6 +11,7 @@ import { RasterSession } from '../datasets/read-onto.js';
 import { openActiveDataset } from '../datasets/registry.js';
 import type { Database } from '../db/database.js';
 import { QueryParameterError } from '../errors.js';
+import type { IndexEntry } from '../pourpoints/index-file.js';
 import { indexOf } from '../pourpoints/store.js';
 import { seriesView as viewOf } from '../series/read.js';
 import { byString } from '../util/compare.js';
@@ -20,6 +21,7 @@ import { answerTable, answerWithNormals, type StatsWithNormals } from './anomali
 import { type Cube, executeCube } from './cube.js';
 import { emptySelectionNote, selectDates } from './dates.js';
 import type { BoxedRows, CompactStats, ExecuteOptions, TableRows } from './engine.js';
+import { keepPlan, keptPlan } from './kept-plans.js';
 import type { Reference } from './normals.js';
 import {
   answerWidth,
@@ -31,7 +33,7 @@ import {
   type StatsPlan,
   type StatsQuery,
 } from './plan.js';
-import { statsStateKey } from './state.js';
+import { everyBasinStateKey } from './state.js';
 import { executeSweep, sweepable } from './sweep.js';
 
 /** Most dates one all-basins query may select. */
@@ -75,6 +77,21 @@ export async function planAllBasins(
   signal?: AbortSignal,
 ): Promise<AllBasinsPlan> {
   const covered = await coveredBasins(db, q.dataset);
+  // A server asked the same every-basin query again (a map's colours) reuses its plans while the
+  // index, the coverage index and every state file they rest on are unchanged.
+  const key = JSON.stringify(q);
+  const again = keptPlan(covered, key);
+  if (again !== undefined) return again;
+  const plan = await planFresh(covered, q, signal);
+  keepPlan(covered.inputs.index, key, plan);
+  return plan;
+}
+
+async function planFresh(
+  covered: CoveredBasins,
+  q: AllBasinsQuery,
+  signal?: AbortSignal,
+): Promise<AllBasinsPlan> {
   const { dates } = covered.inputs;
   const last = q.lastHeld === true ? selectDates(dates, q.dates).at(-1) : undefined;
   if (last !== undefined) q = { ...q, dates: { type: 'DateRange', start_date: last, end_date: last } };
@@ -115,12 +132,26 @@ export async function coveredBasins(db: Database, name: string): Promise<Covered
   const dataset = await openActiveDataset(db, name);
   const index = await indexOf(db);
   const dates = await datesOf(db, dataset);
-  const pourpoints = [...index.values()]
-    .filter((e) => (e.coverage[dataset.name] ?? 'none') !== 'none')
-    .map((e) => e.triplet)
-    .sort(byString);
+  const pourpoints = coveredOf(index, dataset.name);
   return { inputs: { dataset, index, dates, coverage: await coverageIndexOf(db, dataset) }, pourpoints };
 }
+
+/** The triplets a dataset covers, sorted, once per index read and dataset. */
+function coveredOf(index: ReadonlyMap<string, IndexEntry>, dataset: string): readonly string[] {
+  const byDataset = covering.get(index) ?? new Map<string, readonly string[]>();
+  covering.set(index, byDataset);
+  let list = byDataset.get(dataset);
+  if (list === undefined) {
+    list = [...index.values()]
+      .filter((e) => (e.coverage[dataset] ?? 'none') !== 'none')
+      .map((e) => e.triplet)
+      .sort(byString);
+    byDataset.set(dataset, list);
+  }
+  return list;
+}
+
+const covering = new WeakMap<ReadonlyMap<string, IndexEntry>, Map<string, readonly string[]>>();
 
 /** Plan every covered basin with `planOne`, zone axes parsed once and shared. */
 export async function planEach<P>(
@@ -252,8 +283,18 @@ export async function* eachBasinSwept<B>(
 }
 
 /** A key that changes whenever any basin's answer could (the files each plan reads, and the plans). */
-export const allBasinsStateKey = (p: AllBasinsPlan, signal?: AbortSignal): Promise<string> =>
-  everyKey(p.plans, statsStateKey, signal);
+export function allBasinsStateKey(p: AllBasinsPlan, signal?: AbortSignal): Promise<string> {
+  // Once per plan: a kept plan is reused only while the signatures it was keyed with still hold.
+  let key = stateKeys.get(p);
+  if (key === undefined) {
+    key = everyBasinStateKey(p.plans, signal);
+    key.catch(() => stateKeys.delete(p)); // an abandoned request's key is made again
+    stateKeys.set(p, key);
+  }
+  return key;
+}
+
+const stateKeys = new WeakMap<AllBasinsPlan, Promise<string>>();
 
 /** Run the plans of an all-basins query: every basin's cube in one pass, then each basin's answer. */
 export function executeAllBasins(p: AllBasinsPlan, opts: ExecuteOptions = {}): Promise<AllBasinsStats> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { fileSignature } from '../io/memo.js';
+import { Slicer } from '../util/slices.js';
 import { weakMemo } from '../util/weak-memo.js';
 import { VERSION } from '../version.js';
 import type { StatsPlan } from './plan.js';
@@ -16,6 +17,28 @@ export function statsStateKey(plan: StatsPlan): string {
     .update(JSON.stringify([VERSION, plan.query, plan.entry, signatures]))
     .digest('base64url')
     .slice(0, 27);
+}
+
+/**
+ * The key of an every-basin answer: what `statsStateKey` signs for each basin, in one hash — the
+ * query (the same for every basin but its pourpoint) and the state files the plans share once,
+ * then each basin's index entry and the signatures of any state file of its own (an AOI raster).
+ */
+export async function everyBasinStateKey(plans: readonly StatsPlan[], signal?: AbortSignal): Promise<string> {
+  const hash = createHash('sha256');
+  const first = plans[0];
+  const signed = (p: StatsPlan) => p.stateFiles.map((f) => stateSignatures(p).get(f)!);
+  if (first !== undefined) {
+    const { pourpoint: _, ...query } = first.query;
+    hash.update(JSON.stringify([VERSION, query, first.stateFiles, signed(first)]));
+  }
+  const slicer = new Slicer(signal);
+  for (const p of plans) {
+    // Plans without an AOI file of their own share one state-file list (the same array).
+    hash.update(JSON.stringify([p.entry, p.stateFiles === first!.stateFiles ? 0 : signed(p)]));
+    await slicer.pause();
+  }
+  return hash.digest('base64url').slice(0, 27);
 }
 
 /** The signatures of a plan's state files, stat'ed once per plan (the ETag and the basin cache share them). */
