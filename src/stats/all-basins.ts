@@ -80,7 +80,7 @@ export async function planAllBasins(
   // A server asked the same every-basin query again (a map's colours) reuses its plans while the
   // index, the coverage index and every state file they rest on are unchanged.
   const key = JSON.stringify(q);
-  const again = keptPlan(covered, key);
+  const again = keptPlan<AllBasinsPlan>(covered.inputs, key);
   if (again !== undefined) return again;
   const plan = await planFresh(covered, q, signal);
   keepPlan(covered.inputs.index, key, plan);

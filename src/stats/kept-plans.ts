@@ -5,19 +5,24 @@
  */
 import { fileSignature } from '../io/memo.js';
 import type { IndexEntry } from '../pourpoints/index-file.js';
-import type { AllBasinsPlan, CoveredBasins } from './all-basins.js';
+import type { PlanInputs, StatsPlan } from './plan.js';
 import { stateSignatures } from './state.js';
 
+/** An every-basin plan: one stats plan per basin. */
+interface Plans {
+  readonly plans: readonly StatsPlan[];
+}
+
 /** Every-basin plans by index read, then query (JSON). */
-const planned = new WeakMap<ReadonlyMap<string, IndexEntry>, Map<string, AllBasinsPlan>>();
+const planned = new WeakMap<ReadonlyMap<string, IndexEntry>, Map<string, Plans>>();
 /** Queries whose plans a server keeps per index read (each holds a plan per basin). */
 const PLANS_KEPT = 2;
 
 /** Keep a plan whose basins all rest on one list of state files (none with an AOI file of its own). */
-export function keepPlan(index: ReadonlyMap<string, IndexEntry>, key: string, plan: AllBasinsPlan): void {
+export function keepPlan(index: ReadonlyMap<string, IndexEntry>, key: string, plan: Plans): void {
   const first = plan.plans[0];
   if (first === undefined || plan.plans.some((p) => p.stateFiles !== first.stateFiles)) return;
-  const kept = planned.get(index) ?? new Map<string, AllBasinsPlan>();
+  const kept = planned.get(index) ?? new Map<string, Plans>();
   planned.set(index, kept);
   kept.delete(key);
   kept.set(key, plan);
@@ -25,16 +30,15 @@ export function keepPlan(index: ReadonlyMap<string, IndexEntry>, key: string, pl
 }
 
 /** Whether kept plans still hold: the same coverage index, and each state file's signature unchanged. */
-function reusable(plan: AllBasinsPlan, covered: CoveredBasins): boolean {
+function reusable(plan: Plans, inputs: PlanInputs): boolean {
   const first = plan.plans[0]!;
-  if (first.inputs.coverage !== covered.inputs.coverage || first.inputs.dates !== covered.inputs.dates)
-    return false;
+  if (first.inputs.coverage !== inputs.coverage || first.inputs.dates !== inputs.dates) return false;
   const signed = stateSignatures(first);
   return first.stateFiles.every((f) => fileSignature(first.dataset.store, f) === signed.get(f));
 }
 
-/** The plan kept for `key` over these basins, if it still holds. */
-export function keptPlan(covered: CoveredBasins, key: string): AllBasinsPlan | undefined {
-  const plan = planned.get(covered.inputs.index)?.get(key);
-  return plan !== undefined && reusable(plan, covered) ? plan : undefined;
+/** The plan kept for `key` over these inputs (their index read), if it still holds. */
+export function keptPlan<P extends Plans>(inputs: PlanInputs, key: string): P | undefined {
+  const plan = planned.get(inputs.index)?.get(key);
+  return plan !== undefined && reusable(plan, inputs) ? (plan as P) : undefined;
 }
