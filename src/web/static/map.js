@@ -204,15 +204,19 @@ export class BasinMap {
     const [x0, y0, x1, y1] = v.box;
     const seen = (b) => b.box[0] <= x1 && b.box[2] >= x0 && b.box[1] <= y1 && b.box[3] >= y0;
     const chosen = this.shapes.get(this.chosen);
-    const inView = this.order.filter(seen);
-    for (const b of inView) if (b !== chosen && b.rings) this.#basin(ctx, v, b, BASIN_STYLE);
+    for (const b of this.order) if (b !== chosen && b.rings && seen(b)) this.#basin(ctx, v, b, BASIN_STYLE);
     if (chosen?.rings) this.#basin(ctx, v, chosen, CHOSEN_STYLE);
     // Outflow points on top: a basin stays findable, and its colour visible, when zoomed far out.
+    // An outflow point may lie outside its basin's box: the points in view are found by their own.
+    const pad = (OUTLET_PX + 1) / v.s; // a dot's reach, unit coordinates
+    const dots = this.order.filter(
+      ({ outlet: [x, y] }) => x >= x0 - pad && x <= x1 + pad && y >= y0 - pad && y <= y1 + pad,
+    );
     ctx.globalAlpha = 1;
-    if (inView.length > SQUARES_FROM) return this.#squares(ctx, v, inView);
+    if (dots.length > SQUARES_FROM) return this.#squares(ctx, v, dots);
     ctx.lineWidth = 1;
     ctx.strokeStyle = BASIN_STYLE.color;
-    for (const b of inView) {
+    for (const b of dots) {
       ctx.beginPath();
       ctx.arc(...outletPx(b, v), OUTLET_PX, 0, 2 * Math.PI);
       ctx.fillStyle = b.colour;
