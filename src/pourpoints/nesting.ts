@@ -137,9 +137,7 @@ function boxTree(index: ReadonlyMap<string, IndexEntry>): BoxTree {
 /** The entries whose boxes meet `box` grown by `slack` degrees. */
 function meeting(t: BoxTree, box: IndexEntry['basinBbox'], slack: number): IndexEntry[] {
   const [w, s, e, n] = box;
-  return t.tree
-    .search(w - slack, s - slack, e + slack, n + slack)
-    .flatMap((k) => (t.entries[k] === undefined ? [] : [t.entries[k]!]));
+  return t.tree.search(w - slack, s - slack, e + slack, n + slack).map((k) => t.entries[k]!);
 }
 
 async function computeNesting(

@@ -25,24 +25,42 @@ export function apiUrl(path, params = {}) {
   return u;
 }
 
-/** GET JSON; a problem+json answer (or a network failure) throws a Problem. */
-export async function getJson(path, params, signal) {
-  const url = path instanceof URL ? path : apiUrl(path, params);
+/** Fetch; a problem+json answer (any status not ok) or a network failure throws a Problem. */
+async function send(url, init) {
   let r;
   try {
-    r = await fetch(url, { headers: { Accept: 'application/json' }, signal });
+    r = await fetch(url, init);
   } catch (err) {
     const e = /** @type {Error} */ (err);
     if (e.name === 'AbortError') throw e;
     throw new Problem(0, 'The snowdb server did not answer', e.message);
   }
-  const body = await r.json().catch(() => null);
-  if (!r.ok) throw new Problem(r.status, body?.title ?? `${r.status} ${r.statusText}`, body?.detail);
-  return body;
+  if (!r.ok) {
+    const body = await r.json().catch(() => null);
+    throw new Problem(r.status, body?.title ?? `${r.status} ${r.statusText}`, body?.detail);
+  }
+  return r;
+}
+
+/** GET JSON; a problem+json answer (or a network failure) throws a Problem. */
+export async function getJson(path, params, signal) {
+  const url = path instanceof URL ? path : apiUrl(path, params);
+  const r = await send(url, { headers: { Accept: 'application/json' }, signal });
+  return r.json().catch(() => null);
+}
+
+/** POST GeoJSON, read JSON back; a problem+json answer (or a network failure) throws a Problem. */
+export async function postJson(path, params, body) {
+  const r = await send(apiUrl(path, params), {
+    method: 'POST',
+    headers: { Accept: 'application/json', 'Content-Type': 'application/geo+json' },
+    body: JSON.stringify(body),
+  });
+  return r.json().catch(() => null);
 }
 
 /** Rows of RFC 4180 CSV text (quoted fields may hold commas, quotes and line ends). */
-export function parseCsv(text) {
+function parseCsv(text) {
   const rows = [];
   let row = [];
   let field = '';
@@ -77,17 +95,7 @@ const num = (s) => (s === '' ? undefined : Number(s));
  * features without geometry: `box` [w, s, e, n] and the list's properties (outlines come by view).
  */
 export async function getBasins() {
-  const url = apiUrl('pourpoints', { f: 'csv' });
-  let r;
-  try {
-    r = await fetch(url);
-  } catch (err) {
-    throw new Problem(0, 'The snowdb server did not answer', /** @type {Error} */ (err).message);
-  }
-  if (!r.ok) {
-    const body = await r.json().catch(() => null);
-    throw new Problem(r.status, body?.title ?? `${r.status} ${r.statusText}`, body?.detail);
-  }
+  const r = await send(apiUrl('pourpoints', { f: 'csv' }));
   const [head, ...rows] = parseCsv(await r.text());
   const at = Object.fromEntries((head ?? []).map((k, i) => [k, i]));
   return rows.map((c) => ({
@@ -110,23 +118,6 @@ export async function getBasins() {
       ),
     },
   }));
-}
-
-/** POST GeoJSON, read JSON back; a problem+json answer (or a network failure) throws a Problem. */
-export async function postJson(path, params, body) {
-  let r;
-  try {
-    r = await fetch(apiUrl(path, params), {
-      method: 'POST',
-      headers: { Accept: 'application/json', 'Content-Type': 'application/geo+json' },
-      body: JSON.stringify(body),
-    });
-  } catch (err) {
-    throw new Problem(0, 'The snowdb server did not answer', /** @type {Error} */ (err).message);
-  }
-  const out = await r.json().catch(() => null);
-  if (!r.ok) throw new Problem(r.status, out?.title ?? `${r.status} ${r.statusText}`, out?.detail);
-  return out;
 }
 
 /** Every feature of a paged GeoJSON collection, following its `next` links. */
