@@ -5,6 +5,7 @@ import { distanceOutside } from '../raster/geodesic.js';
 import { polygonsOf } from '../raster/geometry.js';
 import { byString } from '../util/compare.js';
 import { mapPool } from '../util/pool.js';
+import { weakMemo } from '../util/weak-memo.js';
 import {
   areaVsDeclared,
   type Coverage,
@@ -17,17 +18,13 @@ import { nestingAround } from './nesting.js';
 import { parseRecord } from './record.js';
 import { indexedEntry, indexOf, readStoredBasin, storedTriplets } from './store.js';
 
-const sorted = new WeakMap<ReadonlyMap<string, IndexEntry>, readonly IndexEntry[]>();
+const sorted = weakMemo((index: ReadonlyMap<string, IndexEntry>): readonly IndexEntry[] =>
+  [...index.values()].sort((a, b) => byString(a.triplet, b.triplet)),
+);
 
 /** Indexed (basin-bearing) pourpoints, sorted by triplet (sorted once per index read). */
 export async function listPourpoints(db: Database): Promise<readonly IndexEntry[]> {
-  const index = await indexOf(db);
-  let list = sorted.get(index);
-  if (list === undefined) {
-    list = [...index.values()].sort((a, b) => byString(a.triplet, b.triplet));
-    sorted.set(index, list);
-  }
-  return list;
+  return sorted(await indexOf(db));
 }
 
 /**

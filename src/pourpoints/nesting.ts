@@ -18,6 +18,7 @@ import type { Grid } from '../raster/grid.js';
 import { byString } from '../util/compare.js';
 import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
+import { weakMemo } from '../util/weak-memo.js';
 import type { IndexEntry } from './index-file.js';
 import { indexedEntry, indexOf, readStoredBasin } from './store.js';
 
@@ -119,20 +120,13 @@ interface BoxTree {
   readonly entries: readonly IndexEntry[];
 }
 
-const trees = new WeakMap<ReadonlyMap<string, IndexEntry>, BoxTree>();
-
-function boxTree(index: ReadonlyMap<string, IndexEntry>): BoxTree {
-  let t = trees.get(index);
-  if (t === undefined) {
-    const entries = [...index.values()];
-    const tree = new Flatbush(entries.length); // ≥ 1: the basin asked about is in the index
-    for (const e of entries) tree.add(...e.basinBbox);
-    tree.finish();
-    t = { tree, entries };
-    trees.set(index, t);
-  }
-  return t;
-}
+const boxTree = weakMemo((index: ReadonlyMap<string, IndexEntry>): BoxTree => {
+  const entries = [...index.values()];
+  const tree = new Flatbush(entries.length); // ≥ 1: the basin asked about is in the index
+  for (const e of entries) tree.add(...e.basinBbox);
+  tree.finish();
+  return { tree, entries };
+});
 
 /** The entries whose boxes meet `box` grown by `slack` degrees. */
 function meeting(t: BoxTree, box: IndexEntry['basinBbox'], slack: number): IndexEntry[] {

@@ -16,6 +16,7 @@ import { indexOf } from '../pourpoints/store.js';
 import { seriesView as viewOf } from '../series/read.js';
 import { byString } from '../util/compare.js';
 import { Slicer } from '../util/slices.js';
+import { weakMemo } from '../util/weak-memo.js';
 import type { ZoneRef } from '../zones/schemes.js';
 import { answerTable, answerWithNormals, type StatsWithNormals } from './anomalies.js';
 import { type Cube, executeCube } from './cube.js';
@@ -138,8 +139,7 @@ export async function coveredBasins(db: Database, name: string): Promise<Covered
 
 /** The triplets a dataset covers, sorted, once per index read and dataset. */
 function coveredOf(index: ReadonlyMap<string, IndexEntry>, dataset: string): readonly string[] {
-  const byDataset = covering.get(index) ?? new Map<string, readonly string[]>();
-  covering.set(index, byDataset);
+  const byDataset = covering(index);
   let list = byDataset.get(dataset);
   if (list === undefined) {
     list = [...index.values()]
@@ -151,7 +151,7 @@ function coveredOf(index: ReadonlyMap<string, IndexEntry>, dataset: string): rea
   return list;
 }
 
-const covering = new WeakMap<ReadonlyMap<string, IndexEntry>, Map<string, readonly string[]>>();
+const covering = weakMemo((_: ReadonlyMap<string, IndexEntry>) => new Map<string, readonly string[]>());
 
 /** Plan every covered basin with `planOne`, zone axes parsed once and shared. */
 export async function planEach<P>(

@@ -5,6 +5,7 @@
  */
 import { fileSignature } from '../io/memo.js';
 import type { IndexEntry } from '../pourpoints/index-file.js';
+import { weakMemo } from '../util/weak-memo.js';
 import type { PlanInputs, StatsPlan } from './plan.js';
 import { stateSignatures } from './state.js';
 
@@ -14,7 +15,7 @@ interface Plans {
 }
 
 /** Every-basin plans by index read, then query (JSON). */
-const planned = new WeakMap<ReadonlyMap<string, IndexEntry>, Map<string, Plans>>();
+const planned = weakMemo((_: ReadonlyMap<string, IndexEntry>) => new Map<string, Plans>());
 /** Queries whose plans a server keeps per index read (each holds a plan per basin). */
 const PLANS_KEPT = 2;
 
@@ -22,8 +23,7 @@ const PLANS_KEPT = 2;
 export function keepPlan(index: ReadonlyMap<string, IndexEntry>, key: string, plan: Plans): void {
   const first = plan.plans[0];
   if (first === undefined || plan.plans.some((p) => p.stateFiles !== first.stateFiles)) return;
-  const kept = planned.get(index) ?? new Map<string, Plans>();
-  planned.set(index, kept);
+  const kept = planned(index);
   kept.delete(key);
   kept.set(key, plan);
   for (const old of kept.keys()) if (kept.size > PLANS_KEPT) kept.delete(old);
@@ -39,6 +39,6 @@ function reusable(plan: Plans, inputs: PlanInputs): boolean {
 
 /** The plan kept for `key` over these inputs (their index read), if it still holds. */
 export function keptPlan<P extends Plans>(inputs: PlanInputs, key: string): P | undefined {
-  const plan = planned.get(inputs.index)?.get(key);
+  const plan = planned(inputs.index).get(key);
   return plan !== undefined && reusable(plan, inputs) ? (plan as P) : undefined;
 }

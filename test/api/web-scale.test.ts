@@ -16,6 +16,7 @@ import { launchChromium } from '../helpers/browser.js';
 import { serveApi, snowdb, tempDir } from '../helpers/cli.js';
 
 const NO_DATA = '#c9c9c9'; // units.js: a basin without a value (no dataset here)
+const HOSTILE = 'Rock "Creek", upper\r\nfork';
 
 /** The API requests the page made under /pourpoints, as path and query. */
 const requested = (page: Page): Promise<string[]> =>
@@ -40,12 +41,17 @@ describe('the web page with 2,184 basins', () => {
   let base: string;
   let browser: Browser;
   let ids: string[];
+  let quoted: string; // the basin with the HOSTILE name
 
   before(async () => {
     let dir: string;
     ({ dir, cleanup } = await tempDir());
     const levels = tessellate({ box: [-116, 38, -111, 42], basins: 2200, step: 0.01, seed: 68 });
     ids = levels.huc12.map((f) => `huc12:${f.id}`).sort();
+    // A name the basin table must quote: a comma, doubled quotes and a line end.
+    const [first] = levels.huc12;
+    levels.huc12[0] = { ...first!, properties: { ...first!.properties, name: HOSTILE } };
+    quoted = `huc12:${first!.id}`;
     const file = join(dir, 'huc12.geojson');
     await writeFile(file, JSON.stringify({ type: 'FeatureCollection', features: levels.huc12 }));
     const db = join(dir, 'db');
@@ -81,10 +87,16 @@ describe('the web page with 2,184 basins', () => {
     const all = await shapes(page);
     assert.deepEqual(all.map((s) => s.id).sort(), ids);
     assert.ok(all.every((s) => !s.outlined));
+    // Every basin's name as imported, the quoted one too (the page parses the CSV it asked for).
+    const names = (await page.evaluate(
+      '[...snowdb.map.shapes.values()].map((b) => [b.id, b.feature.properties.name])',
+    )) as [string, string][];
+    assert.equal(new Map(names).get(quoted), HOSTILE);
+    assert.ok(names.every(([id, name]) => id === quoted || name === `HUC ${id.slice('huc12:'.length)}`));
     assert.equal(await page.textContent('#basins caption'), `${ids.length} of ${ids.length} basins`);
     // An outflow point's square (3 px) is painted in its class colour (no dataset: no data).
     const table = (await (await fetch(`${base}/pourpoints?f=csv`)).text()).trim().split('\r\n');
-    const [lon, lat] = table[1]!.split(',').slice(3, 5).map(Number) as [number, number];
+    const [lon, lat] = table.at(-1)!.split(',').slice(3, 5).map(Number) as [number, number]; // a plain name's row
     // Within 2 px of the point (the canvas sits at a fractional offset: a square's edges blend).
     const at = await screenPoint(page, lon, lat);
     const near: string[] = [];
