@@ -17,34 +17,21 @@ import { median, spread } from './stats.js';
 const CLI = join(REPO, 'dist/src/cli/main.js');
 const QUERY = ['--variable', 'swe', '--zone', 'terrain.elevation'];
 
-/** One export to `out` in a fresh process: wall ms and peak RSS (MiB, GNU time's %M). */
-function exportOnce(b: BenchDatabase, out: string): { ms: number; mib: number } {
+/** One `snowdb export <args> --out <out> --replace` of `root` in a fresh process: wall ms and peak RSS (MiB, GNU time's %M). */
+export function exportOnce(root: string, args: readonly string[], out: string): { ms: number; mib: number } {
   const t = performance.now();
   const r = spawnSync(
     '/usr/bin/time',
-    [
-      '-f',
-      '%M',
-      process.execPath,
-      CLI,
-      '-q',
-      'export',
-      b.dataset,
-      ...QUERY,
-      '--to',
-      'csv',
-      '--out',
-      out,
-      '--replace',
-    ],
-    {
-      env: { ...process.env, SNOWDB_CONFIG: b.root },
-      encoding: 'utf8',
-    },
+    ['-f', '%M', process.execPath, CLI, '-q', 'export', ...args, '--out', out, '--replace'],
+    { env: { ...process.env, SNOWDB_CONFIG: root }, encoding: 'utf8' },
   );
   if (r.status !== 0) throw new Error(`export failed: ${r.stderr}`);
   return { ms: performance.now() - t, mib: Number(r.stderr.trim().split('\n').at(-1)) / 1024 };
 }
+
+/** The export this bench times: every basin's SWE by band as one CSV. */
+const exportCsv = (b: BenchDatabase, out: string) =>
+  exportOnce(b.root, [b.dataset, ...QUERY, '--to', 'csv'], out);
 
 /**
  * GET `url`, asked again once when the connection dies before an answer: a keep-alive socket left
@@ -95,7 +82,7 @@ export async function exportRow(b: BenchDatabase, reps: number): Promise<Record<
     ]);
     const out = join(dir, 'export.csv');
     // The same numbers: two basins' rows of the export are their API answers' rows.
-    exportOnce(b, out);
+    exportCsv(b, out);
     const api = await apiOnce(base, pourpoints.slice(0, 2), years);
     const exported = (await readFile(out, 'utf8')).split('\r\n');
     for (const [basin, body] of api.bodies) {
@@ -107,7 +94,7 @@ export async function exportRow(b: BenchDatabase, reps: number): Promise<Record<
     const mib: number[] = [];
     const theirs: number[] = [];
     for (let i = 0; i < reps; i++) {
-      const e = exportOnce(b, out);
+      const e = exportCsv(b, out);
       ours.push(e.ms);
       mib.push(e.mib);
       theirs.push((await apiOnce(base, pourpoints, years)).ms);

@@ -13,6 +13,7 @@ import { scaleBench } from './scale.bench.js';
 import { speedBench } from './speed.bench.js';
 import { statsBench } from './stats.bench.js';
 import { storeIngestRow } from './store-ingest.bench.js';
+import { waterYearRow } from './water-year.bench.js';
 import { webBench } from './web.bench.js';
 
 const only = process.argv[2];
@@ -33,6 +34,8 @@ const speed = [
     ? [await exportRow(await dailyDatabase(benchYears()), Math.min(reps, 3))]
     : []),
   ...(only === undefined || only === 'scale' ? await scaleBench(Math.min(reps, 3)) : []),
+  // National: minutes a round and a 10⁵-basin fixture (~6 min to build); only when asked for.
+  ...(only === 'water-year' ? [await waterYearRow(Math.min(reps, 3))] : []),
   ...(only === undefined || only === 'footprint'
     ? [
         memoryRow(await benchDatabase(), Math.min(reps, 3)),

@@ -11,11 +11,15 @@ two sparse products (Σ weight × value and Σ weight over pixels with data).
       One JSON line in, one out. {"setup": STEP} (null: whole basins) builds that band step's
       weights → {"setup_seconds", "basins", "nnz"} (the AOI rasters are read on the first); then
       each query {"date", "variable", "band_step_ft"?} → {"seconds", "basins": {triplet: {date:
-      {variable: [mean per cell]}}}}, the seconds inside this process, weights excluded.
+      {variable: [mean per cell]}}}}, the seconds inside this process, weights excluded; or
+      {"dates": [...], "variable", "keep": [triplet]} (whole basins, a water year) → {"seconds",
+      "basins": {triplet: {date: mean}}}: every basin's mean of every date computed, the kept
+      basins' returned.
 
 Debian's python3-gdal, python3-numpy and python3-scipy.
 """
 import json
+import math
 import os
 import sys
 import time
@@ -93,6 +97,28 @@ class Weights:
         return {'seconds': seconds, 'basins': basins}
 
 
+    def water_year(self, q):
+        """Every basin's whole-basin mean of each date (two products a date); the kept basins' out."""
+        m, _ = self.matrix(None)
+        at = {t: i for i, t in enumerate(self.triplets)}
+        keep = [(t, at[t]) for t in q['keep']]
+        out = {t: {} for t, _ in keep}
+        c, r, w, h = self.win
+        t0 = time.perf_counter()
+        for date in q['dates']:
+            path = os.path.join(self.dir, 'cogs', date.replace('-', ''), q['variable'] + '.tif')
+            ds = gdal.Open(path)
+            a = ds.GetRasterBand(1).ReadAsArray(c, r, w, h).ravel()
+            ok = a != NODATA
+            sv = m @ np.where(ok, a, 0).astype(np.float64)
+            sw = m @ ok.astype(np.float64)
+            with np.errstate(invalid='ignore', divide='ignore'):
+                mean = np.where(sw > 0, sv / sw, np.nan)
+            for t, i in keep:
+                out[t][date] = None if math.isnan(mean[i]) else float(mean[i])
+        return {'seconds': time.perf_counter() - t0, 'basins': out}
+
+
 def loop(root, dataset):
     weights = None
     for line in sys.stdin:
@@ -102,6 +128,8 @@ def loop(root, dataset):
             weights = weights or Weights(root, dataset)
             m, _ = weights.matrix(q['setup'])
             a = {'setup_seconds': time.perf_counter() - t, 'basins': len(weights.triplets), 'nnz': int(m.nnz)}
+        elif 'dates' in q:
+            a = weights.water_year(q)
         else:
             a = weights.answer(q)
         sys.stdout.write(json.dumps(a) + '\n')

@@ -12,7 +12,7 @@ import { stemOf } from '../db/layout.js';
 import { QueryParameterError } from '../errors.js';
 import { hdf5Library } from '../formats/hdf5.js';
 import { isAlive } from '../io/lock.js';
-import { axisHeader, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
+import { axisHeader, axisValues, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
 import { csvRow } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
 import { type CubeShape, cubeZones, NetcdfCube, zoneLabelOf } from './netcdf.js';
@@ -171,7 +171,12 @@ async function parquetLong(target: string, meta: Record<string, string>): Promis
     if (writer === null || cols[0]!.length === 0) return;
     const w = writer;
     await w.write({
-      columnData: names.map((name, i) => ({ name, data: cols[i]! })),
+      // Text columns (the basin, labels) by dictionary: a row group holds few distinct values.
+      columnData: names.map((name, i) => ({
+        name,
+        data: cols[i]!,
+        ...(kinds[i] === 'STRING' && { encoding: 'RLE_DICTIONARY' as const }),
+      })),
       rowGroupSize: ROW_GROUP_ROWS,
     });
     cols = names.map(() => []);
@@ -200,20 +205,26 @@ async function parquetLong(target: string, meta: Record<string, string>): Promis
           createdBy: 'snowdb',
         });
       }
-      for (const r of rowsOf(body)) {
-        cols[0]!.push(pourpoint);
-        for (let i = 0; i < r.length; i++) {
-          const v = r[i]!;
-          const k = kinds[i + 1];
-          cols[i + 1]!.push(
-            k === 'DATE'
-              ? Math.round(Date.parse(v) / 86_400_000)
-              : k === 'STRING'
-                ? v
-                : v === ''
-                  ? null
-                  : Number(v),
-          );
+      // Each cell's axis and area columns once a basin; each row's statistics as the numbers they are.
+      const cells = body.zones.map((z) => [
+        ...z.zone
+          .flatMap(axisValues)
+          .map((v, i) => (kinds[i + 2] === 'STRING' ? v : v === '' ? null : Number(v))),
+        z.area_m2,
+        ...(z.area_acres === undefined ? [] : [z.area_acres]),
+      ]);
+      const first = 2 + (cells[0]?.length ?? 0);
+      for (const [date, matrix] of Object.entries(body.results)) {
+        const day = Math.round(Date.parse(date) / 86_400_000);
+        for (const [k, cell] of cells.entries()) {
+          cols[0]!.push(pourpoint);
+          cols[1]!.push(day);
+          for (let i = 0; i < cell.length; i++) cols[i + 2]!.push(cell[i]!);
+          const stats = matrix[k]!;
+          for (let i = 0; i < stats.length; i++) {
+            const v = stats[i]!;
+            cols[first + i]!.push(v === null || typeof v === 'number' ? v : Number(v));
+          }
         }
       }
       if (cols[0]!.length >= ROW_GROUP_ROWS) await flush();

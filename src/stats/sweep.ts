@@ -15,13 +15,13 @@ import { unionWindows, type Window } from '../raster/grid.js';
 import { BLOCK } from '../series/page.js';
 import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
-import { accumulateRuns, countingOrder, weightsOf } from './basin.js';
+import { accumulateRuns, weightsOf } from './basin.js';
 import { type Cube, type ExecuteOptions, emittedCells } from './cube.js';
 import type { StatsPlan } from './plan.js';
 import type { Sums } from './series-path.js';
 import { stateSignatures } from './state.js';
 
-/** Every pixel of many basins, in each basin's reduction order, grouped by grid block. */
+/** Every pixel of many basins, basin by basin, each in its reduction order. */
 export interface SweepLayout {
   /** The union of the basins' windows on the grid. */
   readonly window: Window;
@@ -31,16 +31,13 @@ export interface SweepLayout {
   readonly idx: Int32Array;
   /** Each entry's weight, m². */
   readonly weight: Float64Array;
-  /** Entries of run r (one block, basin and cell) are `runStart[r]` … `runStart[r + 1]` − 1. */
+  /** Entries of run r (one basin, block and cell) are `runStart[r]` … `runStart[r + 1]` − 1. */
   readonly runStart: Int32Array;
   readonly runBasin: Int32Array;
   readonly runCell: Int32Array;
   /** Σ weight per basin × product + cell, m². */
   readonly area: Float64Array;
 }
-
-/** Pixels classified per batch (bounded scratch, whatever the basins' total). */
-const BATCH = 1 << 20;
 
 /** The plans' weights: one read of the coverage index for the indexed ones, the rest one by one. */
 async function weightsOfAll(plans: readonly StatsPlan[]): Promise<SparseWeights[]> {
@@ -62,53 +59,37 @@ async function weightsOfAll(plans: readonly StatsPlan[]): Promise<SparseWeights[
   return out as SparseWeights[];
 }
 
+/** A growable list of int32 (the layout's runs: their count is known only at the end). */
+class Int32List {
+  data = new Int32Array(1024);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = x;
+  }
+  done(): Int32Array {
+    return this.data.slice(0, this.length);
+  }
+}
+
+/**
+ * The layout: basin by basin, each basin's pixels in its own reduction order (block, cell, then
+ * row-major in the block: a stable counting sort of the basin's few blocks and cells), written
+ * straight into the layout's arrays. Scratch is sized to the largest basin, not to every pixel.
+ */
 async function layout(plans: readonly StatsPlan[], rasters: RasterSession | undefined, signal?: AbortSignal) {
   const first = plans[0]!;
   const { dataset: d, product } = first;
   const weights = await weightsOfAll(plans);
   const U = unionWindows(weights.map((w) => w.window))!;
-  const { col: c0, row: r0 } = U;
-  const c1 = c0 + U.width;
-  const r1 = r0 + U.height;
   const m = weights.reduce((n, w) => n + w.at.length, 0);
+  const most = weights.reduce((n, w) => Math.max(n, w.at.length), 0);
   const slicer = new Slicer(signal);
-  // Per entry, in basin order then each basin's window order: its offset in U, basin, block.
-  const idx = new Int32Array(m);
-  const basinOf = new Int32Array(m);
-  const blockOf = new Int32Array(m);
-  const weight = new Float64Array(m);
-  const by0 = Math.floor(r0 / BLOCK);
-  const bx0 = Math.floor(c0 / BLOCK);
-  const nbx = Math.floor((c1 - 1) / BLOCK) - bx0 + 1;
-  const nby = Math.floor((r1 - 1) / BLOCK) - by0 + 1;
-  let k = 0;
-  for (const [b, w] of weights.entries()) {
-    const { col, row, width } = w.window;
-    basinOf.fill(b, k, k + w.at.length);
-    weight.set(w.weight, k);
-    // Offsets ascend: the row advances as they pass its end (no division per pixel).
-    let r = row;
-    let rowStart = 0;
-    let blockRow = (Math.floor(r / BLOCK) - by0) * nbx;
-    for (let j = 0; j < w.at.length; j++, k++) {
-      const a = w.at[j]!;
-      if (a >= rowStart + width) {
-        const skip = Math.floor((a - rowStart) / width);
-        r += skip;
-        rowStart += skip * width;
-        blockRow = (Math.floor(r / BLOCK) - by0) * nbx;
-      }
-      const c = col + a - rowStart;
-      idx[k] = (r - r0) * U.width + (c - c0);
-      blockOf[k] = blockRow + Math.floor(c / BLOCK) - bx0;
-    }
-    await slicer.pause();
-  }
-  // Each entry's cell of the crossing (the last, unclassified, for a pixel some axis leaves out).
-  const cellOf = new Int32Array(m);
-  const lost = -2;
-  const values = new Float64Array(Math.min(m, BATCH));
-  const ord = new Int32Array(values.length);
+  const layers = [];
   for (const { axis, layer: spec, path } of first.axes) {
     const layer = await readOnto(d.store, path, 'SNOWDB_ZONE_WINDOW', U, spec.nodata, rasters);
     if (layer === null)
@@ -116,60 +97,91 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
         'zone-layer-missing',
         `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
       );
-    const n = axis.zones.length;
-    for (let s = 0; s < m; s += BATCH) {
-      const e = Math.min(m, s + BATCH);
-      const v = e - s === values.length ? values : values.subarray(0, e - s);
-      const o = e - s === ord.length ? ord : ord.subarray(0, e - s);
-      for (let j = s; j < e; j++) v[j - s] = layer.data[idx[j]!]!;
-      axis.classify(v, spec.nodata, o);
-      for (let j = s; j < e; j++) {
-        const z = o[j - s]!;
-        const c = cellOf[j]!;
-        cellOf[j] = c === lost || z < 0 ? lost : c * n + z;
-      }
-      await slicer.pause();
-    }
+    layers.push({ axis, nodata: spec.nodata, data: layer.data });
   }
-  for (let j = 0; j < m; j++) if (cellOf[j] === lost) cellOf[j] = product - 1;
-  // (block, basin, cell, window order): stable counting sorts, least significant key first. The
-  // entries come in (basin, window order): with one cell only the block sort is needed.
-  const byBasinCell =
-    product === 1 ? null : countingOrder(countingOrder(null, cellOf, product), basinOf, plans.length);
-  const order = countingOrder(byBasinCell, blockOf, nbx * nby);
-  await slicer.pause();
-  const sIdx = new Int32Array(m);
-  const sWeight = new Float64Array(m);
+  // Per pixel of one basin: its offset in U, block (rank in the basin's window, row-major), cell.
+  const at = new Int32Array(most);
+  const rank = new Int32Array(most);
+  const cell = new Int32Array(most);
+  const ord = new Int32Array(most);
+  const values = new Float64Array(most);
+  const sorted = new Int32Array(most);
+  const idx = new Int32Array(m);
+  const weight = new Float64Array(m);
   const area = new Float64Array(plans.length * product);
-  const runStart: number[] = [];
-  const runBasin: number[] = [];
-  const runCell: number[] = [];
-  let last = -1;
-  for (let j = 0; j < m; j++) {
-    const e = order[j]!;
-    const b = basinOf[e]!;
-    const c = cellOf[e]!;
-    sIdx[j] = idx[e]!;
-    sWeight[j] = weight[e]!;
-    area[b * product + c] = area[b * product + c]! + weight[e]!;
-    const run = (blockOf[e]! * plans.length + b) * product + c;
-    if (run !== last) {
-      runStart.push(j);
-      runBasin.push(b);
-      runCell.push(c);
-      last = run;
+  const runStart = new Int32List();
+  const runBasin = new Int32List();
+  const runCell = new Int32List();
+  const lost = -2; // a pixel some axis leaves in no zone, while crossing: the last cell after
+  let k = 0;
+  for (const [b, w] of weights.entries()) {
+    const n = w.at.length;
+    const { col, row, width, height } = w.window;
+    const bc0 = Math.floor(col / BLOCK);
+    const nbc = Math.floor((col + width - 1) / BLOCK) - bc0 + 1;
+    const nbr = Math.floor((row + height - 1) / BLOCK) - Math.floor(row / BLOCK) + 1;
+    const br0 = Math.floor(row / BLOCK);
+    // Offsets ascend: the row advances as they pass its end (no division per pixel).
+    let r = row;
+    let rowStart = 0;
+    for (let j = 0; j < n; j++) {
+      const a = w.at[j]!;
+      if (a >= rowStart + width) {
+        const skip = Math.floor((a - rowStart) / width);
+        r += skip;
+        rowStart += skip * width;
+      }
+      const c = col + a - rowStart;
+      at[j] = (r - U.row) * U.width + (c - U.col);
+      rank[j] = (Math.floor(r / BLOCK) - br0) * nbc + Math.floor(c / BLOCK) - bc0;
     }
+    cell.fill(0, 0, n);
+    for (const { axis, nodata, data } of layers) {
+      const v = values.subarray(0, n);
+      const o = ord.subarray(0, n);
+      for (let j = 0; j < n; j++) v[j] = data[at[j]!]!;
+      axis.classify(v, nodata, o);
+      const z = axis.zones.length;
+      for (let j = 0; j < n; j++) {
+        const c = cell[j]!;
+        cell[j] = c === lost || o[j]! < 0 ? lost : c * z + o[j]!;
+      }
+    }
+    if (layers.length > 0) for (let j = 0; j < n; j++) if (cell[j] === lost) cell[j] = product - 1;
+    // (block, cell) keys, stable: in window order inside each (the one-basin engine's order).
+    const keys = nbr * nbc * product;
+    const start = new Int32Array(keys + 1);
+    for (let j = 0; j < n; j++) start[rank[j]! * product + cell[j]! + 1]!++;
+    for (let q = 0; q < keys; q++) start[q + 1]! += start[q]!;
+    for (let j = 0; j < n; j++) sorted[start[rank[j]! * product + cell[j]!]!++] = j;
+    let last = -1;
+    for (let t = 0; t < n; t++, k++) {
+      const j = sorted[t]!;
+      const key = rank[j]! * product + cell[j]!;
+      idx[k] = at[j]!;
+      const wt = w.weight[j]!;
+      weight[k] = wt;
+      const c = cell[j]!;
+      area[b * product + c]! += wt;
+      if (key !== last) {
+        runStart.push(k);
+        runBasin.push(b);
+        runCell.push(c);
+        last = key;
+      }
+    }
+    await slicer.pause();
   }
   runStart.push(m);
   return {
     window: U,
     basins: plans.length,
     product,
-    idx: sIdx,
-    weight: sWeight,
-    runStart: Int32Array.from(runStart),
-    runBasin: Int32Array.from(runBasin),
-    runCell: Int32Array.from(runCell),
+    idx,
+    weight,
+    runStart: runStart.done(),
+    runBasin: runBasin.done(),
+    runCell: runCell.done(),
     area,
   } satisfies SweepLayout;
 }
