@@ -48,6 +48,14 @@ export class BasinMap {
     );
     this.canvas = new PathCanvas({ paint: (ctx, v) => this.#paint(ctx, v) }).addTo(this.map);
     this.tip = L.tooltip({ direction: 'top', offset: [0, -8] });
+    // Whether a zoom is under way: a view set while Leaflet animates one is undone when it ends.
+    this.zooming = false;
+    this.map.on('zoomstart', () => {
+      this.zooming = true;
+    });
+    this.map.on('zoomend', () => {
+      this.zooming = false;
+    });
     this.map.on('mousemove', (e) => this.#hover(e));
     this.map.on('mouseout', () => this.#hover(null));
     this.map.on('click', (e) => {
@@ -122,7 +130,10 @@ export class BasinMap {
       }).addTo(this.map);
       // The map goes to the area (it kept the basin chosen before).
       const b = this.area.getBounds();
-      if (b.isValid()) this.map.fitBounds(b, { padding: [20, 20], animate: false });
+      const fit = () => this.map.fitBounds(b, { padding: [20, 20], animate: false });
+      if (!b.isValid()) return;
+      if (this.zooming) this.map.once('zoomend', fit);
+      else fit();
     } catch {
       this.area = null; // not GeoJSON the map can draw: the API's answer says why
     }
