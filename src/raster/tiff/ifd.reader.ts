@@ -10,8 +10,12 @@ export type Ifd = ReadonlyMap<number, TagValue>;
 
 const utf8 = new TextDecoder();
 
-/** First bytes fetched to read the header and, for COGs, usually every IFD. */
-const HEAD_BYTES = 64 * 1024;
+/**
+ * First bytes fetched to read the header and, for COGs, usually every IFD (an IFD past them is
+ * read on its own). 16 KiB: a basin's AOI raster is ~4 KB whole, and a status or doctor of 10⁵
+ * basins opens each (a 64 KiB buffer a header made those 1.1–1.5× slower: BENCHMARKS.md).
+ */
+export const HEAD_BYTES = 16 * 1024;
 
 /** Lazily extends a prefix of the source as parsing reaches further. */
 class HeadReader {
