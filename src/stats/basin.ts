@@ -13,6 +13,7 @@ import type { Window } from '../raster/grid.js';
 import { blocksAcross } from '../series/blocks.js';
 import { BLOCK } from '../series/page.js';
 import type { Runtime } from '../util/runtime.js';
+import type { Axis } from '../zones/schemes.js';
 import type { StatsPlan } from './plan.js';
 import { stateSignatures } from './state.js';
 
@@ -77,33 +78,65 @@ export function countingOrder(items: Int32Array | null, key: Int32Array, keys: n
   return out;
 }
 
+/** A zone layer read over some window, with the axis that classifies its values. */
+export interface CellLayer {
+  readonly axis: Axis;
+  readonly nodata: number;
+  readonly data: TypedArray;
+}
+
+/**
+ * The cell in the crossing of `layers` (first axis most significant) of each of n pixels, whose
+ * value in every layer is at `at[k]`, into `cell`; a pixel some axis leaves in no zone goes to the
+ * last cell (unclassified). `values` and `ord` are scratch of n at least.
+ */
+export function cellsOf(
+  layers: readonly CellLayer[],
+  at: Int32Array,
+  n: number,
+  product: number,
+  out: { cell: Int32Array; values: Float64Array; ord: Int32Array },
+): void {
+  const { cell } = out;
+  const lost = -2; // while crossing: a pixel some axis leaves in no zone
+  cell.fill(0, 0, n);
+  for (const { axis, nodata, data } of layers) {
+    const v = out.values.subarray(0, n);
+    const o = out.ord.subarray(0, n);
+    for (let k = 0; k < n; k++) v[k] = data[at[k]!]!;
+    axis.classify(v, nodata, o);
+    const z = axis.zones.length;
+    for (let k = 0; k < n; k++) {
+      const c = cell[k]!;
+      cell[k] = c === lost || o[k]! < 0 ? lost : c * z + o[k]!;
+    }
+  }
+  for (let k = 0; k < n; k++) if (cell[k] === lost) cell[k] = product - 1;
+}
+
+/** The zone layers of a plan's axes read over `w` (through `rasters` when given). */
+export async function cellLayers(plan: StatsPlan, w: Window, rasters?: RasterSession): Promise<CellLayer[]> {
+  const layers: CellLayer[] = [];
+  for (const { axis, layer: spec, path } of plan.axes) {
+    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata, rasters);
+    if (layer === null)
+      throw new SnowdbError(
+        'zone-layer-missing',
+        `zone layer '${axis.layer}' of '${plan.dataset.name}' has not been generated (run 'snowdb dataset generate-zones ${plan.dataset.name}')`,
+      );
+    layers.push({ axis, nodata: spec.nodata, data: layer.data });
+  }
+  return layers;
+}
+
 async function prepare(plan: StatsPlan, rasters?: RasterSession): Promise<PreparedBasin> {
   const { dataset: d, product } = plan;
   const { window: w, at: px, weight: wt } = await weightsOf(plan);
   const m = px.length;
-  // Each weighing pixel's cell in the crossing; −2 while crossing for a pixel some axis leaves in no zone.
+  // Each weighing pixel's cell in the crossing.
   const cellOf = new Int32Array(m);
-  const ord = new Int32Array(m);
-  const values = new Float64Array(m);
-  const lost = -2;
-  for (const { axis, layer: spec, path } of plan.axes) {
-    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata, rasters);
-    if (layer === null) {
-      throw new SnowdbError(
-        'zone-layer-missing',
-        `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
-      );
-    }
-    for (let k = 0; k < m; k++) values[k] = layer.data[px[k]!]!;
-    axis.classify(values, spec.nodata, ord);
-    const n = axis.zones.length;
-    for (let k = 0; k < m; k++) {
-      const o = ord[k]!;
-      const c = cellOf[k]!;
-      cellOf[k] = c === lost || o < 0 ? lost : c * n + o;
-    }
-  }
-  for (let k = 0; k < m; k++) if (cellOf[k] === lost) cellOf[k] = product - 1;
+  const layers = await cellLayers(plan, w, rasters);
+  cellsOf(layers, px, m, product, { cell: cellOf, values: new Float64Array(m), ord: new Int32Array(m) });
   // Block-major order: the pixels by (block, cell, offset inside the block). They come in window
   // order, so inside a block by offset already: two stable counting sorts, by cell, then by block.
   const across = blocksAcross(d.grid);

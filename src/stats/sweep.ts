@@ -9,13 +9,12 @@
 import { createHash } from 'node:crypto';
 import { indexedWeightsOf, type SparseWeights } from '../datasets/coverage-index.js';
 import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-onto.js';
-import { SnowdbError } from '../errors.js';
 import { fileSignature } from '../io/memo.js';
 import { unionWindows, type Window } from '../raster/grid.js';
 import { BLOCK } from '../series/page.js';
 import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
-import { accumulateRuns, weightsOf } from './basin.js';
+import { accumulateRuns, cellLayers, cellsOf, weightsOf } from './basin.js';
 import { type Cube, type ExecuteOptions, emittedCells } from './cube.js';
 import type { StatsPlan } from './plan.js';
 import type { Sums } from './series-path.js';
@@ -83,28 +82,18 @@ class Int32List {
  */
 async function layout(plans: readonly StatsPlan[], rasters: RasterSession | undefined, signal?: AbortSignal) {
   const first = plans[0]!;
-  const { dataset: d, product } = first;
+  const { product } = first;
   const weights = await weightsOfAll(plans);
   const U = unionWindows(weights.map((w) => w.window))!;
   const m = weights.reduce((n, w) => n + w.at.length, 0);
   const most = weights.reduce((n, w) => Math.max(n, w.at.length), 0);
   const slicer = new Slicer(signal);
-  const layers = [];
-  for (const { axis, layer: spec, path } of first.axes) {
-    const layer = await readOnto(d.store, path, 'SNOWDB_ZONE_WINDOW', U, spec.nodata, rasters);
-    if (layer === null)
-      throw new SnowdbError(
-        'zone-layer-missing',
-        `zone layer '${axis.layer}' of '${d.name}' has not been generated (run 'snowdb dataset generate-zones ${d.name}')`,
-      );
-    layers.push({ axis, nodata: spec.nodata, data: layer.data });
-  }
+  const layers = await cellLayers(first, U, rasters);
   // Per pixel of one basin: its offset in U, block (rank in the basin's window, row-major), cell.
   const at = new Int32Array(most);
   const rank = new Int32Array(most);
-  const cell = new Int32Array(most);
-  const ord = new Int32Array(most);
-  const values = new Float64Array(most);
+  const scratch = { cell: new Int32Array(most), values: new Float64Array(most), ord: new Int32Array(most) };
+  const { cell } = scratch;
   const sorted = new Int32Array(most);
   const idx = new Int32Array(m);
   const weight = new Float64Array(m);
@@ -112,7 +101,6 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
   const runStart = new Int32List();
   const runBasin = new Int32List();
   const runCell = new Int32List();
-  const lost = -2; // a pixel some axis leaves in no zone, while crossing: the last cell after
   let k = 0;
   for (const [b, w] of weights.entries()) {
     const n = w.at.length;
@@ -135,19 +123,7 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
       at[j] = (r - U.row) * U.width + (c - U.col);
       rank[j] = (Math.floor(r / BLOCK) - br0) * nbc + Math.floor(c / BLOCK) - bc0;
     }
-    cell.fill(0, 0, n);
-    for (const { axis, nodata, data } of layers) {
-      const v = values.subarray(0, n);
-      const o = ord.subarray(0, n);
-      for (let j = 0; j < n; j++) v[j] = data[at[j]!]!;
-      axis.classify(v, nodata, o);
-      const z = axis.zones.length;
-      for (let j = 0; j < n; j++) {
-        const c = cell[j]!;
-        cell[j] = c === lost || o[j]! < 0 ? lost : c * z + o[j]!;
-      }
-    }
-    if (layers.length > 0) for (let j = 0; j < n; j++) if (cell[j] === lost) cell[j] = product - 1;
+    cellsOf(layers, at, n, product, scratch);
     // (block, cell) keys, stable: in window order inside each (the one-basin engine's order).
     const keys = nbr * nbc * product;
     const start = new Int32Array(keys + 1);
