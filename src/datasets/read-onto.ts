@@ -64,8 +64,9 @@ async function openCog(store: Store, path: string, tiles?: TileCache): Promise<C
  * Read a stored raster onto window `want` of the dataset grid, `fill` outside the raster. The
  * raster lies at the window its `tag` holds (col row width height), or covers the whole grid when
  * `tag` is null; `want` null = the raster's own window. One open per file; null when it is absent.
- * A raster that covers `want` is returned as read (its own pixel type, no copy). With `session`,
- * the raster is opened through it (and stays open until the session closes).
+ * A raster that covers `want` is returned as read (its own pixel type, no copy; into `into` when
+ * that is of its type and size). With `session`, the raster is opened through it (and stays open
+ * until the session closes).
  */
 export async function readOnto(
   store: Store,
@@ -73,8 +74,9 @@ export async function readOnto(
   tag: string | null,
   want: Window | null,
   fill: number,
-  session?: RasterSession,
+  via: { readonly session?: RasterSession | undefined; readonly into?: TypedArray | undefined } = {},
 ): Promise<{ data: TypedArray; window: Window } | null> {
+  const { session, into } = via;
   const cog = await (session ? session.open(store, path) : openCog(store, path));
   if (cog === null) return null;
   try {
@@ -84,7 +86,7 @@ export async function readOnto(
     const inter = intersectWindows(at, w);
     const local = inter && { ...inter, col: inter.col - at.col, row: inter.row - at.row };
     if (inter && local && inter.width === w.width && inter.height === w.height)
-      return { data: await cog.readWindow(local), window: w };
+      return { data: await cog.readWindow(local, 0, into), window: w };
     const data = new Float64Array(w.width * w.height).fill(fill);
     if (inter && local) {
       const part = await cog.readWindow(local);

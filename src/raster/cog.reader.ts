@@ -209,10 +209,11 @@ export class Cog {
   }
 
   /**
-   * Read a window (inside the level) into a new typed array, row-major.
+   * Read a window (inside the level) into a new typed array, row-major, or into `into` when it is
+   * of the raster's type and the window's size (a reused buffer: no fresh pages per read).
    * @throws RangeError when the window leaves the image.
    */
-  async readWindow(w: Window, level = 0): Promise<TypedArray> {
+  async readWindow(w: Window, level = 0, into?: TypedArray): Promise<TypedArray> {
     const lvl = this.level(level);
     if (
       w.col < 0 ||
@@ -226,7 +227,11 @@ export class Cog {
         `${this.source.url}: window ${JSON.stringify(w)} outside ${lvl.width}×${lvl.height}`,
       );
     }
-    const out = allocate(this.dtype, w.width * w.height);
+    const n = w.width * w.height;
+    const out =
+      into !== undefined && into.length === n && into instanceof DTYPES[this.dtype].ctor
+        ? into
+        : allocate(this.dtype, n);
     const t = tilesOfWindow(lvl.tileWidth, w, lvl.tileHeight);
     const across = Math.ceil(lvl.width / lvl.tileWidth);
     const indices: number[] = [];

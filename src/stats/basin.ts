@@ -118,7 +118,9 @@ export function cellsOf(
 export async function cellLayers(plan: StatsPlan, w: Window, rasters?: RasterSession): Promise<CellLayer[]> {
   const layers: CellLayer[] = [];
   for (const { axis, layer: spec, path } of plan.axes) {
-    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata, rasters);
+    const layer = await readOnto(plan.dataset.store, path, 'SNOWDB_ZONE_WINDOW', w, spec.nodata, {
+      session: rasters,
+    });
     if (layer === null)
       throw new SnowdbError(
         'zone-layer-missing',

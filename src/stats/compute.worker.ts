@@ -5,6 +5,7 @@
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { ComputeJob } from './compute-pool.js';
+import { readWindowJob } from './dated-reads.js';
 import { prepareDrawn } from './drawn-prepare.js';
 import { runScan } from './scan.js';
 
@@ -20,7 +21,9 @@ if (process.platform === 'linux') {
 
 /** Each job kind: its answer and the buffers that move back with it. */
 const JOBS: {
-  [K in ComputeJob['kind']]: (job: Extract<ComputeJob, { kind: K }>['job']) => [unknown, ArrayBuffer[]];
+  [K in ComputeJob['kind']]: (
+    job: Extract<ComputeJob, { kind: K }>['job'],
+  ) => [unknown, ArrayBuffer[]] | Promise<[unknown, ArrayBuffer[]]>;
 } = {
   scan: (job) => {
     const r = runScan(job);
@@ -30,9 +33,13 @@ const JOBS: {
     const r = prepareDrawn(job);
     return [r, r.ok ? [r.drawn.weights.buffer as ArrayBuffer] : []];
   },
+  window: readWindowJob,
 };
 
-parentPort!.on('message', (m: ComputeJob) => {
-  const [answer, transfer] = (JOBS[m.kind] as (job: ComputeJob['job']) => [unknown, ArrayBuffer[]])(m.job);
+// One job at a time (the pool sends the next only after this one's answer); a failed one fails the
+// worker (the pool drops it and the caller does the job itself).
+parentPort!.on('message', async (m: ComputeJob) => {
+  const run = JOBS[m.kind] as (job: ComputeJob['job']) => ReturnType<(typeof JOBS)[ComputeJob['kind']]>;
+  const [answer, transfer] = await run(m.job);
   parentPort!.postMessage(answer, transfer);
 });

@@ -86,14 +86,9 @@ export async function executeCube(plan: StatsPlan, opts: ExecuteOptions = {}): P
     await mapPool(rest, 8, async (i) => {
       opts.signal?.throwIfAborted();
       const date = plan.dates[i]!;
-      const raster = await readOnto(
-        d.store,
-        d.paths.cog(date, v),
-        null,
-        basin.window,
-        spec.nodata,
-        opts.rasters,
-      );
+      const raster = await readOnto(d.store, d.paths.cog(date, v), null, basin.window, spec.nodata, {
+        session: opts.rasters,
+      });
       if (raster === null) {
         throw dateIncomplete(d.name, date, v);
       }

@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import { indexedWeightsOf, type SparseWeights } from '../datasets/coverage-index.js';
-import { dateIncomplete, type RasterSession, readOnto } from '../datasets/read-onto.js';
+import type { RasterSession } from '../datasets/read-onto.js';
 import { fileSignature } from '../io/memo.js';
 import { unionWindows, type Window } from '../raster/grid.js';
 import { BLOCK } from '../series/page.js';
@@ -16,6 +16,7 @@ import type { Runtime } from '../util/runtime.js';
 import { Slicer } from '../util/slices.js';
 import { accumulateRuns, cellLayers, cellsOf, weightsOf } from './basin.js';
 import { type Cube, type ExecuteOptions, emittedCells } from './cube.js';
+import { datedReads } from './dated-reads.js';
 import type { StatsPlan } from './plan.js';
 import type { Sums } from './series-path.js';
 import { stateSignatures } from './state.js';
@@ -94,14 +95,14 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
   const rank = new Int32Array(most);
   const scratch = { cell: new Int32Array(most), values: new Float64Array(most), ord: new Int32Array(most) };
   const { cell } = scratch;
-  const sorted = new Int32Array(most);
   const idx = new Int32Array(m);
   const weight = new Float64Array(m);
   const area = new Float64Array(plans.length * product);
   const runStart = new Int32List();
   const runBasin = new Int32List();
   const runCell = new Int32List();
-  let k = 0;
+  let start = new Int32Array(1024);
+  let k = 0; // the basin's first entry in the layout
   for (const [b, w] of weights.entries()) {
     const n = w.at.length;
     const { col, row, width, height } = w.window;
@@ -124,28 +125,33 @@ async function layout(plans: readonly StatsPlan[], rasters: RasterSession | unde
       rank[j] = (Math.floor(r / BLOCK) - br0) * nbc + Math.floor(c / BLOCK) - bc0;
     }
     cellsOf(layers, at, n, product, scratch);
-    // (block, cell) keys, stable: in window order inside each (the one-basin engine's order).
+    // (block, cell) keys, stable: in window order inside each (the one-basin engine's order). A
+    // counting sort whose scatter writes the layout itself: start[key] is the key's next entry.
     const keys = nbr * nbc * product;
-    const start = new Int32Array(keys + 1);
+    if (start.length < keys + 1) start = new Int32Array(keys + 1);
+    start.fill(0, 0, keys + 1);
     for (let j = 0; j < n; j++) start[rank[j]! * product + cell[j]! + 1]!++;
-    for (let q = 0; q < keys; q++) start[q + 1]! += start[q]!;
-    for (let j = 0; j < n; j++) sorted[start[rank[j]! * product + cell[j]!]!++] = j;
-    let last = -1;
-    for (let t = 0; t < n; t++, k++) {
-      const j = sorted[t]!;
-      const key = rank[j]! * product + cell[j]!;
-      idx[k] = at[j]!;
-      const wt = w.weight[j]!;
-      weight[k] = wt;
-      const c = cell[j]!;
-      area[b * product + c]! += wt;
-      if (key !== last) {
-        runStart.push(k);
+    const firstRun = runStart.length;
+    for (let q = 0; q < keys; q++) {
+      if (start[q + 1]! > 0) {
+        runStart.push(k + start[q]!);
         runBasin.push(b);
-        runCell.push(c);
-        last = key;
+        runCell.push(q % product);
       }
+      start[q + 1]! += start[q]!;
     }
+    for (let j = 0; j < n; j++) {
+      const e = k + start[rank[j]! * product + cell[j]!]!++;
+      idx[e] = at[j]!;
+      weight[e] = w.weight[j]!;
+    }
+    // Areas summed in layout order, one weight at a time (the bits of the one-basin engine's sums).
+    for (let i = firstRun; i < runStart.length; i++) {
+      const end = i + 1 < runStart.length ? runStart.data[i + 1]! : k + n;
+      const a = b * product + runCell.data[i]!;
+      for (let e = runStart.data[i]!; e < end; e++) area[a]! += weight[e]!;
+    }
+    k += n;
     await slicer.pause();
   }
   runStart.push(m);
@@ -235,17 +241,16 @@ export async function executeSweep(plans: readonly StatsPlan[], opts: ExecuteOpt
     const spec = d.config.variables[v]!;
     const sw = new Float64Array(plans.length * stride);
     const sv = new Float64Array(plans.length * stride);
-    for (const [i, date] of first.dates.entries()) {
-      opts.signal?.throwIfAborted();
-      const raster = await readOnto(d.store, d.paths.cog(date, v), null, L.window, spec.nodata);
-      if (raster === null) throw dateIncomplete(d.name, date, v);
+    let i = 0;
+    for await (const vals of datedReads(d, v, first.dates, L.window, spec.nodata, opts.signal)) {
       accumulateRuns(
         L,
         0,
         runCell.length,
-        { vals: raster.data, base: 0, idx, nodata: spec.nodata },
+        { vals, base: 0, idx, nodata: spec.nodata },
         { sw, sv, at: i * product, runAt },
       );
+      i++;
       await slicer.pause();
     }
     sums.push({ sw, sv });

@@ -55,16 +55,17 @@ export class WorkerPool<J, R> {
   ) {}
 
   /**
-   * Run one job on a free worker (waiting for one when all are busy). When `signal` aborts, the
+   * Run one job on a free worker (waiting for one when all are busy), the buffers in `transfer`
+   * moved to it (not copied: they are unusable here afterwards). When `signal` aborts, the
    * job rejects at once with its reason; its worker is terminated then, or (a cooperative pool)
    * finishes the job, whose answer is dropped, and serves again (terminated if it is not done
    * within `graceMs`).
    */
-  async run(job: J, signal?: AbortSignal): Promise<R> {
+  async run(job: J, signal?: AbortSignal, transfer: readonly ArrayBuffer[] = []): Promise<R> {
     signal?.throwIfAborted();
     const worker = await this.acquire();
     // The worker's own outcome decides what becomes of it, whether or not the caller waits.
-    const answer = exchange<J, R>(worker, job).then(
+    const answer = exchange<J, R>(worker, job, transfer).then(
       (r) => {
         this.jobs++;
         this.release(worker);
@@ -167,7 +168,7 @@ export class WorkerPool<J, R> {
 }
 
 /** Post one job and wait for its answer (or the worker's failure), keeping the process alive meanwhile. */
-function exchange<J, R>(worker: Worker, job: J): Promise<R> {
+function exchange<J, R>(worker: Worker, job: J, transfer: readonly ArrayBuffer[]): Promise<R> {
   worker.ref();
   return new Promise<R>((resolve, reject) => {
     const done = () => {
@@ -190,6 +191,6 @@ function exchange<J, R>(worker: Worker, job: J): Promise<R> {
     worker.on('message', onMessage);
     worker.on('error', onError);
     worker.on('exit', onExit);
-    worker.postMessage(job);
+    worker.postMessage(job, transfer as ArrayBuffer[]);
   });
 }

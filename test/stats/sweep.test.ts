@@ -2,9 +2,12 @@ import assert from 'node:assert/strict';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { readOnto } from '../../src/datasets/read-onto.js';
+import { openDataset } from '../../src/datasets/registry.js';
 import { Database } from '../../src/db/database.js';
 import { computeAllBasins, executeAllBasins, planAllBasins } from '../../src/stats/all-basins.js';
 import { executeAllWaterYears, planAllWaterYears } from '../../src/stats/all-water-years.js';
+import { datedReads } from '../../src/stats/dated-reads.js';
 import { sweepLayout } from '../../src/stats/sweep.js';
 import { cliOk, snowdb, tempDir } from '../helpers/cli.js';
 import { shiftedRecord } from '../helpers/fs.js';
@@ -172,6 +175,46 @@ describe('every basin in one pass: the same bits as each basin alone', () => {
       assert.match(r.stderr, /snodas 2024-01-16 has no 'depth' raster/);
     } finally {
       await rename(`${cog}.away`, cog);
+    }
+  });
+
+  it("a run of dates is decoded on the compute pool: each date's pixels as read here; a missing or damaged raster is named", async () => {
+    const d = await Database.open(db);
+    try {
+      const snodas = await openDataset(d, 'snodas');
+      const window = { col: 1380, row: 1830, width: 100, height: 80 };
+      const dates = ['2024-01-15', '2024-01-16', '2024-01-16', '2024-01-15', '2024-01-16'];
+      const here = await Promise.all(
+        dates.map(
+          async (date) =>
+            (await readOnto(snodas.store, snodas.paths.cog(date, 'swe'), null, window, -9999))!.data,
+        ),
+      );
+      const jobs = d.runtime.report().workers.jobs;
+      const pooled: number[][] = [];
+      for await (const vals of datedReads(snodas, 'swe', dates, window, -9999)) pooled.push([...vals]);
+      assert.equal(d.runtime.report().workers.jobs - jobs, dates.length, 'every date read by a worker');
+      assert.deepEqual(
+        pooled,
+        here.map((a) => [...a]),
+      );
+      // The first day 100 mm, the second 20 + (7·row + 3·col) mod 41 (41 values); the nodata column both days.
+      assert.deepEqual(new Set(pooled[0]), new Set([100, -9999]));
+      assert.equal(new Set(pooled[1]).size, 41 + 1);
+      const cog = snodas.paths.cog('2024-01-16', 'swe');
+      const drain = async () => {
+        for await (const _ of datedReads(snodas, 'swe', dates, window, -9999));
+      };
+      await rename(cog, `${cog}.away`);
+      try {
+        await assert.rejects(drain, /snodas 2024-01-16 has no 'swe' raster/);
+        await writeFile(cog, 'II*\0 not a tiff at all');
+        await assert.rejects(drain, (e: Error) => e.message.includes(cog));
+      } finally {
+        await rename(`${cog}.away`, cog);
+      }
+    } finally {
+      await d.runtime.close();
     }
   });
 });

@@ -27,17 +27,21 @@ class HeadReader {
       if (offset + length <= HEAD_BYTES || this.bytes.length === 0) {
         this.bytes = await this.source.fetch(0, Math.max(HEAD_BYTES, offset + length));
       } else {
+        // Past the first bytes: a read of its own, as short as the file (an offset past its end).
         const extra = await this.source.fetch(offset, length);
+        if (extra.byteLength < length) throw this.truncated(offset + length, offset + extra.byteLength);
         return new DataView(extra.buffer, extra.byteOffset, extra.byteLength);
       }
-      if (offset + length > this.bytes.length) {
-        throw new SnowdbError(
-          'invalid-raster',
-          `${this.source.url}: truncated TIFF (needs byte ${offset + length}, has ${this.bytes.length})`,
-        );
-      }
+      if (offset + length > this.bytes.length) throw this.truncated(offset + length, this.bytes.length);
     }
     return new DataView(this.bytes.buffer, this.bytes.byteOffset + offset, length);
+  }
+
+  private truncated(needs: number, has: number): SnowdbError {
+    return new SnowdbError(
+      'invalid-raster',
+      `${this.source.url}: truncated TIFF (needs byte ${needs}, has ${has})`,
+    );
   }
 }
 
