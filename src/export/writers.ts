@@ -15,6 +15,7 @@ import { isAlive } from '../io/lock.js';
 import { axisHeader, axisValues, type CellTable, headerOf, rowsOf } from '../stats/csv.js';
 import { csvRow } from '../util/csv.js';
 import { ZONE_LAYERS } from '../zones/layers.js';
+import { ColumnBuffer, type ColumnKind } from './columns.js';
 import { type CubeShape, cubeZones, NetcdfCube, zoneLabelOf } from './netcdf.js';
 import type { Format, Layout } from './plan.js';
 
@@ -144,7 +145,7 @@ async function csvFolder(target: string, by: 'basin' | 'date'): Promise<Sink> {
   };
 }
 
-type Kind = 'STRING' | 'DOUBLE' | 'DATE';
+type Kind = ColumnKind;
 
 /** Parquet column kinds of a table's columns: the basin and date, the axes' (bounds numbers, labels strings), the rest numbers. */
 function kindsOf(body: CellTable): Kind[] {
@@ -159,34 +160,38 @@ function kindsOf(body: CellTable): Kind[] {
   return ['STRING', 'DATE', ...axes, ...Array<Kind>(rest).fill('DOUBLE')];
 }
 
-/** One Parquet file: typed columns (`pourpoint` string, `date` DATE, bounds and statistics float64, labels strings), row groups of ROW_GROUP_ROWS. */
+/**
+ * One Parquet file: typed columns (`pourpoint` string, `date` DATE, bounds and statistics float64,
+ * labels strings), row groups of ROW_GROUP_ROWS (the last one the rest).
+ */
 async function parquetLong(target: string, meta: Record<string, string>): Promise<Sink> {
   const tmp = tempBeside(target);
   await writeFile(tmp, '', { flag: 'wx' });
   let writer: ParquetWriter | null = null;
   let names: string[] = [];
   let kinds: Kind[] = [];
-  let cols: (string | number | null)[][] = [];
-  const flush = async () => {
-    if (writer === null || cols[0]!.length === 0) return;
-    const w = writer;
-    await w.write({
-      // Text columns (the basin, labels) by dictionary: a row group holds few distinct values.
-      columnData: names.map((name, i) => ({
-        name,
-        data: cols[i]!,
-        ...(kinds[i] === 'STRING' && { encoding: 'RLE_DICTIONARY' as const }),
-      })),
-      rowGroupSize: ROW_GROUP_ROWS,
-    });
-    cols = names.map(() => []);
+  let cols: ColumnBuffer[] = [];
+  /** Write whole row groups (and, at the end, the rest). */
+  const flush = async (end: boolean) => {
+    while (writer !== null && cols[0]!.length > 0 && (end || cols[0]!.length >= ROW_GROUP_ROWS)) {
+      const rows = Math.min(ROW_GROUP_ROWS, cols[0]!.length);
+      await writer.write({
+        // Text columns (the basin, labels) by dictionary: a row group holds few distinct values.
+        columnData: names.map((name, i) => ({
+          name,
+          data: cols[i]!.take(rows),
+          ...(kinds[i] === 'STRING' && { encoding: 'RLE_DICTIONARY' as const }),
+        })),
+        rowGroupSize: ROW_GROUP_ROWS,
+      });
+    }
   };
   return {
     async basin(pourpoint, body) {
       if (writer === null) {
         names = ['pourpoint', ...headerOf(body, 'date')];
         kinds = kindsOf(body);
-        cols = names.map(() => []);
+        cols = kinds.map((k) => new ColumnBuffer(k));
         writer = new ParquetWriter({
           writer: fileWriter(tmp),
           schema: [
@@ -221,17 +226,14 @@ async function parquetLong(target: string, meta: Record<string, string>): Promis
           cols[1]!.push(day);
           for (let i = 0; i < cell.length; i++) cols[i + 2]!.push(cell[i]!);
           const stats = matrix[k]!;
-          for (let i = 0; i < stats.length; i++) {
-            const v = stats[i]!;
-            cols[first + i]!.push(v === null || typeof v === 'number' ? v : Number(v));
-          }
+          for (let i = 0; i < stats.length; i++) cols[first + i]!.push(stats[i]!);
         }
       }
-      if (cols[0]!.length >= ROW_GROUP_ROWS) await flush();
+      await flush(false);
     },
     async chunkEnd() {},
     async finish() {
-      await flush();
+      await flush(true);
       if (writer === null) throw new Error('parquet export: no rows');
       (writer as ParquetWriter).finish();
       const fh = await open(tmp, 'r+');

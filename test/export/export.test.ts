@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { cp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -16,6 +16,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { buildApp } from '../../src/api/app.js';
 import { publishStatic } from '../../src/app/publish-static.js';
 import { Database } from '../../src/db/database.js';
+import { sinkFor } from '../../src/export/writers.js';
 import { DirBucket } from '../../src/io/bucket.js';
 import { CLI, snowdb, tempDir } from '../helpers/cli.js';
 import { FULL, HALF, historyDb } from '../helpers/history-db.js';
@@ -89,9 +90,14 @@ describe('export: every basin × zone cell × date, read back by other readers',
       ],
     );
     const groups = (
-      await c.runAndReadAll(`select count(distinct row_group_id) from parquet_metadata('${out}')`)
+      await c.runAndReadAll(
+        `select distinct row_group_id, row_group_num_rows from parquet_metadata('${out}') order by 1`,
+      )
     ).getRows();
-    assert.equal(Number(groups[0]![0]), Math.ceil(want.size / 100_000));
+    assert.deepEqual(
+      groups.map((g) => Number(g[1])),
+      [want.size],
+    );
     const rows = (
       await c.runAndReadAll(
         `select pourpoint, strftime(date, '%Y-%m-%d'), "terrain.elevation_min_ft", area_m2, * exclude (pourpoint, date, "terrain.elevation_min_ft", "terrain.elevation_max_ft", area_m2) from read_parquet('${out}')`,
@@ -458,5 +464,79 @@ describe('export: every basin × zone cell × date, read back by other readers',
       assert.match(r.stderr, msg, args.join(' '));
     }
     assert.deepEqual((await readdir(dir)).sort(), before_);
+  });
+});
+
+describe('the Parquet sink: row groups of 100,000 rows whatever the basins, typed columns with nulls', () => {
+  it('613 basins × 366 dates: groups of 100,000, 100,000 and 24,358, every value and null where written', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'snowdb-parquet-'));
+    try {
+      const out = join(dir, 'rows.parquet');
+      const dates = Array.from({ length: 366 }, (_, d) =>
+        new Date(Date.UTC(2023, 9, 1 + d)).toISOString().slice(0, 10),
+      );
+      const basins = Array.from({ length: 613 }, (_, b) => `huc12:${String(b).padStart(6, '0')}`);
+      // mean = b·1000 + d, null where (b + d) mod 97 = 0; total = mean × 2; area = b + 0.5.
+      const mean = (b: number, d: number) => ((b + d) % 97 === 0 ? null : b * 1000 + d);
+      const sink = await sinkFor(
+        'parquet',
+        'long',
+        out,
+        { generator: 'test' },
+        { pourpoints: basins, names: basins, dates, axes: [] },
+      );
+      for (const [b, id] of basins.entries()) {
+        const results: Record<string, (number | null)[][]> = {};
+        for (const [d, date] of dates.entries()) {
+          const m = mean(b, d);
+          results[date] = [[m, m === null ? null : m * 2]];
+        }
+        await sink.basin(id, {
+          zone_layers: [],
+          variables: ['mean_swe_mm', 'total_swe_m3'],
+          zones: [{ zone: [], area_m2: b + 0.5 }],
+          results,
+        });
+      }
+      await sink.chunkEnd();
+      await sink.finish();
+      const c = await (await DuckDBInstance.create(':memory:')).connect();
+      const rows = async (q: string) => (await c.runAndReadAll(q)).getRows();
+      const groups = await rows(
+        `select distinct row_group_id, row_group_num_rows from parquet_metadata('${out}') order by 1`,
+      );
+      assert.deepEqual(
+        groups.map((g) => Number(g[1])),
+        [100_000, 100_000, 613 * 366 - 200_000],
+      );
+      const types = await rows(`select column_name, column_type from (describe select * from '${out}')`);
+      assert.deepEqual(types, [
+        ['pourpoint', 'VARCHAR'],
+        ['date', 'DATE'],
+        ['area_m2', 'DOUBLE'],
+        ['mean_swe_mm', 'DOUBLE'],
+        ['total_swe_m3', 'DOUBLE'],
+      ]);
+      const got = await rows(
+        `select pourpoint, strftime(date, '%Y-%m-%d'), area_m2, mean_swe_mm, total_swe_m3 from '${out}'`,
+      );
+      assert.equal(got.length, 613 * 366);
+      let nulls = 0;
+      got.forEach(([id, date, area, m, t], i) => {
+        const b = Math.floor(i / 366);
+        const d = i % 366;
+        assert.deepEqual([id, date, area], [basins[b], dates[d], b + 0.5], `row ${i}`);
+        assert.equal(m, mean(b, d), `row ${i}`);
+        assert.equal(t, m === null ? null : (m as number) * 2, `row ${i}`);
+        if (m === null) nulls++;
+      });
+      // (b + d) mod 97 = 0 for about one row in 97.
+      let expected = 0;
+      for (let b = 0; b < 613; b++) for (let d = 0; d < 366; d++) if ((b + d) % 97 === 0) expected++;
+      assert.equal(nulls, expected);
+      assert.ok(nulls > 2000);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
