@@ -4,9 +4,9 @@
  * none adds threads (and their memory) beside the others.
  */
 import type { Runtime } from '../util/runtime.js';
-import type { WindowJob, WindowRead } from './dated-reads.js';
 import type { DrawnJob, DrawnRefused, PreparedDrawn } from './drawn-prepare.js';
 import type { ScanJob, ScanResult } from './scan.js';
+import type { WindowJob, WindowRead } from './window-job.js';
 
 /** A job of the pool, by kind. */
 export type ComputeJob =

@@ -5,9 +5,9 @@
 import { setPriority } from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import type { ComputeJob } from './compute-pool.js';
-import { readWindowJob } from './dated-reads.js';
 import { prepareDrawn } from './drawn-prepare.js';
 import { runScan } from './scan.js';
+import { readWindowJob } from './window-job.js';
 
 // On Linux a nice value is per thread: long scans yield the CPU to the main thread, which answers
 // cheap requests meanwhile (elsewhere it would lower the whole process: left alone).

@@ -7,36 +7,10 @@
  */
 import { dateIncomplete, readOnto } from '../datasets/read-onto.js';
 import type { Dataset } from '../datasets/registry.js';
-import { localStore } from '../io/store.js';
-import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { DTYPES, type TypedArray } from '../raster/dtype.js';
 import type { Window } from '../raster/grid.js';
 import { compute, computeThreads } from './compute-pool.js';
-
-/** One read of the pool: a local raster onto `window` (`fill` outside it), into `into` when it fits. */
-export interface WindowJob {
-  readonly path: string;
-  readonly window: Window;
-  readonly fill: number;
-  /** A buffer done with, and the type of its samples. */
-  readonly into?: { readonly buffer: ArrayBuffer; readonly dtype: DType };
-}
-
-/** The pixels read (`dtype` samples filling `buffer`), or null when the raster is absent. */
-export type WindowRead = { readonly buffer: ArrayBuffer; readonly dtype: DType } | null;
-
-const dtypeOf = (a: TypedArray): DType =>
-  (Object.keys(DTYPES) as DType[]).find((t) => a instanceof DTYPES[t].ctor) ?? 'float64';
-
-/** The job, in a worker: the read, with the buffer to transfer back (its own, whole). */
-export async function readWindowJob(job: WindowJob): Promise<[WindowRead, ArrayBuffer[]]> {
-  const into = job.into && new DTYPES[job.into.dtype].ctor(job.into.buffer);
-  const r = await readOnto(localStore, job.path, null, job.window, job.fill, { into });
-  if (r === null) return [null, []];
-  let data = r.data;
-  if (data.byteOffset !== 0 || data.byteLength !== data.buffer.byteLength) data = data.slice();
-  const buffer = data.buffer as ArrayBuffer;
-  return [{ buffer, dtype: dtypeOf(data) }, [buffer]];
-}
+import { dtypeOf, type WindowJob } from './window-job.js';
 
 /** Dates at least this many are read on the pool (fewer: the worker round trip is not paid back). */
 const POOLED_FROM = 4;
