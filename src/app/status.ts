@@ -65,7 +65,7 @@ function statusOf(f: DatasetFacts, findings: readonly Finding[]): DatasetStatus 
  * Classified shares are not read: they are information, never a failure, so `health` holds without them.
  */
 export async function readStatus(db: Database): Promise<DbStatus> {
-  const facts = await readFacts(db, undefined, { classified: false });
+  const facts = await readFacts(db, undefined, { classified: false, aoiFromIndex: true });
   return {
     root: db.root,
     datasets: facts.datasets.map((f) => statusOf(f, checkDataset(f))),

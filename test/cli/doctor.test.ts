@@ -54,6 +54,37 @@ describe('status and doctor', () => {
     assert.match(doc.stdout, /^doctor: every check passed$/m);
   });
 
+  it("status takes a current AOI raster's tags from the coverage index (no file read per basin); doctor opens each", async () => {
+    const aoi = join(ds(), 'aoi/09406000_UT_USGS.tif');
+    const kept = await readFile(aoi);
+    await writeFile(aoi, 'not a raster any more');
+    try {
+      const s = JSON.parse((await cli('status', '--format', 'json')).stdout) as {
+        datasets: { health: string }[];
+      };
+      assert.equal(s.datasets[0]!.health, 'ok', 'the index records the raster as current: not opened');
+      const doc = await cli('doctor', '--include-inactive', '--check', 'pourpoints');
+      assert.equal(doc.code, 1);
+      assert.match(
+        doc.stdout,
+        /09406000:UT:USGS +no AOI raster \(run 'snowdb pourpoint rasterize 09406000:UT:USGS'\)/,
+      );
+      // Without the index the raster is read, and status names it.
+      const idx = join(ds(), 'coverage.idx');
+      const index = await readFile(idx);
+      await rm(idx);
+      try {
+        const r = await cli('status', '--format', 'json');
+        assert.equal(r.code, 1);
+        assert.match(r.stderr, /aoi\/09406000_UT_USGS\.tif: not a TIFF file/);
+      } finally {
+        await writeFile(idx, index);
+      }
+    } finally {
+      await writeFile(aoi, kept);
+    }
+  });
+
   it('--check and --dataset run a subset; an inactive dataset is checked only with --include-inactive or by name', async () => {
     await rm(join(ds(), 'cogs/20240115/swe.tif'));
     try {

@@ -68,9 +68,7 @@ function inside(w: Window, at: Window): boolean {
 
 /** The AOI windows of the covered basins that have a readable AOI raster. */
 function aoiWindows(f: DatasetFacts): Window[] {
-  return f.basins
-    .map((b) => parseWindowTag(b.aoi?.items.SNOWDB_AOI_WINDOW ?? null))
-    .filter((w): w is Window => w !== null);
+  return f.basins.map((b) => b.aoi?.window ?? null).filter((w): w is Window => w !== null);
 }
 
 const areaRaster: DatasetCheck = (f) => {
@@ -106,8 +104,8 @@ const basinRasters: DatasetCheck = (f) => {
       );
     else if (b.aoi === null)
       out.push(fail(b.triplet, `no AOI raster (run 'snowdb pourpoint rasterize ${b.triplet}')`));
-    else if (olderAoiFormat(b.aoi.items.SNOWDB_AOI_HASH)) older.push(b.triplet);
-    else if (b.aoi.items.SNOWDB_AOI_HASH !== b.wantHash)
+    else if (olderAoiFormat(b.aoi.hash)) older.push(b.triplet);
+    else if (b.aoi.hash !== b.wantHash)
       out.push(fail(b.triplet, `stale AOI raster (run 'snowdb pourpoint rasterize ${b.triplet} --rebuild')`));
   }
   if (older.length > 0)
@@ -130,9 +128,7 @@ const INDEX_AREA_REL = 1e-12;
 const coverageIndex: DatasetCheck = (f) => {
   const d = f.dataset;
   const fail = finding(d, 'pourpoints');
-  const covered = f.basins.filter(
-    (b) => b.coverage !== 'none' && b.aoi?.items.SNOWDB_AOI_HASH === b.wantHash,
-  );
+  const covered = f.basins.filter((b) => b.coverage !== 'none' && b.aoi?.hash === b.wantHash);
   const rebuild = "run 'snowdb pourpoint rasterize --all' to rebuild it";
   if (f.coverageIndex === null)
     return covered.length === 0
@@ -143,7 +139,7 @@ const coverageIndex: DatasetCheck = (f) => {
   const stale: string[] = [];
   const differ: string[] = [];
   for (const b of covered) {
-    const area = Number(b.aoi?.items.SNOWDB_AOI_AREA_M2);
+    const area = b.aoi?.areaM2 ?? Number.NaN;
     if (b.indexed === null) missing.push(b.triplet);
     else if (b.indexed.aoiHash !== b.wantHash) stale.push(b.triplet);
     else if (!(Math.abs(b.indexed.areaM2 - area) <= INDEX_AREA_REL * area)) differ.push(b.triplet);

@@ -19,7 +19,7 @@ import type { Coverage, IndexEntry } from '../../pourpoints/index-file.js';
 import { type Pending, readPending } from '../../pourpoints/pending.js';
 import { indexOf, storedTriplets } from '../../pourpoints/store.js';
 import { isTriplet } from '../../pourpoints/triplet.js';
-import type { Grid } from '../../raster/grid.js';
+import { type Grid, parseWindowTag, type Window } from '../../raster/grid.js';
 import { type SeriesFacts, seriesFacts } from '../../series/inspect.js';
 import { mapPool } from '../../util/pool.js';
 import { enabledLayers, layerPath, type ZoneLayerSpec } from '../../zones/layers.js';
@@ -28,12 +28,32 @@ import { sharesAlone, sharesTogether, sumOf } from './classified.js';
 /** A raster's grid and GDAL metadata items; null = absent or unreadable. */
 export type Header = { readonly grid: Grid; readonly items: Readonly<Record<string, string>> } | null;
 
+/**
+ * An AOI raster's own tags: its hash, window and area (m²). `from: 'index'`: taken from the
+ * coverage index, which records them for a raster it holds as current (`status`), not read.
+ */
+export type AoiFacts = {
+  readonly hash: string | undefined;
+  readonly window: Window | null;
+  readonly areaM2: number;
+  readonly from: 'raster' | 'index';
+} | null;
+
+/** An AOI raster's facts from its header. */
+const aoiOfHeader = (h: Header): AoiFacts =>
+  h && {
+    hash: h.items.SNOWDB_AOI_HASH,
+    window: parseWindowTag(h.items.SNOWDB_AOI_WINDOW ?? null),
+    areaM2: Number(h.items.SNOWDB_AOI_AREA_M2),
+    from: 'raster',
+  };
+
 /** One indexed basin as one dataset sees it. */
 export interface BasinFacts {
   readonly triplet: string;
   readonly coverage: Coverage;
-  /** Its AOI raster's header (null: no file, or unreadable); read only for covered basins. */
-  readonly aoi: Header;
+  /** What its AOI raster says of itself (null: no file, or unreadable); read only for covered basins. */
+  readonly aoi: AoiFacts;
   /** The SNOWDB_AOI_HASH a current AOI raster carries. */
   readonly wantHash: string;
   /**
@@ -89,6 +109,11 @@ export interface DatabaseFacts {
 export interface FactsOptions {
   /** Each basin's classified share per zone layer (decodes every AOI raster and layer window); default true. */
   readonly classified?: boolean;
+  /**
+   * Take an AOI raster's tags from the coverage index where it records the raster as current (its
+   * file listed), instead of opening it (`status`: no file read per basin); default false.
+   */
+  readonly aoiFromIndex?: boolean;
 }
 
 async function datasetFacts(
@@ -120,14 +145,18 @@ async function datasetFacts(
   if (cix) coverageIndex = { triplets: [...cix.basins.keys()] };
   const weights = cix ? await allWeights(d, cix) : new Map<string, SparseWeights | null>();
   const entries = [...index.values()];
-  // Headers 8 at a time (a file open each); shares after, every current basin in one pass.
-  const aois = await mapPool(entries, 8, (e) => {
-    const covered = (e.coverage[d.name] ?? 'none') !== 'none';
-    return covered && aoiFiles.has(`${stemOf(e.triplet)}.tif`)
-      ? readHeader(d.store, d.paths.aoi(e.triplet))
-      : Promise.resolve(null);
-  });
   const wanted = entries.map((e) => aoiHash(d, e.geometryHash));
+  // Headers 8 at a time (a file open each; none where the index vouches for the raster); shares
+  // after, every current basin in one pass.
+  const aois = await mapPool(entries, 8, async (e, i): Promise<AoiFacts> => {
+    const covered = (e.coverage[d.name] ?? 'none') !== 'none';
+    if (!covered || !aoiFiles.has(`${stemOf(e.triplet)}.tif`)) return null;
+    const at = cix?.basins.get(e.triplet);
+    const w = weights.get(e.triplet);
+    if (opts.aoiFromIndex === true && at && w && at.aoiHash === wanted[i])
+      return { hash: at.aoiHash, window: at.window, areaM2: sumOf(w.weight), from: 'index' };
+    return aoiOfHeader(await readHeader(d.store, d.paths.aoi(e.triplet)));
+  });
   // Shares of the basins with an AOI raster: from the index's weights when current there.
   const measured = opts.classified === false ? [] : entries.flatMap((_e, i) => (aois[i] ? [i] : []));
   const current = new Map<string, SparseWeights>();
