@@ -114,9 +114,14 @@ export interface BasinBlocks {
 /**
  * The blocks and pixels under every AOI raster's nonzero weights: from the coverage index for the
  * basins it holds at the AOI hash `current` names (triplet → hash of a current raster), else
- * from each AOI raster.
+ * from each AOI raster. An unreadable AOI raster is an error, or with `skipUnreadable` left out
+ * (an inspection: its basin is reported by the AOI checks).
  */
-export async function basinBlocks(d: Dataset, current?: ReadonlyMap<string, string>): Promise<BasinBlocks> {
+export async function basinBlocks(
+  d: Dataset,
+  current?: ReadonlyMap<string, string>,
+  skipUnreadable = false,
+): Promise<BasinBlocks> {
   const across = blocksAcross(d.grid);
   const bits = new Map<number, Uint8Array>(); // block id → mask
   const mark = (w: Window, at: (k: number) => number, n: number) => {
@@ -170,6 +175,8 @@ export async function basinBlocks(d: Dataset, current?: ReadonlyMap<string, stri
           w,
         );
         mark(w, (k) => at[k]!, at.length);
+      } catch (e) {
+        if (!(skipUnreadable && SnowdbError.is(e) && e.key === 'invalid-raster')) throw e;
       } finally {
         await src.close();
       }

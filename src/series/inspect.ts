@@ -92,7 +92,7 @@ export async function seriesFacts(
   const none = { stale: [], missingBlocks: 0, unusedPixels: 0, storedPixels: 0, problems: [] };
   if (set === null) return { blocks: 'absent', ...none };
   if (set === 'damaged') return { blocks: 'damaged', ...none };
-  const want = await basinBlocks(d, current);
+  const want = await basinBlocks(d, current, true); // an unreadable AOI raster: the AOI checks name it
   const { missingBlocks, usedPixels } = coverage(set, want);
   const storedPixels = set.starts[set.ids.length]!;
   const unusedPixels = storedPixels - usedPixels;

@@ -69,14 +69,17 @@ describe('status and doctor', () => {
         doc.stdout,
         /09406000:UT:USGS +no AOI raster \(run 'snowdb pourpoint rasterize 09406000:UT:USGS'\)/,
       );
-      // Without the index the raster is read, and status names it.
+      // Without the index the raster is read: status counts it failed.
       const idx = join(ds(), 'coverage.idx');
       const index = await readFile(idx);
       await rm(idx);
       try {
         const r = await cli('status', '--format', 'json');
-        assert.equal(r.code, 1);
-        assert.match(r.stderr, /aoi\/09406000_UT_USGS\.tif: not a TIFF file/);
+        assert.equal(r.code, 0, r.stderr);
+        const t = JSON.parse(r.stdout) as { datasets: { health: string }[] };
+        assert.equal(t.datasets[0]!.health, '1 failed', 'its AOI raster unreadable');
+        const all = await cli('doctor', '--include-inactive', '--check', 'pourpoints');
+        assert.match(all.stdout, /09406000:UT:USGS +no AOI raster/);
       } finally {
         await writeFile(idx, index);
       }
