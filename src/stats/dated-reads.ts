@@ -7,10 +7,10 @@
  */
 import { dateIncomplete, readOnto } from '../datasets/read-onto.js';
 import type { Dataset } from '../datasets/registry.js';
-import { DTYPES, type TypedArray } from '../raster/dtype.js';
+import { DTYPES, dtypeOf, type TypedArray } from '../raster/dtype.js';
 import type { Window } from '../raster/grid.js';
 import { compute, computeThreads } from './compute-pool.js';
-import { dtypeOf, type WindowJob } from './window-job.js';
+import type { WindowJob } from './window-job.js';
 
 /** Dates at least this many are read on the pool (fewer: the worker round trip is not paid back). */
 const POOLED_FROM = 4;

@@ -4,7 +4,7 @@
  */
 import { readOnto } from '../datasets/read-onto.js';
 import { localStore } from '../io/store.js';
-import { DTYPES, type DType, type TypedArray } from '../raster/dtype.js';
+import { DTYPES, type DType, dtypeOf } from '../raster/dtype.js';
 import type { Window } from '../raster/grid.js';
 
 /** One read of the pool: a local raster onto `window` (`fill` outside it), into `into` when it fits. */
@@ -18,10 +18,6 @@ export interface WindowJob {
 
 /** The pixels read (`dtype` samples filling `buffer`), or null when the raster is absent. */
 export type WindowRead = { readonly buffer: ArrayBuffer; readonly dtype: DType } | null;
-
-/** The dtype of a typed array. */
-export const dtypeOf = (a: TypedArray): DType =>
-  (Object.keys(DTYPES) as DType[]).find((t) => a instanceof DTYPES[t].ctor) ?? 'float64';
 
 /** The job, in a worker: the read, with the buffer to transfer back (its own, whole). */
 export async function readWindowJob(job: WindowJob): Promise<[WindowRead, ArrayBuffer[]]> {

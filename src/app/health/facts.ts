@@ -146,6 +146,9 @@ async function datasetFacts(
   const weights = cix ? await allWeights(d, cix) : new Map<string, SparseWeights | null>();
   const entries = [...index.values()];
   const wanted = entries.map((e) => aoiHash(d, e.geometryHash));
+  // Σ weight of an indexed basin, m²: once each (the AOI facts and the index entry both give it).
+  const areas = new Map<SparseWeights, number>();
+  const areaOf = (w: SparseWeights) => areas.get(w) ?? areas.set(w, sumOf(w.weight)).get(w)!;
   // Headers 8 at a time (a file open each; none where the index vouches for the raster); shares
   // after, every current basin in one pass.
   const aois = await mapPool(entries, 8, async (e, i): Promise<AoiFacts> => {
@@ -154,7 +157,7 @@ async function datasetFacts(
     const at = cix?.basins.get(e.triplet);
     const w = weights.get(e.triplet);
     if (opts.aoiFromIndex === true && at && w && at.aoiHash === wanted[i])
-      return { hash: at.aoiHash, window: at.window, areaM2: sumOf(w.weight), from: 'index' };
+      return { hash: at.aoiHash, window: at.window, areaM2: areaOf(w), from: 'index' };
     return aoiOfHeader(await readHeader(d.store, d.paths.aoi(e.triplet)));
   });
   // Shares of the basins with an AOI raster: from the index's weights when current there.
@@ -179,7 +182,7 @@ async function datasetFacts(
       aoi: aois[i]!,
       wantHash: wanted[i]!,
       classified: shares.get(e.triplet) ?? new Map(),
-      indexed: at && w ? { aoiHash: at.aoiHash, areaM2: sumOf(w.weight) } : null,
+      indexed: at && w ? { aoiHash: at.aoiHash, areaM2: areaOf(w) } : null,
     };
   });
   // Basin sets: members grouped by the set their id names (station triplets belong to none),
