@@ -16,12 +16,30 @@ import { type AllBasinsQuery, computeAllBasins } from '../src/stats/all-basins.j
 import type { CompactStats } from '../src/stats/engine.js';
 import { REPO } from './cli.js';
 import { scaleDatabase } from './fixture/scale.js';
+import { SCALE_DATASETS, type ScaleDatasetName, scaleDataset } from './fixture/scale-datasets.js';
 import { digestOf, type SideQuery } from './snowdb-side.js';
 import { assertSame, Baseline, type BaselineAnswer } from './speed.bench.js';
 import { elapsed, median, spread } from './stats.js';
 
 type Row = Record<string, string>;
 const SIZES = (process.env.SNOWDB_BENCH_BASINS ?? '1000,10000').split(',').map(Number);
+/** The datasets asked (SNOWDB_BENCH_DATASETS: snodas, swann, spires; bench/fixture/scale-datasets.ts). */
+const DATASETS = (process.env.SNOWDB_BENCH_DATASETS ?? 'snodas').split(',');
+
+/** Size `n`'s database with dataset `name` in it, the variable asked of it and that dataset's build stages. */
+async function fixtureOf(n: number, name: string) {
+  const log = (m: string) => console.error(m);
+  if (name === 'snodas') {
+    const b = await scaleDatabase(n, { log });
+    return { ...b, variable: 'swe', stages: b.stages };
+  }
+  if (!(name in SCALE_DATASETS))
+    throw new Error(
+      `SNOWDB_BENCH_DATASETS: unknown dataset ${name} (snodas, ${Object.keys(SCALE_DATASETS).join(', ')})`,
+    );
+  const d = await scaleDataset(n, name as ScaleDatasetName, { log });
+  return { ...d, dataset: d.name, stages: { basins: d.basins, ...d.own } };
+}
 /** Sizes from here tile CONUS (bench/fixture/scale.ts), not the western box: no growth row. */
 const NATIONAL = 50_000;
 const SIDES = ['snowdb, caches empty', 'snowdb, warm', 'sparse W·x'] as const;
@@ -43,61 +61,66 @@ export async function basinsBench(reps: number): Promise<BasinsBench> {
   const stages: Row[] = [];
   /** Scenario → side → median ms per size, for the growth rows. */
   const growth = new Map<string, Map<Side, number[]>>();
-  for (const n of SIZES) {
-    const b = await scaleDatabase(n, { log: (m) => console.error(m) });
-    const date = b.dates[1]!;
-    const rival = new Baseline([join(REPO, 'bench/sparse.py'), 'loop', b.root, b.dataset]);
-    const side = new Baseline(
-      [fileURLToPath(new URL('./snowdb-side.js', import.meta.url)), 'loop'],
-      process.execPath,
-    );
-    const warm = await Database.open(b.root);
-    try {
-      const setup: Record<string, number> = {};
-      for (const step of [null, 1000]) {
-        const s = (await rival.call({ setup: step })) as { setup_seconds: number };
-        setup[step === null ? 'weights' : 'weights, bands'] = s.setup_seconds * 1000;
-      }
-      stages.push(stageRow(b.basins, { ...b.stages, ...setup }));
-      for (const step of [undefined, 1000]) {
-        const label = `one date, every basin, swe${step ? ', 1,000-ft bands' : ''}`;
-        const q: AllBasinsQuery = {
-          dataset: b.dataset,
-          dates: { type: 'DateRange', start_date: date, end_date: date },
-          variables: ['swe'],
-          ...(step ? { zones: [`terrain.elevation:band_step_ft=${step}`] } : {}),
-        };
-        const ask = () =>
-          rival.call({ date, variable: 'swe', ...(step ? { band_step_ft: step } : {}) }) as Promise<Answered>;
-        const ours = await computeAllBasins(warm, q);
-        checkSame(`${n} basins, ${label}`, ours, await ask(), step);
-        const times = new Map<Side, number[]>(SIDES.map((s) => [s, []]));
-        const digests = new Set<string>();
-        const m: SideQuery = { root: b.root, all: q };
-        for (let i = -1; i < reps; i++) {
-          const add = (s: Side, ms: number) => i >= 0 && times.get(s)!.push(ms);
-          const fresh = (await side.call(m)) as { seconds: number; digest: string };
-          digests.add(fresh.digest);
-          add('snowdb, caches empty', fresh.seconds * 1000);
-          add('snowdb, warm', await elapsed(() => computeAllBasins(warm, q)));
-          add('sparse W·x', (await ask()).seconds * 1000);
+  for (const n of SIZES)
+    for (const name of DATASETS) {
+      const b = await fixtureOf(n, name);
+      const date = b.dates[1]!;
+      const rival = new Baseline([join(REPO, 'bench/sparse.py'), 'loop', b.root, b.dataset]);
+      const side = new Baseline(
+        [fileURLToPath(new URL('./snowdb-side.js', import.meta.url)), 'loop'],
+        process.execPath,
+      );
+      const warm = await Database.open(b.root);
+      try {
+        const setup: Record<string, number> = {};
+        for (const step of [null, 1000]) {
+          const s = (await rival.call({ setup: step })) as { setup_seconds: number };
+          setup[step === null ? 'weights' : 'weights, bands'] = s.setup_seconds * 1000;
         }
-        if (digests.size !== 1 || !digests.has(digestOf(ours)))
-          throw new Error(`${label}: the caches-empty side answered otherwise than the warm runtime`);
-        rows.push(row(`${b.basins.toLocaleString('en-US')} basins: ${label}`, times));
-        console.error(JSON.stringify(rows.at(-1)));
-        if (n < NATIONAL) {
-          const g = growth.get(label) ?? new Map<Side, number[]>();
-          for (const s of SIDES) g.set(s, [...(g.get(s) ?? []), median(times.get(s)!)]);
-          growth.set(label, g);
+        stages.push(stageRow(b.basins, b.dataset, { ...b.stages, ...setup }));
+        for (const step of [undefined, 1000]) {
+          const label = `${b.dataset}: one date, every basin, ${b.variable}${step ? ', 1,000-ft bands' : ''}`;
+          const q: AllBasinsQuery = {
+            dataset: b.dataset,
+            dates: { type: 'DateRange', start_date: date, end_date: date },
+            variables: [b.variable],
+            ...(step ? { zones: [`terrain.elevation:band_step_ft=${step}`] } : {}),
+          };
+          const ask = () =>
+            rival.call({
+              date,
+              variable: b.variable,
+              ...(step ? { band_step_ft: step } : {}),
+            }) as Promise<Answered>;
+          const ours = await computeAllBasins(warm, q);
+          checkSame(`${n} basins, ${label}`, ours, await ask(), step);
+          const times = new Map<Side, number[]>(SIDES.map((s) => [s, []]));
+          const digests = new Set<string>();
+          const m: SideQuery = { root: b.root, all: q };
+          for (let i = -1; i < reps; i++) {
+            const add = (s: Side, ms: number) => i >= 0 && times.get(s)!.push(ms);
+            const fresh = (await side.call(m)) as { seconds: number; digest: string };
+            digests.add(fresh.digest);
+            add('snowdb, caches empty', fresh.seconds * 1000);
+            add('snowdb, warm', await elapsed(() => computeAllBasins(warm, q)));
+            add('sparse W·x', (await ask()).seconds * 1000);
+          }
+          if (digests.size !== 1 || !digests.has(digestOf(ours)))
+            throw new Error(`${label}: the caches-empty side answered otherwise than the warm runtime`);
+          rows.push(row(`${b.basins.toLocaleString('en-US')} basins: ${label}`, times));
+          console.error(JSON.stringify(rows.at(-1)));
+          if (n < NATIONAL) {
+            const g = growth.get(label) ?? new Map<Side, number[]>();
+            for (const s of SIDES) g.set(s, [...(g.get(s) ?? []), median(times.get(s)!)]);
+            growth.set(label, g);
+          }
         }
+      } finally {
+        rival.close();
+        side.close();
+        await warm.runtime.close();
       }
-    } finally {
-      rival.close();
-      side.close();
-      await warm.runtime.close();
     }
-  }
   // How each side's time grows from the smallest western size to the largest (the same pixels).
   const western = SIZES.filter((n) => n < NATIONAL);
   if (western.length > 1)
@@ -138,12 +161,20 @@ function row(label: string, times: Map<Side, number[]>): Row {
   return r;
 }
 
-const STAGES = ['import huc12', 'generate-zones', 'rebuild-series', 'doctor', 'weights', 'weights, bands'];
+const STAGES = [
+  'import huc12',
+  'dataset create',
+  'generate-zones',
+  'rebuild-series',
+  'doctor',
+  'weights',
+  'weights, bands',
+];
 
-function stageRow(basins: number, ms: Record<string, number>): Row {
-  const r: Row = { basins: basins.toLocaleString('en-US') };
+function stageRow(basins: number, dataset: string, ms: Record<string, number>): Row {
+  const r: Row = { basins: basins.toLocaleString('en-US'), dataset };
   for (const s of STAGES) r[s] = ms[s] === undefined ? '' : `${(ms[s] / 1000).toFixed(1)} s`;
   return r;
 }
 
-export const BASIN_STAGES = ['basins', ...STAGES];
+export const BASIN_STAGES = ['basins', 'dataset', ...STAGES];

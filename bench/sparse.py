@@ -4,8 +4,9 @@
 What the fastest every-basin engines do (exactextract-style weights kept in a server, a date as
 `W @ x`): at start, every basin's AOI weight raster of ROOT's DATASET is read with GDAL into one
 scipy.sparse CSR matrix (a row per basin and zone cell, a column per pixel of the basins' union
-window); each query then reads the date's COG over that window once and answers every basin with
-two sparse products (Σ weight × value and Σ weight over pixels with data).
+window); each query then reads the date's COG over that window once (the variable's nodata,
+valid range and scale factor from the dataset's config) and answers every basin with two sparse
+products (Σ weight × value and Σ weight over pixels with data).
 
   sparse.py loop ROOT DATASET
       One JSON line in, one out. {"setup": STEP} (null: whole basins) builds that band step's
@@ -32,7 +33,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from baseline import clean, elevation_bands, window_tag  # noqa: E402
 
 gdal.UseExceptions()
-NODATA = -9999
 
 
 class Weights:
@@ -40,6 +40,8 @@ class Weights:
 
     def __init__(self, root, dataset):
         self.dir = os.path.join(root, 'data', dataset)
+        with open(os.path.join(self.dir, 'dataset.json')) as f:
+            self.variables = json.load(f)['variables']
         aoi = os.path.join(self.dir, 'aoi')
         names = sorted(n[:-4] for n in os.listdir(aoi) if n.endswith('.tif'))
         parts = []
@@ -58,6 +60,18 @@ class Weights:
         # Per basin: flat pixel index in the union window and weight (the same for every band step).
         self.pixels = [((r - r0) * self.win[2] + (c - c0), w) for _, r, c, w in parts]
         self.by_step = {}
+
+    def read(self, date, variable):
+        """The date's values of `variable` over the union window (flat, its units) and which hold data."""
+        spec = self.variables[variable]
+        c, r, w, h = self.win
+        path = os.path.join(self.dir, 'cogs', date.replace('-', ''), variable + '.tif')
+        ds = gdal.Open(path)  # held while its band is read
+        a = ds.GetRasterBand(1).ReadAsArray(c, r, w, h).ravel()
+        ok = a != spec['nodata']
+        lo, hi = spec.get('valid_range', (-math.inf, math.inf))
+        ok &= (a >= lo) & (a <= hi)
+        return np.where(ok, a, 0).astype(np.float64) * spec['scale_factor'], ok
 
     def matrix(self, step):
         """The CSR matrix of a band step (None: whole basins), built on first use."""
@@ -83,12 +97,8 @@ class Weights:
     def answer(self, q):
         m, nc = self.matrix(q.get('band_step_ft'))
         t = time.perf_counter()
-        c, r, w, h = self.win
-        path = os.path.join(self.dir, 'cogs', q['date'].replace('-', ''), q['variable'] + '.tif')
-        ds = gdal.Open(path)  # held while its band is read
-        a = ds.GetRasterBand(1).ReadAsArray(c, r, w, h).ravel()
-        ok = a != NODATA
-        sv = m @ np.where(ok, a, 0).astype(np.float64)
+        x, ok = self.read(q['date'], q['variable'])
+        sv = m @ x
         sw = m @ ok.astype(np.float64)
         with np.errstate(invalid='ignore', divide='ignore'):
             mean = np.where(sw > 0, sv / sw, np.nan).reshape(len(self.triplets), nc)
@@ -103,14 +113,10 @@ class Weights:
         at = {t: i for i, t in enumerate(self.triplets)}
         keep = [(t, at[t]) for t in q['keep']]
         out = {t: {} for t, _ in keep}
-        c, r, w, h = self.win
         t0 = time.perf_counter()
         for date in q['dates']:
-            path = os.path.join(self.dir, 'cogs', date.replace('-', ''), q['variable'] + '.tif')
-            ds = gdal.Open(path)
-            a = ds.GetRasterBand(1).ReadAsArray(c, r, w, h).ravel()
-            ok = a != NODATA
-            sv = m @ np.where(ok, a, 0).astype(np.float64)
+            x, ok = self.read(date, q['variable'])
+            sv = m @ x
             sw = m @ ok.astype(np.float64)
             with np.errstate(invalid='ignore', divide='ignore'):
                 mean = np.where(sw > 0, sv / sw, np.nan)

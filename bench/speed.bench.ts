@@ -87,7 +87,7 @@ export function assertSame(
   let compared = 0;
   for (const [date, perVar] of Object.entries(theirs.results)) {
     for (const [v, cells] of Object.entries(perVar)) {
-      const col = ours.variables.indexOf(`mean_${v}_mm`);
+      const col = ours.variables.findIndex((name) => name.startsWith(`mean_${v}_`)); // mean_swe_mm, mean_snow_fraction_percent
       const mine = new Map<number, number | null>();
       ours.zones.forEach((z, k) => {
         const ref = z.zone[0];
